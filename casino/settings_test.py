@@ -1,0 +1,15 @@
+"""Test settings: the real PostgreSQL and Redis of DATABASE_URL / REDIS_URL (set by `make test`)."""
+
+import os
+
+os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production")
+
+from casino.settings import *  # noqa: E402,F403
+from casino.settings import DATABASES  # noqa: E402
+
+DEBUG = False
+# One plain connection per thread in tests: the pool does not mix with test-database creation, and the
+# concurrency tests open their own connections from threads.
+DATABASES["default"].get("OPTIONS", {}).pop("pool", None)
+DATABASES["default"]["CONN_MAX_AGE"] = 0
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

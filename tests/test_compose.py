@@ -1,0 +1,61 @@
+"""docker-compose.yml is the production path; Docker cannot run here, so check its wiring statically:
+every service's command must point at a real entry point of this project."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+import yaml
+from celery import Celery
+from django.core.management import get_commands
+
+ROOT = Path(__file__).resolve().parent.parent
+COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+SERVICES = COMPOSE["services"]
+
+
+def test_compose_has_the_production_services():
+    assert {"db", "redis", "migrate", "web", "worker", "beat"} <= set(SERVICES)
+    assert int(SERVICES["db"]["image"].split(":")[1]) >= 16
+    assert "healthcheck" in SERVICES["db"] and "healthcheck" in SERVICES["redis"]
+    assert any(v.endswith(":/var/lib/postgresql/data") for v in SERVICES["db"]["volumes"])
+
+
+def test_web_waits_for_migrations_to_complete():
+    assert SERVICES["web"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+
+
+def _check_entry_point(command: list[str]) -> None:
+    program = command[0]
+    if program == "gunicorn":
+        module_name, attr = command[1].split(":")
+        module = importlib.import_module(module_name)
+        assert callable(getattr(module, attr)), f"{command[1]} is not a WSGI callable"
+    elif program == "celery":
+        assert command[1] == "-A"
+        module = importlib.import_module(command[2])
+        assert isinstance(module.celery_app, Celery)
+        assert command[3] in {"worker", "beat"}
+    elif program == "python":
+        assert command[1] == "manage.py" and (ROOT / "manage.py").is_file()
+        assert command[2] in get_commands(), f"manage.py has no command {command[2]!r}"
+    else:  # pragma: no cover - a new kind of entry point must be taught to this test
+        pytest.fail(f"unknown entry point {program!r}")
+
+
+@pytest.mark.parametrize("name", ["migrate", "web", "worker", "beat"])
+def test_service_command_points_at_a_real_entry_point(name):
+    service = SERVICES[name]
+    assert "build" in service or "image" in service
+    _check_entry_point(service["command"])
+    env = service["environment"]
+    assert {"DATABASE_URL", "REDIS_URL", "SECRET_KEY"} <= set(env)
+    assert env["DEBUG"] == "0"
+
+
+def test_dockerfile_default_command_is_a_real_entry_point():
+    lines = (ROOT / "Dockerfile").read_text().splitlines()
+    cmd = next(line for line in lines if line.startswith("CMD "))
+    _check_entry_point(yaml.safe_load(cmd[4:]))
