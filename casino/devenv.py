@@ -33,16 +33,33 @@ def log(message: str) -> None:
 
 
 def database_answers(url: str, timeout: float = 3.0) -> bool:
-    """True when a PostgreSQL server answers a query at ``url``."""
+    """True when a PostgreSQL server answers at ``url``; creates the named database if it is missing."""
     import psycopg
 
     try:
-        with psycopg.connect(_libpq_url(url), connect_timeout=max(1, int(timeout))) as conn:
-            conn.execute("SELECT 1")
+        try:
+            with psycopg.connect(_libpq_url(url), connect_timeout=max(1, int(timeout))) as conn:
+                conn.execute("SELECT 1")
+        except psycopg.OperationalError as exc:
+            if "does not exist" not in str(exc):
+                raise
+            _create_database(url, timeout)
         return True
     except Exception as exc:  # any failure means "not usable"
         log(f"database at {_redact(url)} does not answer: {exc.__class__.__name__}: {exc}".strip())
         return False
+
+
+def _create_database(url: str, timeout: float) -> None:
+    import psycopg
+    from psycopg import sql
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    maintenance = parts._replace(path="/postgres").geturl()
+    with psycopg.connect(_libpq_url(maintenance), connect_timeout=max(1, int(timeout)), autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    log(f"created database {name!r}")
 
 
 def redis_answers(url: str, timeout: float = 3.0) -> bool:
@@ -90,7 +107,7 @@ def embedded_postgres() -> Iterator[str]:
     socket_dir = uri.split("host=", 1)[1]
     url = f"postgres://postgres@{quote(socket_dir, safe='')}/casino"
     try:
-        with contextlib.suppress(Exception):
+        if "casino" not in server.psql("SELECT datname FROM pg_database;").split():
             server.psql("CREATE DATABASE casino;")
         yield url
     finally:
@@ -181,7 +198,8 @@ def cmd_test(args: list[str]) -> int:
             **svc,
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         }
-        env.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings_test")
+        # (importing the casino package already set DJANGO_SETTINGS_MODULE for Celery: override it)
+        env["DJANGO_SETTINGS_MODULE"] = os.environ.get("TEST_SETTINGS_MODULE", "casino.settings_test")
         return _run([sys.executable, "-m", "pytest", *args], env)
 
 

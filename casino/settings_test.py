@@ -8,6 +8,7 @@ from casino.settings import *  # noqa: E402,F403
 from casino.settings import DATABASES  # noqa: E402
 
 DEBUG = False
+ALLOWED_HOSTS = ["localhost", "127.0.0.1", "testserver"]
 # One plain connection per thread in tests: the pool does not mix with test-database creation, and the
 # concurrency tests open their own connections from threads.
 DATABASES["default"].get("OPTIONS", {}).pop("pool", None)

@@ -32,7 +32,7 @@ def test_healthz_is_503_naming_the_database_when_it_is_unreachable(spawn, child_
     port = free_port()
     dead_db = f"postgres://nobody@127.0.0.1:{free_port()}/nothing"
     env = {**child_env, "DATABASE_URL": dead_db, "DJANGO_SETTINGS_MODULE": "casino.settings_test"}
-    spawn(["manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks"], env=env)
+    spawn(["-m", "gunicorn", "casino.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", "1"], env=env)
     result = wait_for(lambda: _get(f"http://127.0.0.1:{port}/healthz"), timeout=30)
     assert result is not None, "the server never answered"
     status, body = result
@@ -44,11 +44,10 @@ def test_healthz_is_503_naming_the_database_when_it_is_unreachable(spawn, child_
 def test_healthz_is_503_naming_redis_when_it_is_unreachable(spawn, child_env):
     port = free_port()
     env = {**child_env, "REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"}
-    spawn(["manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks"], env=env)
+    spawn(["-m", "gunicorn", "casino.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", "1"], env=env)
     result = wait_for(lambda: _get(f"http://127.0.0.1:{port}/healthz"), timeout=30)
     assert result is not None, "the server never answered"
     status, body = result
     assert status == 503
     assert body["redis"].startswith("error")
-    # the test database is not migrated in this process's view, but SELECT 1 answers
     assert body["database"] == "ok"
