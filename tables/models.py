@@ -1,0 +1,153 @@
+"""Tables: the event store (the truth), snapshots (a disposable cache) and read models (rebuildable).
+
+The event table is append-only (database triggers refuse UPDATE, DELETE and TRUNCATE), numbered gaplessly per
+stream (one stream per table) with ``UNIQUE (stream_id, version)`` as the optimistic-concurrency check, and
+hash-chained per stream. ``tx_id`` (the inserting transaction's xid8) lets global readers follow the log
+without skipping an event whose transaction committed late (see ``tables.store.read_all``).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Table(models.Model):
+    """A table: the identity of an event stream, plus its lobby read model (rebuildable from events)."""
+
+    name = models.CharField(max_length=100)
+    preset = models.CharField(max_length=20)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # --- lobby read model (projection of the stream; `manage.py rebuild_projections` recomputes it) -----------
+    version = models.PositiveIntegerField(default=0)
+    phase = models.CharField(max_length=20, default="waiting")
+    bank = models.CharField(max_length=10, default="player")
+    min_bet = models.PositiveIntegerField(default=0)
+    max_bet = models.PositiveIntegerField(default=0)
+    max_seats = models.PositiveSmallIntegerField(default=0)
+    seats_taken = models.PositiveSmallIntegerField(default=0)
+    banker_username = models.CharField(max_length=150, blank=True, default="")
+    hands_played = models.PositiveIntegerField(default=0)
+    # whom the table waits on, and until when (for the timeout sweeper)
+    waiting_version = models.PositiveIntegerField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.name} ({self.preset})"
+
+
+class Event(models.Model):
+    """One immutable fact of a table. Never updated, never deleted (the database refuses)."""
+
+    position = models.BigAutoField(primary_key=True)
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, db_column="stream_id", related_name="events")
+    version = models.PositiveIntegerField()
+    type = models.CharField(max_length=64)
+    data = models.JSONField()
+    metadata = models.JSONField(default=dict)
+    recorded_at = models.DateTimeField()
+    tx_id = models.BigIntegerField(editable=False, null=True)  # set by a column default: pg_current_xact_id()
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["table_id", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "version"], name="event_stream_version_unique"),
+            models.CheckConstraint(condition=models.Q(version__gte=1), name="event_version_positive"),
+        ]
+        indexes = [models.Index(fields=["tx_id", "position"], name="event_global_order")]
+
+    def __str__(self) -> str:
+        return f"table {self.table_id} v{self.version} {self.type}"
+
+
+class Snapshot(models.Model):
+    """The folded state of a table at a hand boundary: a cache, rebuilt whenever missing or outdated."""
+
+    table = models.OneToOneField(Table, on_delete=models.CASCADE, primary_key=True, related_name="snapshot")
+    version = models.PositiveIntegerField()
+    schema = models.CharField(max_length=64)
+    state = models.BinaryField()
+    last_hash = models.CharField(max_length=64)
+    updated_at = models.DateTimeField(auto_now=True)
+
+
+class Hand(models.Model):
+    """Read model: one row per hand (lobby history, filters in the admin, `/me/hands`)."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="hands")
+    number = models.PositiveIntegerField()
+    preset = models.CharField(max_length=20)
+    status = models.CharField(max_length=20, default="in_play")  # in_play | settled | abandoned
+    opened_version = models.PositiveIntegerField()
+    closed_version = models.PositiveIntegerField(null=True, blank=True)
+    opened_at = models.DateTimeField()
+    settled_at = models.DateTimeField(null=True, blank=True)
+    seed_commitment = models.CharField(max_length=64)
+    banker_username = models.CharField(max_length=150, blank=True, default="")
+    house_banked = models.BooleanField(default=False)
+    banker_net = models.IntegerField(null=True, blank=True)
+    disputed = models.BooleanField(default=False)
+    verified_at = models.DateTimeField(null=True, blank=True)
+    verified_ok = models.BooleanField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [models.UniqueConstraint(fields=["table", "number"], name="hand_table_number_unique")]
+
+    def __str__(self) -> str:
+        return f"hand {self.pk} (table {self.table_id} #{self.number})"
+
+
+class HandParticipant(models.Model):
+    """Read model: each player's index of the hands he took part in."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="participants")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hand_entries")
+    seat = models.PositiveSmallIntegerField(null=True)
+    role = models.CharField(max_length=10)  # banker | punter
+    net = models.IntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-hand_id"]
+        constraints = [models.UniqueConstraint(fields=["hand", "user"], name="hand_participant_unique")]
+
+
+class IdempotencyRecord(models.Model):
+    """A POST with an Idempotency-Key: the first response, returned again for a repeat with the same body."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=100)
+    fingerprint = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField()
+    response = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_user_key_unique")]
+
+
+class Dispute(models.Model):
+    """A participant disputes a hand; an operator resolves it (with a compensating entry if chips are owed)."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="disputes")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="disputes")
+    reason = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(max_length=10, default="open")  # open | resolved
+    resolution = models.TextField(blank=True, default="")
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    correction_transaction_id = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]

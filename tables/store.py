@@ -1,0 +1,218 @@
+"""The event store: append with an expected version, load a stream, follow the global log, check the chain.
+
+Every event's ``hash`` is ``sha256(prev_hash || canonical JSON of {stream, version, type, data, metadata,
+recorded_at})``; the first event of a stream chains from ``GENESIS``. Canonical JSON is sorted keys, no
+spaces, UTF-8, so it survives PostgreSQL's jsonb normalisation byte for byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import IntegrityError, connection
+
+GENESIS = "0" * 64
+_COLUMNS = "position, stream_id, version, type, data, metadata, recorded_at, prev_hash, hash"
+
+
+class ConcurrencyConflict(Exception):
+    """Another command appended to the stream first: the expected version is taken."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event to append: its stable type name, its JSON data and its metadata."""
+
+    type: str
+    data: dict[str, Any]
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """An event as recorded."""
+
+    position: int
+    stream_id: int
+    version: int
+    type: str
+    data: dict[str, Any]
+    metadata: dict[str, Any]
+    recorded_at: datetime
+    prev_hash: str
+    hash: str
+
+
+def canonical_json(value: Any) -> bytes:
+    """The canonical bytes that are hashed: sorted keys, compact separators, UTF-8."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def event_hash(
+    *, prev_hash: str, stream_id: int, version: int, type: str, data: Any, metadata: Any, recorded_at: datetime
+) -> str:
+    """The chained hash of one event."""
+    content = canonical_json(
+        {
+            "stream": stream_id,
+            "version": version,
+            "type": type,
+            "data": data,
+            "metadata": metadata,
+            "recorded_at": recorded_at.isoformat(),
+        }
+    )
+    return hashlib.sha256(prev_hash.encode() + content).hexdigest()
+
+
+def append(
+    *,
+    stream_id: int,
+    expected_version: int,
+    prev_hash: str,
+    events: Sequence[NewEvent],
+    recorded_at: datetime,
+) -> list[StoredEvent]:
+    """Append ``events`` as versions expected_version+1, ... in one statement; ConcurrencyConflict if taken.
+
+    Must run inside the caller's transaction: the events become visible when it commits.
+    """
+    if not events:
+        return []
+    rows: list[tuple[Any, ...]] = []
+    stored: list[StoredEvent] = []
+    previous = prev_hash
+    for offset, event in enumerate(events, start=1):
+        version = expected_version + offset
+        digest = event_hash(
+            prev_hash=previous,
+            stream_id=stream_id,
+            version=version,
+            type=event.type,
+            data=event.data,
+            metadata=event.metadata,
+            recorded_at=recorded_at,
+        )
+        rows.append(
+            (stream_id, version, event.type, json.dumps(event.data), json.dumps(event.metadata), recorded_at,
+             previous, digest)
+        )
+        stored.append(
+            StoredEvent(0, stream_id, version, event.type, event.data, event.metadata, recorded_at, previous, digest)
+        )
+        previous = digest
+    placeholders = ", ".join(["(%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s, %s)"] * len(rows))
+    params = [value for row in rows for value in row]
+    sql = (
+        "INSERT INTO tables_event (stream_id, version, type, data, metadata, recorded_at, prev_hash, hash) "
+        f"VALUES {placeholders} RETURNING position"
+    )
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            positions = [row[0] for row in cursor.fetchall()]
+    except IntegrityError as exc:
+        if "event_stream_version_unique" in str(exc):
+            raise ConcurrencyConflict(f"stream {stream_id} moved past version {expected_version}") from exc
+        raise
+    return [
+        StoredEvent(pos, e.stream_id, e.version, e.type, e.data, e.metadata, e.recorded_at, e.prev_hash, e.hash)
+        for pos, e in zip(positions, stored, strict=True)
+    ]
+
+
+def _rows(rows: Iterable[Sequence[Any]]) -> list[StoredEvent]:
+    return [
+        StoredEvent(
+            position=row[0],
+            stream_id=row[1],
+            version=row[2],
+            type=row[3],
+            data=row[4] if not isinstance(row[4], str) else json.loads(row[4]),
+            metadata=row[5] if not isinstance(row[5], str) else json.loads(row[5]),
+            recorded_at=row[6],
+            prev_hash=row[7],
+            hash=row[8],
+        )
+        for row in rows
+    ]
+
+
+def load_stream(stream_id: int, *, after_version: int = 0, upto_version: int | None = None) -> list[StoredEvent]:
+    """The events of a stream with after_version < version <= upto_version, in version order."""
+    sql = f"SELECT {_COLUMNS} FROM tables_event WHERE stream_id = %s AND version > %s"
+    params: list[Any] = [stream_id, after_version]
+    if upto_version is not None:
+        sql += " AND version <= %s"
+        params.append(upto_version)
+    with connection.cursor() as cursor:
+        cursor.execute(sql + " ORDER BY version", params)
+        return _rows(cursor.fetchall())
+
+
+def stream_version(stream_id: int) -> int:
+    """The latest version of a stream (0 when empty)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COALESCE(MAX(version), 0) FROM tables_event WHERE stream_id = %s", [stream_id])
+        return int(cursor.fetchone()[0])
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalCheckpoint:
+    """Where a global reader is in the log: the (tx_id, position) of the last event it processed."""
+
+    tx_id: int = 0
+    position: int = 0
+
+
+def read_all(after: GlobalCheckpoint = GlobalCheckpoint(), *, limit: int = 1000) -> list[tuple[GlobalCheckpoint,
+                                                                                              StoredEvent]]:
+    """Events of every stream after ``after``, in an order that never skips a late-committing event.
+
+    Positions come from a sequence at insert time, so a transaction may commit an event with a lower position
+    after a reader has already seen higher ones. Reading in (tx_id, position) order and only events whose
+    transaction is older than the oldest transaction still open (the xid8 horizon of the current snapshot)
+    guarantees that no event can later appear before the checkpoint a reader has passed.
+    """
+    sql = (
+        f"SELECT {_COLUMNS}, tx_id FROM tables_event "
+        "WHERE (tx_id, position) > (%s, %s) "
+        "AND tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint "
+        "ORDER BY tx_id, position LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [after.tx_id, after.position, limit])
+        rows = cursor.fetchall()
+    events = _rows(row[:9] for row in rows)
+    return [(GlobalCheckpoint(row[9], row[0]), event) for row, event in zip(rows, events, strict=True)]
+
+
+def chain_problems(events: Sequence[StoredEvent], *, prev_hash: str = GENESIS) -> list[str]:
+    """Check the hash chain of consecutive events of one stream; one sentence per broken link (empty: intact)."""
+    problems: list[str] = []
+    expected_version = events[0].version if events else 0
+    previous = prev_hash
+    for event in events:
+        if event.version != expected_version:
+            problems.append(f"version gap: expected {expected_version}, found {event.version}")
+        if event.prev_hash != previous:
+            problems.append(f"event {event.version}: prev_hash does not match the hash of event {event.version - 1}")
+        recomputed = event_hash(
+            prev_hash=event.prev_hash,
+            stream_id=event.stream_id,
+            version=event.version,
+            type=event.type,
+            data=event.data,
+            metadata=event.metadata,
+            recorded_at=event.recorded_at,
+        )
+        if recomputed != event.hash:
+            problems.append(f"event {event.version} ({event.type}): content does not match its hash (altered)")
+        previous = event.hash
+        expected_version = event.version + 1
+    return problems
