@@ -78,6 +78,9 @@ class Snapshot(models.Model):
     last_hash = models.CharField(max_length=64)
     updated_at = models.DateTimeField(auto_now=True)
 
+    def __str__(self) -> str:
+        return f"snapshot of table {self.table_id} at v{self.version}"
+
 
 class Hand(models.Model):
     """Read model: one row per hand (lobby history, filters in the admin, `/me/hands`)."""
@@ -119,6 +122,9 @@ class HandParticipant(models.Model):
         ordering = ["-hand_id"]
         constraints = [models.UniqueConstraint(fields=["hand", "user"], name="hand_participant_unique")]
 
+    def __str__(self) -> str:
+        return f"{self.role} in hand {self.hand_id}"
+
 
 class IdempotencyRecord(models.Model):
     """A POST with an Idempotency-Key: the first response, returned again for a repeat with the same body."""
@@ -132,6 +138,9 @@ class IdempotencyRecord(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_user_key_unique")]
+
+    def __str__(self) -> str:
+        return f"idempotency key {self.key!r} of user {self.user_id}"
 
 
 class Dispute(models.Model):
@@ -151,3 +160,6 @@ class Dispute(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"dispute {self.pk} on hand {self.hand_id} ({self.status})"
