@@ -163,3 +163,14 @@ class Dispute(models.Model):
 
     def __str__(self) -> str:
         return f"dispute {self.pk} on hand {self.hand_id} ({self.status})"
+
+
+class PlayerProfile(models.Model):
+    """A player's settings for the game: the client seed mixed into the shuffle of hands he joins."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="player_profile")
+    client_seed = models.CharField(max_length=64)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"profile of user {self.user_id}"
