@@ -1,0 +1,114 @@
+"""Who holds the bank: covering it, the first banker's draw, offering it on and passing it (RULES.md §6, §7).
+
+Covering the bank (a published house decision): a player may hold the bank when his available wallet covers
+the banker reserve of one minimum stake (``min_stake x largest win multiplier``), he is not sitting out and
+not leaving. A house bank always covers unless the shell passes a ``"house"`` wallet that does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .events import BankPassed, FirstBankerDrawn, HandResult
+from .scoring import CATEGORY_RANK
+from .shuffle import u32_stream, uniform_below
+from .state import SeatState
+from .tx import Tx
+
+_TRIGGER_CATEGORIES: dict[str, frozenset[str]] = {
+    "any_75": frozenset({"seven_half", "reale", "pair7"}),
+    "reale_or_pair7": frozenset({"reale", "pair7"}),
+    "none": frozenset(),
+}
+
+
+def can_hold_bank(tx: Tx, seat: SeatState) -> bool:
+    """True if this seated player may hold the bank for the next hand."""
+    if seat.sitting_out or seat.leaving:
+        return False
+    return tx.covers(seat.player_id, tx.min_stake() * tx.win_mult)
+
+
+def offer_from(tx: Tx, from_seat: int | None, *, include_from: bool = False) -> SeatState | None:
+    """The first player counter-clockwise (to the right) of ``from_seat`` who can hold the bank."""
+    seats = tx.state.seats
+    if from_seat is None:
+        ordered = list(seats)
+    else:
+        ordered = [s for s in seats if s.seat > from_seat] + [s for s in seats if s.seat < from_seat]
+        if include_from:
+            ordered += [s for s in seats if s.seat == from_seat]
+    for s in ordered:
+        if can_hold_bank(tx, s):
+            return s
+    return None
+
+
+def ensure_banker(tx: Tx) -> bool:
+    """Make sure the table has a banker who covers the bank; emit the draw or the passing. False: wait."""
+    state = tx.state
+    if tx.config.house_bank:
+        return tx.covers(None, tx.min_stake() * tx.win_mult)
+    current = state.seat_at(state.banker_seat) if state.banker_seat is not None else None
+    if current is not None:
+        if can_hold_bank(tx, current):
+            return True
+        reason = "sat_out" if current.sitting_out else "cannot_cover"
+        successor = offer_from(tx, current.seat)
+        tx.emit(
+            BankPassed(current.seat, successor.seat if successor else None, successor.player_id if successor else None, reason)
+        )
+        return successor is not None
+    if state.last_banker_seat is not None:
+        successor = offer_from(tx, state.last_banker_seat, include_from=True)
+        if successor is None:
+            return False
+        tx.emit(BankPassed(None, successor.seat, successor.player_id, "offered"))
+        return True
+    candidates = [s for s in state.seats if can_hold_bank(tx, s)]
+    if not candidates:
+        return False
+    if sum(1 for s in state.seats if not s.sitting_out and not s.leaving) < 2:
+        return False
+    stream = u32_stream(bytes.fromhex(tx.ctx.entropy), "first-banker:" + ",".join(s.player_id for s in candidates))
+    chosen = candidates[uniform_below(stream, len(candidates))]
+    tx.emit(FirstBankerDrawn(tuple(s.seat for s in candidates), chosen.seat, chosen.player_id))
+    return True
+
+
+def next_banker(tx: Tx, results: Sequence[HandResult]) -> tuple[int | None, str | None, str]:
+    """Who holds the bank after this hand, by §6 (wallets already credited with the hand's payouts)."""
+    state = tx.state
+    if tx.config.house_bank:
+        return None, None, "house"
+    allowed = _TRIGGER_CATEGORIES[tx.rules.bank_transfer_trigger]
+    winners = [r for r in results if r.outcome == "win" and r.category in allowed]
+    winners.sort(key=lambda r: -CATEGORY_RANK[r.category])  # stable: play order within a category
+    tried: set[int] = set()
+    for r in winners:
+        if r.seat in tried:
+            continue
+        tried.add(r.seat)
+        s = state.seat_at(r.seat)
+        if s is not None and can_hold_bank(tx, s):
+            return s.seat, s.player_id, "won"
+    banker_seat = state.banker_seat
+    banker = state.seat_at(banker_seat) if banker_seat is not None else None
+    if tx.rules.bank_rotation == "every_hand":
+        s = offer_from(tx, banker_seat)
+        if s is not None:
+            return s.seat, s.player_id, "rotation"
+    if banker is not None and not state.banker_retiring and can_hold_bank(tx, banker):
+        return banker.seat, banker.player_id, "kept"
+    if banker is None or banker.leaving:
+        reason = "left"
+    elif state.banker_retiring:
+        reason = "retired"
+    elif banker.sitting_out:
+        reason = "sat_out"
+    else:
+        reason = "cannot_cover"
+    s = offer_from(tx, banker_seat)
+    if s is not None:
+        return s.seat, s.player_id, reason
+    return None, None, reason

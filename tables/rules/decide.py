@@ -1,0 +1,353 @@
+"""``decide(command, state) -> list[event]``: the rules. Pure: the same command and state give the same events.
+
+A refused command raises a :class:`~tables.rules.errors.DomainError` and produces no events.
+``handle`` returns the events together with the state they lead to (the fold of the events), which is
+what ``decide`` computes anyway; the shell may use it to avoid folding twice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from .banking import offer_from
+from .commands import (
+    Assign,
+    Command,
+    Context,
+    CreateTable,
+    Hit,
+    HitFaceDown,
+    LeaveSeat,
+    PlaceBet,
+    PlayerCommand,
+    Raise,
+    RetireBank,
+    SetClientSeed,
+    SetStake,
+    SitDown,
+    SitIn,
+    SitOut,
+    Split,
+    Stand,
+    Timeout,
+)
+from .config import make_table_config
+from .errors import (
+    AlreadySeated,
+    BetOutOfLimits,
+    IllegalAction,
+    InvalidRequest,
+    NotFound,
+    SeatTaken,
+    TableFull,
+    WrongPhase,
+    invalid,
+)
+from .events import (
+    HOUSE,
+    BankPassed,
+    BankRetirementRequested,
+    CardAssigned,
+    ClientSeedSet,
+    Event,
+    HandStood,
+    LeaveRequested,
+    PunterSkipped,
+    SatIn,
+    SatOut,
+    SeatLeft,
+    SeatTaken as SeatTakenEvent,
+    StakeSet,
+    TableCreated,
+)
+from .flow import (
+    after_card,
+    bet_for_timeout,
+    check_betting_complete,
+    close_betting,
+    record_timeout,
+    settle,
+    stand_all,
+    start_next_turn,
+    try_open_hand,
+)
+from .play import acted, assign, hit, place_bet, raise_stake, seated, split, stand
+from .scoring import BUST, evaluate
+from .state import PLAYING, VOID, TableState
+from .tx import Tx
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def _check_context(ctx: Context) -> None:
+    if not isinstance(ctx.now_ms, int) or isinstance(ctx.now_ms, bool) or ctx.now_ms < 0:
+        raise invalid("now_ms", "now_ms must be a non-negative integer (epoch milliseconds)")
+    if not isinstance(ctx.entropy, str) or not _HEX64.fullmatch(ctx.entropy):
+        raise invalid("entropy", "entropy must be 64 lowercase hex characters")
+    for party, amount in ctx.wallets.items():
+        if not isinstance(party, str) or not isinstance(amount, int) or isinstance(amount, bool):
+            raise invalid("wallets", "wallets map player ids to integer chip balances")
+
+
+def _check_client_seed(seed: object) -> str:
+    if not isinstance(seed, str) or not 1 <= len(seed) <= 64 or not seed.isprintable():
+        raise invalid("client_seed", "a client seed is 1-64 printable characters")
+    return seed
+
+
+# -- table -------------------------------------------------------------------------------------------------
+
+
+def _create_table(tx: Tx, cmd: CreateTable) -> None:
+    if tx.state.config is not None:
+        raise WrongPhase("the table already exists")
+    config = make_table_config(
+        preset=cmd.preset,
+        overrides=cmd.overrides,
+        min_bet=cmd.min_bet,
+        max_bet=cmd.max_bet,
+        max_seats=cmd.max_seats,
+        bank=cmd.bank,
+        fixed_stake=cmd.fixed_stake,
+        turn_timeout_s=cmd.turn_timeout_s,
+        betting_timeout_s=cmd.betting_timeout_s,
+    )
+    tx.emit(TableCreated(config))
+    tx.config = config
+    tx.rules = config.rules
+    tx.loss_mult = config.rules.punter_loss_multiplier
+    tx.win_mult = config.rules.banker_loss_multiplier
+
+
+def _sit_down(tx: Tx, cmd: SitDown) -> None:
+    state = tx.state
+    if state.config is None:
+        raise NotFound("the table does not exist")
+    if not isinstance(cmd.player_id, str) or not cmd.player_id or cmd.player_id == HOUSE:
+        raise invalid("player_id", "player_id must be a non-empty string other than 'house'")
+    if not isinstance(cmd.username, str) or not cmd.username:
+        raise invalid("username", "username must be a non-empty string")
+    if state.seat_of(cmd.player_id) is not None:
+        raise AlreadySeated("you are already seated at this table")
+    client_seed = _check_client_seed(cmd.client_seed) if cmd.client_seed is not None else cmd.player_id[:64]
+    taken = {s.seat for s in state.seats}
+    if cmd.seat is None:
+        free = [n for n in range(1, state.config.max_seats + 1) if n not in taken]
+        if not free:
+            raise TableFull("the table is full")
+        number = free[0]
+    else:
+        if not isinstance(cmd.seat, int) or isinstance(cmd.seat, bool) or not 1 <= cmd.seat <= state.config.max_seats:
+            raise NotFound(f"there is no seat {cmd.seat}", {"seat": cmd.seat})
+        if cmd.seat in taken:
+            raise SeatTaken(f"seat {cmd.seat} is taken", {"seat": cmd.seat})
+        number = cmd.seat
+    tx.emit(SeatTakenEvent(number, cmd.player_id, cmd.username, client_seed))
+
+
+def _in_current_hand(tx: Tx, player_id: str, seat: int) -> bool:
+    hand = tx.state.hand
+    if hand is None or not hand.in_play:
+        return False
+    if hand.banker.player_id == player_id:
+        return True
+    return any(h.seat == seat and h.status != VOID and (h.stake > 0 or h.cards) for h in hand.punters)
+
+
+def _withdraw_from_window(tx: Tx, seat: int, player_id: str, reason: str) -> None:
+    """A punter who has not staked in a betting window before any deal drops out of this hand."""
+    hand = tx.state.hand
+    if hand is None or not hand.in_play or hand.phase != "betting":
+        return
+    h = hand.find(seat, 0)
+    if h is not None and h.stake == 0 and not h.cards:
+        tx.emit(PunterSkipped(seat, player_id, reason))
+        check_betting_complete(tx)
+
+
+def _vacate_bank(tx: Tx, seat: int, reason: str) -> None:
+    successor = offer_from(tx, seat)
+    tx.emit(BankPassed(seat, successor.seat if successor else None, successor.player_id if successor else None, reason))
+
+
+def _leave(tx: Tx, cmd: LeaveSeat) -> None:
+    seat = seated(tx, cmd.player_id)
+    if seat.leaving:
+        raise IllegalAction("you are already leaving after this hand")
+    if _in_current_hand(tx, cmd.player_id, seat.seat):
+        tx.emit(LeaveRequested(seat.seat, cmd.player_id))
+        return
+    _withdraw_from_window(tx, seat.seat, cmd.player_id, "left")
+    if tx.state.banker_seat == seat.seat:
+        tx.emit(SeatLeft(seat.seat, cmd.player_id, "request"))
+        _vacate_bank(tx, seat.seat, "left")
+        return
+    tx.emit(SeatLeft(seat.seat, cmd.player_id, "request"))
+
+
+def _sit_out(tx: Tx, cmd: SitOut) -> None:
+    seat = seated(tx, cmd.player_id)
+    if seat.sitting_out:
+        raise IllegalAction("you are already sitting out")
+    tx.emit(SatOut(seat.seat, cmd.player_id, "request"))
+    _withdraw_from_window(tx, seat.seat, cmd.player_id, "sat_out")
+    if tx.state.banker_seat == seat.seat and not tx.state.hand_in_play:
+        _vacate_bank(tx, seat.seat, "sat_out")
+
+
+def _sit_in(tx: Tx, cmd: SitIn) -> None:
+    seat = seated(tx, cmd.player_id)
+    if seat.sitting_out:
+        tx.emit(SatIn(seat.seat, cmd.player_id, "request"))
+    elif not tx.state.hand_in_play:
+        tx.emit(SatIn(seat.seat, cmd.player_id, "ready"))
+    else:
+        raise IllegalAction("you are already taking part")
+
+
+def _set_client_seed(tx: Tx, cmd: SetClientSeed) -> None:
+    seat = seated(tx, cmd.player_id)
+    tx.emit(ClientSeedSet(seat.seat, cmd.player_id, _check_client_seed(cmd.client_seed)))
+
+
+def _banker_seat_of(tx: Tx, player_id: str, action: str) -> int:
+    seat = seated(tx, player_id)
+    if tx.config.house_bank:
+        raise IllegalAction(f"{action}: the house holds the bank at this table")
+    if tx.state.banker_seat != seat.seat:
+        raise IllegalAction(f"{action}: only the banker may do this")
+    return seat.seat
+
+
+def _set_stake(tx: Tx, cmd: SetStake) -> None:
+    seated(tx, cmd.player_id)
+    if tx.rules.stake_mode != "bank_fixed":
+        raise IllegalAction("set_stake needs stake_mode bank_fixed", {"toggle": "stake_mode"})
+    seat = _banker_seat_of(tx, cmd.player_id, "set_stake")
+    if not tx.config.min_bet <= cmd.amount <= tx.config.max_bet:
+        raise BetOutOfLimits(
+            f"the stake must be between {tx.config.min_bet} and {tx.config.max_bet}",
+            {"min": tx.config.min_bet, "max": tx.config.max_bet, "amount": cmd.amount},
+        )
+    tx.emit(StakeSet(seat, cmd.player_id, cmd.amount))
+
+
+def _retire_bank(tx: Tx, cmd: RetireBank) -> None:
+    seat = _banker_seat_of(tx, cmd.player_id, "retire_bank")
+    if tx.state.banker_retiring:
+        raise IllegalAction("you already retire after this hand")
+    if tx.state.hand_in_play:
+        tx.emit(BankRetirementRequested(seat, cmd.player_id))
+        return
+    _vacate_bank(tx, seat, "retired")
+
+
+# -- timeouts ----------------------------------------------------------------------------------------------
+
+
+def _auto_assign(tx: Tx, seat: int) -> int:
+    """A timed-out Hungarian card goes to the first open hand it does not bust, else the first open hand."""
+    hand = tx.hand
+    assert hand.pending is not None
+    card = hand.pending[1]
+    open_hands = [h for h in hand.punters if h.seat == seat and h.status == PLAYING]
+    target = next(
+        (h for h in open_hands if evaluate((*h.cards, card), tx.rules, split=True).category != BUST), open_hands[0]
+    )
+    tx.emit(CardAssigned(seat, target.index, card))
+    after_card(tx, seat, target.index)
+    return target.index
+
+
+def _timeout(tx: Tx, cmd: Timeout) -> None:
+    state = tx.state
+    aw = state.awaiting
+    if state.config is None or cmd.expected_version != state.version or aw is None:
+        return
+    hand = tx.hand
+    if aw.kind == "bets":
+        owing = [h for h in hand.punters if h.stake == 0 and h.status != VOID]
+        for h in owing:
+            seat = state.seat_at(h.seat)
+            assert seat is not None
+            record_timeout(tx, seat, "bets")
+            if tx.rules.bet_timing == "before_deal":
+                tx.emit(PunterSkipped(h.seat, h.player_id, "timeout"))
+            else:
+                bet_for_timeout(tx, tx.hand.find(h.seat, h.index) or h)
+        close_betting(tx)
+        return
+    assert aw.seat is not None
+    seat = state.seat_at(aw.seat)
+    assert seat is not None
+    record_timeout(tx, seat, aw.kind)
+    if aw.kind == "banker":
+        tx.emit(HandStood(aw.seat, 0, True, "timeout"))
+        settle(tx)
+        return
+    if aw.kind == "bet":
+        h = tx.hand.find(aw.seat, aw.hand if aw.hand is not None else 0)
+        assert h is not None
+        if not bet_for_timeout(tx, h):
+            start_next_turn(tx)
+            return
+    elif aw.kind == "assign":
+        _auto_assign(tx, aw.seat)
+    stand_all(tx, aw.seat, "timeout")
+    start_next_turn(tx)
+
+
+# -- dispatch ------------------------------------------------------------------------------------------------
+
+_HANDLERS: dict[type[Command], Callable[[Tx, Any], None]] = {
+    CreateTable: _create_table,
+    SitDown: _sit_down,
+    LeaveSeat: _leave,
+    SitOut: _sit_out,
+    SitIn: _sit_in,
+    SetClientSeed: _set_client_seed,
+    PlaceBet: place_bet,
+    Hit: hit,
+    HitFaceDown: hit,
+    Stand: stand,
+    Raise: raise_stake,
+    Split: split,
+    Assign: assign,
+    SetStake: _set_stake,
+    RetireBank: _retire_bank,
+    Timeout: _timeout,
+}
+#: Player commands after which a table that went idle (empty betting window) opens a hand again.
+_TRIGGERS = (SitDown, SitIn, PlaceBet)
+
+
+def handle(command: Command, state: TableState) -> tuple[list[Event], TableState]:
+    """The events ``command`` causes in ``state`` and the state after them (the fold of those events).
+
+    Raises a :class:`DomainError` (no events) when the rules refuse the command.
+    """
+    handler = _HANDLERS.get(type(command))
+    if handler is None:
+        raise InvalidRequest(f"unknown command {type(command).__name__}", {"field": "type"})
+    _check_context(command.ctx)
+    tx = Tx(state, command.ctx)
+    if not isinstance(command, CreateTable) and state.config is None:
+        raise NotFound("the table does not exist")
+    handler(tx, command)
+    if isinstance(command, PlayerCommand) and tx.state.config is not None:
+        try_open_hand(tx, trigger=isinstance(command, _TRIGGERS))
+    return tx.events, tx.state
+
+
+def decide(command: Command, state: TableState) -> list[Event]:
+    """The events ``command`` causes in ``state``; a refused command raises a :class:`DomainError`.
+
+    Deterministic: the same command (including its context: clock, wallets, entropy) and state always give
+    the same events, which is how a disputed hand is re-run and verified.
+    """
+    return handle(command, state)[0]
+
+
+__all__ = ["decide", "handle", "acted"]

@@ -1,0 +1,446 @@
+"""``evolve(state, event) -> state``: apply one fact. No rules here: whatever decide computed is on the event.
+
+Every event increments ``version``. ``awaiting`` is replaced by ``ActionAwaited`` and cleared by the events
+that end every wait (betting closed, banker's turn, settlement, abandonment); between commands it is exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .cards import CANONICAL_DECK
+from .events import (
+    ActionAwaited,
+    BankerTurnSkipped,
+    BankerTurnStarted,
+    BankPassed,
+    BankRetirementRequested,
+    BetPlaced,
+    BettingClosed,
+    CardAssigned,
+    CardDealt,
+    CardTurnedUp,
+    ClientSeedSet,
+    Event,
+    FirstBankerDrawn,
+    HandAbandoned,
+    HandBusted,
+    HandMadePairOfSevens,
+    HandMadeSevenHalf,
+    HandOpened,
+    HandSettled,
+    HandSplit,
+    HandStood,
+    LeaveRequested,
+    PlayerTimedOut,
+    PunterSkipped,
+    SatIn,
+    SatOut,
+    SeatLeft,
+    SeatTaken,
+    StakeRaised,
+    StakeSet,
+    TableCreated,
+    TimeoutStreakReset,
+)
+from .scoring import PAIR7, PAIR7_HP
+from .shuffle import shuffle_deck
+from .state import (
+    BUSTED,
+    CLOSED,
+    PLAYING,
+    SETTLED,
+    STOOD,
+    VOID,
+    WAITING,
+    Awaiting,
+    BankerHand,
+    HandState,
+    PunterHand,
+    SeatState,
+    TableState,
+)
+
+
+def _hand(state: TableState) -> HandState:
+    hand = state.hand
+    if hand is None:  # pragma: no cover - decide never emits a hand event without a hand
+        raise ValueError("no hand is open")
+    return hand
+
+
+def _replace_seat(state: TableState, seat: int, **changes: Any) -> tuple[SeatState, ...]:
+    return tuple(s._replace(**changes) if s.seat == seat else s for s in state.seats)
+
+
+def _replace_punter(hand: HandState, seat: int | None, index: int, **changes: Any) -> tuple[PunterHand, ...]:
+    punters = hand.punters
+    for i, h in enumerate(punters):
+        if h.seat == seat and h.index == index:
+            return punters[:i] + (h._replace(**changes),) + punters[i + 1 :]
+    raise ValueError(f"no hand {index} at seat {seat}")  # pragma: no cover
+
+
+def _get_punter(hand: HandState, seat: int | None, index: int) -> PunterHand:
+    for h in hand.punters:
+        if h.seat == seat and h.index == index:
+            return h
+    raise ValueError(f"no hand {index} at seat {seat}")  # pragma: no cover
+
+
+def _table_created(state: TableState, e: TableCreated) -> TableState:
+    return state._replace(version=state.version + 1, config=e.config, stake=e.config.fixed_stake)
+
+
+def _seat_taken(state: TableState, e: SeatTaken) -> TableState:
+    seat = SeatState(e.seat, e.player_id, e.username, e.client_seed)
+    seats = tuple(sorted((*state.seats, seat), key=lambda s: s.seat))
+    return state._replace(version=state.version + 1, seats=seats)
+
+
+def _leave_requested(state: TableState, e: LeaveRequested) -> TableState:
+    return state._replace(version=state.version + 1, seats=_replace_seat(state, e.seat, leaving=True))
+
+
+def _seat_left(state: TableState, e: SeatLeft) -> TableState:
+    seats = tuple(s for s in state.seats if s.seat != e.seat)
+    return state._replace(version=state.version + 1, seats=seats)
+
+
+def _sat_out(state: TableState, e: SatOut) -> TableState:
+    seats = _replace_seat(state, e.seat, sitting_out=True, sit_out_reason=e.reason)
+    return state._replace(version=state.version + 1, seats=seats)
+
+
+def _sat_in(state: TableState, e: SatIn) -> TableState:
+    seats = _replace_seat(state, e.seat, sitting_out=False, sit_out_reason=None, timeouts=0)
+    return state._replace(version=state.version + 1, seats=seats)
+
+
+def _client_seed_set(state: TableState, e: ClientSeedSet) -> TableState:
+    return state._replace(version=state.version + 1, seats=_replace_seat(state, e.seat, client_seed=e.client_seed))
+
+
+def _player_timed_out(state: TableState, e: PlayerTimedOut) -> TableState:
+    return state._replace(version=state.version + 1, seats=_replace_seat(state, e.seat, timeouts=e.streak))
+
+
+def _streak_reset(state: TableState, e: TimeoutStreakReset) -> TableState:
+    return state._replace(version=state.version + 1, seats=_replace_seat(state, e.seat, timeouts=0))
+
+
+def _first_banker(state: TableState, e: FirstBankerDrawn) -> TableState:
+    return state._replace(
+        version=state.version + 1, banker_seat=e.seat, last_banker_seat=e.seat, banker_retiring=False
+    )
+
+
+def _bank_passed(state: TableState, e: BankPassed) -> TableState:
+    last = e.to_seat if e.to_seat is not None else (e.from_seat if e.from_seat is not None else state.last_banker_seat)
+    return state._replace(version=state.version + 1, banker_seat=e.to_seat, last_banker_seat=last, banker_retiring=False)
+
+
+def _retirement_requested(state: TableState, e: BankRetirementRequested) -> TableState:
+    return state._replace(version=state.version + 1, banker_retiring=True)
+
+
+def _stake_set(state: TableState, e: StakeSet) -> TableState:
+    return state._replace(version=state.version + 1, stake=e.amount)
+
+
+def _deck_for(state: TableState, e: HandOpened) -> tuple[str, ...]:
+    rigged = state.rigged_stock
+    if rigged is not None:
+        chosen = set(rigged)
+        return tuple(rigged) + tuple(c for c in CANONICAL_DECK if c not in chosen)
+    return tuple(shuffle_deck(bytes.fromhex(e.server_seed), e.client_seed, e.number))
+
+
+def _hand_opened(state: TableState, e: HandOpened) -> TableState:
+    seat_ids = {s.seat: s.player_id for s in state.seats}
+    punters = tuple(PunterHand(seat, 0, seat_ids[seat]) for seat in e.entrants)
+    hand = HandState(
+        number=e.number,
+        phase=e.phase,
+        banker=BankerHand(e.banker_seat, e.banker_id),
+        seed_commitment=e.seed_commitment,
+        server_seed=e.server_seed,
+        client_seed=e.client_seed,
+        stake=e.stake,
+        entrants=e.entrants,
+        deck=_deck_for(state, e),
+        punters=punters,
+    )
+    return state._replace(
+        version=state.version + 1, hand=hand, hands_opened=e.number, idle=False, awaiting=None, rigged_stock=None
+    )
+
+
+def _action_awaited(state: TableState, e: ActionAwaited) -> TableState:
+    hand = _hand(state)
+    kind = e.kind
+    if kind == "bets":
+        hand = hand._replace(phase="betting")
+    elif kind != "banker":
+        if e.seat is not None and e.hand is not None:
+            current = _get_punter(hand, e.seat, e.hand)
+            if current.status == WAITING:
+                hand = hand._replace(punters=_replace_punter(hand, e.seat, e.hand, status=PLAYING))
+        if hand.phase != "punters":
+            hand = hand._replace(phase="punters")
+    awaiting = Awaiting(e.seat, e.hand, kind, e.deadline_ms)
+    return state._replace(version=state.version + 1, hand=hand, awaiting=awaiting)
+
+
+def _bet_placed(state: TableState, e: BetPlaced) -> TableState:
+    hand = _hand(state)
+    h = _get_punter(hand, e.seat, e.hand)
+    punters = _replace_punter(
+        hand,
+        e.seat,
+        e.hand,
+        stake=e.stake,
+        punter_reserve=h.punter_reserve + e.punter_reserve,
+        banker_reserve=h.banker_reserve + e.banker_reserve,
+    )
+    return state._replace(version=state.version + 1, hand=hand._replace(punters=punters))
+
+
+def _punter_skipped(state: TableState, e: PunterSkipped) -> TableState:
+    hand = _hand(state)
+    punters = tuple(
+        (h._replace(status=VOID) if h.cards else None) if h.seat == e.seat else h for h in hand.punters
+    )
+    kept = tuple(h for h in punters if h is not None)
+    entrants = tuple(s for s in hand.entrants if s != e.seat)
+    return state._replace(version=state.version + 1, hand=hand._replace(punters=kept, entrants=entrants))
+
+
+def _betting_closed(state: TableState, e: BettingClosed) -> TableState:
+    return state._replace(version=state.version + 1, hand=_hand(state)._replace(phase="dealing"), awaiting=None)
+
+
+def _card_dealt(state: TableState, e: CardDealt) -> TableState:
+    hand = _hand(state)
+    if e.banker:
+        b = hand.banker
+        hand = hand._replace(
+            next_card=e.deck_index + 1,
+            banker=b._replace(cards=(*b.cards, e.card), face_up=(*b.face_up, e.face_up)),
+        )
+    elif e.hand is None:
+        assert e.seat is not None
+        hand = hand._replace(next_card=e.deck_index + 1, pending=(e.seat, e.card))
+    else:
+        h = _get_punter(hand, e.seat, e.hand)
+        punters = _replace_punter(hand, e.seat, e.hand, cards=(*h.cards, e.card), face_up=(*h.face_up, e.face_up))
+        hand = hand._replace(next_card=e.deck_index + 1, punters=punters)
+    return state._replace(version=state.version + 1, hand=hand)
+
+
+def _turn_up(cards: tuple[str, ...], face_up: tuple[bool, ...], card: str) -> tuple[bool, ...]:
+    i = cards.index(card)
+    return face_up[:i] + (True,) + face_up[i + 1 :]
+
+
+def _card_turned_up(state: TableState, e: CardTurnedUp) -> TableState:
+    hand = _hand(state)
+    if e.banker:
+        b = hand.banker
+        hand = hand._replace(banker=b._replace(face_up=_turn_up(b.cards, b.face_up, e.card)))
+    else:
+        h = _get_punter(hand, e.seat, e.hand)
+        hand = hand._replace(
+            punters=_replace_punter(hand, e.seat, e.hand, face_up=_turn_up(h.cards, h.face_up, e.card))
+        )
+    return state._replace(version=state.version + 1, hand=hand)
+
+
+def _card_assigned(state: TableState, e: CardAssigned) -> TableState:
+    hand = _hand(state)
+    h = _get_punter(hand, e.seat, e.hand)
+    punters = _replace_punter(hand, e.seat, e.hand, cards=(*h.cards, e.card), face_up=(*h.face_up, True))
+    return state._replace(version=state.version + 1, hand=hand._replace(punters=punters, pending=None))
+
+
+def _stake_raised(state: TableState, e: StakeRaised) -> TableState:
+    hand = _hand(state)
+    h = _get_punter(hand, e.seat, e.hand)
+    punters = _replace_punter(
+        hand,
+        e.seat,
+        e.hand,
+        stake=e.stake,
+        punter_reserve=h.punter_reserve + e.punter_reserve,
+        banker_reserve=h.banker_reserve + e.banker_reserve,
+    )
+    return state._replace(version=state.version + 1, hand=hand._replace(punters=punters))
+
+
+def _hand_split(state: TableState, e: HandSplit) -> TableState:
+    hand = _hand(state)
+    punters = hand.punters
+    pending = hand.pending
+    if e.from_hand is not None:
+        h = _get_punter(hand, e.seat, e.from_hand)
+        i = h.cards.index(e.card)
+        punters = _replace_punter(
+            hand, e.seat, e.from_hand, cards=h.cards[:i] + h.cards[i + 1 :], face_up=h.face_up[:i] + h.face_up[i + 1 :]
+        )
+    else:
+        pending = None
+    new = PunterHand(
+        e.seat,
+        e.new_hand,
+        e.player_id,
+        stake=e.amount,
+        cards=(e.card,),
+        face_up=(True,),
+        status=PLAYING if e.open_now else WAITING,
+        punter_reserve=e.punter_reserve,
+        banker_reserve=e.banker_reserve,
+    )
+    last = max(i for i, h in enumerate(punters) if h.seat == e.seat)
+    punters = punters[: last + 1] + (new,) + punters[last + 1 :]
+    hand = hand._replace(punters=punters, pending=pending, split_seats=hand.split_seats | {e.seat})
+    return state._replace(version=state.version + 1, hand=hand)
+
+
+def _finish(state: TableState, seat: int | None, index: int, banker: bool, **changes: Any) -> TableState:
+    hand = _hand(state)
+    if banker:
+        hand = hand._replace(banker=hand.banker._replace(**changes))
+    else:
+        hand = hand._replace(punters=_replace_punter(hand, seat, index, **changes))
+    return state._replace(version=state.version + 1, hand=hand)
+
+
+def _hand_stood(state: TableState, e: HandStood) -> TableState:
+    return _finish(state, e.seat, e.hand, e.banker, status=STOOD)
+
+
+def _hand_busted(state: TableState, e: HandBusted) -> TableState:
+    changes: dict[str, Any] = {
+        "status": BUSTED,
+        "category": "bust",
+        "total_hp": e.total_half_points,
+        "matta_hp": e.matta_value,
+    }
+    if not e.banker:
+        changes["shown"] = True
+    return _finish(state, e.seat, e.hand, e.banker, **changes)
+
+
+def _hand_made_75(state: TableState, e: HandMadeSevenHalf) -> TableState:
+    changes: dict[str, Any] = {
+        "status": CLOSED,
+        "category": e.category,
+        "total_hp": e.total_half_points,
+        "matta_hp": e.matta_value,
+    }
+    if not e.banker:
+        changes["shown"] = True
+    return _finish(state, e.seat, e.hand, e.banker, **changes)
+
+
+def _hand_made_pair7(state: TableState, e: HandMadePairOfSevens) -> TableState:
+    if e.banker:
+        return _finish(state, e.seat, e.hand, True, status=CLOSED, category=PAIR7, total_hp=PAIR7_HP, matta_hp=None)
+    return _finish(
+        state, e.seat, e.hand, False, status=SETTLED, shown=True, category=PAIR7, total_hp=PAIR7_HP, matta_hp=None
+    )
+
+
+def _banker_turn_started(state: TableState, e: BankerTurnStarted) -> TableState:
+    hand = _hand(state)
+    hand = hand._replace(phase="banker", banker=hand.banker._replace(played=True, status=PLAYING))
+    return state._replace(version=state.version + 1, hand=hand, awaiting=None)
+
+
+def _banker_turn_skipped(state: TableState, e: BankerTurnSkipped) -> TableState:
+    return state._replace(version=state.version + 1, awaiting=None)
+
+
+def _hand_settled(state: TableState, e: HandSettled) -> TableState:
+    hand = _hand(state)
+    by_hand = {(r.seat, r.hand): r for r in e.results}
+    punters = []
+    for h in hand.punters:
+        r = by_hand.get((h.seat, h.index))
+        if r is None:
+            punters.append(h._replace(shown=True))
+        else:
+            punters.append(
+                h._replace(
+                    shown=True, result=r, category=r.category, total_hp=r.total_half_points, matta_hp=r.matta_value
+                )
+            )
+    banker = hand.banker
+    if banker.played:
+        banker = banker._replace(
+            category=e.banker_category, total_hp=e.banker_total_half_points, matta_hp=e.banker_matta_value
+        )
+    hand = hand._replace(
+        phase="settled",
+        punters=tuple(punters),
+        banker=banker,
+        results=e.results,
+        payouts=tuple(e.payouts.items()),
+        next_banker_seat=e.next_banker_seat,
+    )
+    last = e.next_banker_seat if e.next_banker_seat is not None else state.last_banker_seat
+    return state._replace(
+        version=state.version + 1,
+        hand=hand,
+        banker_seat=e.next_banker_seat,
+        last_banker_seat=last,
+        banker_retiring=False,
+        settled_through=e.number,
+        awaiting=None,
+    )
+
+
+def _hand_abandoned(state: TableState, e: HandAbandoned) -> TableState:
+    hand = _hand(state)._replace(phase="abandoned")
+    return state._replace(version=state.version + 1, hand=hand, idle=True, settled_through=e.number, awaiting=None)
+
+
+_HANDLERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {
+    TableCreated: _table_created,
+    SeatTaken: _seat_taken,
+    LeaveRequested: _leave_requested,
+    SeatLeft: _seat_left,
+    SatOut: _sat_out,
+    SatIn: _sat_in,
+    ClientSeedSet: _client_seed_set,
+    PlayerTimedOut: _player_timed_out,
+    TimeoutStreakReset: _streak_reset,
+    FirstBankerDrawn: _first_banker,
+    BankPassed: _bank_passed,
+    BankRetirementRequested: _retirement_requested,
+    StakeSet: _stake_set,
+    HandOpened: _hand_opened,
+    ActionAwaited: _action_awaited,
+    BetPlaced: _bet_placed,
+    PunterSkipped: _punter_skipped,
+    BettingClosed: _betting_closed,
+    CardDealt: _card_dealt,
+    CardTurnedUp: _card_turned_up,
+    CardAssigned: _card_assigned,
+    StakeRaised: _stake_raised,
+    HandSplit: _hand_split,
+    HandStood: _hand_stood,
+    HandBusted: _hand_busted,
+    HandMadeSevenHalf: _hand_made_75,
+    HandMadePairOfSevens: _hand_made_pair7,
+    BankerTurnStarted: _banker_turn_started,
+    BankerTurnSkipped: _banker_turn_skipped,
+    HandSettled: _hand_settled,
+    HandAbandoned: _hand_abandoned,
+}
+
+
+def evolve(state: TableState, event: Event) -> TableState:
+    """The state after ``event``; ``version`` grows by one. Pure: ``state`` is not modified."""
+    return _HANDLERS[type(event)](state, event)

@@ -1,0 +1,325 @@
+"""Handlers of the commands played inside a hand: bet, hit, hit face down, stand, raise, split, assign,
+and a player banker's hit and stand. Each validates first, then emits; the flow module takes over."""
+
+from __future__ import annotations
+
+from .cards import is_picture
+from .commands import Assign, Hit, HitFaceDown, PlaceBet, PlayerCommand, Raise, Split, Stand
+from .errors import BetOutOfLimits, IllegalAction, NotFound, NotYourTurn, WrongPhase
+from .events import (
+    ActionAwaited,
+    BetPlaced,
+    CardAssigned,
+    CardDealt,
+    CardTurnedUp,
+    HandSplit,
+    HandStood,
+    SatIn,
+    StakeRaised,
+    TimeoutStreakReset,
+)
+from .flow import (
+    after_card,
+    banker_after_card,
+    banker_party,
+    check_betting_complete,
+    check_reserves,
+    commit_reserves,
+    continue_turn,
+    draw,
+    hungarian_multi,
+    settle,
+    stand_all,
+    try_open_hand,
+)
+from .state import PLAYING, VOID, Awaiting, PunterHand, SeatState
+from .tx import Tx
+
+
+def seated(tx: Tx, player_id: str) -> SeatState:
+    """The player's seat, or ``not_found``."""
+    if tx.state.config is None:
+        raise NotFound("the table does not exist")
+    seat = tx.state.seat_of(player_id)
+    if seat is None:
+        raise NotFound("you are not seated at this table", {"player_id": player_id})
+    return seat
+
+
+def acted(tx: Tx, seat: SeatState) -> None:
+    """A voluntary action ends a timeout streak (and a sit-out caused by timeouts)."""
+    if seat.sitting_out and seat.sit_out_reason == "timeout":
+        tx.emit(SatIn(seat.seat, seat.player_id, "acted"))
+    elif seat.timeouts:
+        tx.emit(TimeoutStreakReset(seat.seat, seat.player_id))
+
+
+def _check_amount(tx: Tx, amount: int, *, low: int, high: int) -> None:
+    if tx.rules.stake_mode == "bank_fixed":
+        fixed = tx.min_stake(tx.hand)
+        if amount != fixed:
+            raise BetOutOfLimits(f"the stake is fixed by the bank at {fixed}", {"stake": fixed, "amount": amount})
+        return
+    if not low <= amount <= high:
+        raise BetOutOfLimits(
+            f"the stake must be between {low} and {high}", {"min": low, "max": high, "amount": amount}
+        )
+
+
+# -- bets ----------------------------------------------------------------------------------------------------
+
+
+def place_bet(tx: Tx, cmd: PlaceBet) -> None:
+    """Bet when a stake is owed (§3.2): in a betting window, or at the start of one's turn."""
+    seat = seated(tx, cmd.player_id)
+    state = tx.state
+    if not state.hand_in_play and tx.rules.bet_timing == "before_deal" and state.banker_seat != seat.seat:
+        try_open_hand(tx, trigger=True)  # "the table waits until a seated punter acts again (bets)"
+        state = tx.state
+    hand = state.hand
+    if hand is None or not hand.in_play:
+        raise WrongPhase("no hand is open for betting")
+    if hand.banker.player_id == cmd.player_id:
+        raise IllegalAction("the banker does not bet")
+    h = hand.find(seat.seat, 0)
+    if h is None or h.status == VOID:
+        raise IllegalAction("you are not in this hand; you take part from the next one")
+    if h.stake > 0:
+        raise IllegalAction("you have already bet on this hand")
+    aw = state.awaiting
+    if hand.phase == "punters" and tx.rules.bet_timing == "at_turn_after_peek":
+        if aw is None or aw.seat != seat.seat or aw.kind != "bet":
+            raise NotYourTurn("you bet at the start of your turn")
+    elif hand.phase != "betting":
+        raise WrongPhase("bets are closed")
+    _check_amount(tx, cmd.amount, low=tx.config.min_bet, high=tx.config.max_bet)
+    pr, br = check_reserves(tx, cmd.player_id, cmd.amount, (seat.seat, 0))
+    acted(tx, seat)
+    tx.emit(BetPlaced(seat.seat, cmd.player_id, 0, cmd.amount, cmd.amount, pr, br, banker_party(tx)))
+    commit_reserves(tx, cmd.player_id, pr, br)
+    if tx.hand.phase == "betting":
+        check_betting_complete(tx)
+    else:
+        continue_turn(tx, seat.seat, 0)
+
+
+# -- turns ---------------------------------------------------------------------------------------------------
+
+
+def _turn(tx: Tx, cmd: PlayerCommand) -> tuple[SeatState, Awaiting]:
+    seat = seated(tx, cmd.player_id)
+    hand = tx.state.hand
+    if hand is None or not hand.in_play:
+        raise WrongPhase("no hand is in play")
+    if hand.phase not in ("punters", "banker"):
+        raise WrongPhase(f"the hand is in its {hand.phase} phase")
+    aw = tx.state.awaiting
+    if aw is None or aw.seat != seat.seat:
+        raise NotYourTurn("it is not your turn")
+    return seat, aw
+
+
+def _target(tx: Tx, seat: SeatState, aw: Awaiting, hand_arg: int | None) -> PunterHand:
+    hand = tx.hand
+    if aw.kind == "bet":
+        raise IllegalAction("bet first: a stake is owed before anything else")
+    if hand_arg is None:
+        index = aw.hand
+        if index is None:
+            raise IllegalAction("give the drawn card to a hand first")
+    else:
+        index = hand_arg
+    h = hand.find(seat.seat, index)
+    if h is None:
+        raise NotFound(f"you have no hand {index}", {"hand": index})
+    if hungarian_multi(tx, seat.seat):
+        if h.status != PLAYING:
+            raise IllegalAction(f"hand {index} is not open", {"hand": index})
+    elif index != aw.hand:
+        raise IllegalAction(f"hand {index} is not the hand being played", {"hand": index})
+    return h
+
+
+def hit(tx: Tx, cmd: Hit | HitFaceDown) -> None:
+    """A card from the stock, face up (``hit``) or, after turning the hidden card up, face down."""
+    seat, aw = _turn(tx, cmd)
+    if aw.kind == "banker":
+        if isinstance(cmd, HitFaceDown):
+            raise IllegalAction("the banker draws face up")
+        banker_hit(tx, seat)
+        return
+    face_down = isinstance(cmd, HitFaceDown)
+    if aw.kind == "assign":
+        raise IllegalAction("give the drawn card to a hand first")
+    if face_down and not tx.rules.hidden_card_swap:
+        raise IllegalAction("hit_face_down needs the hidden_card_swap rule", {"toggle": "hidden_card_swap"})
+    multi = hungarian_multi(tx, seat.seat)
+    if face_down and multi:
+        raise IllegalAction("after a Hungarian split every card is dealt face up")
+    h = _target(tx, seat, aw, cmd.hand)
+    acted(tx, seat)
+    drawn = draw(tx)
+    number = tx.hand.number
+    if drawn is None:
+        if multi:
+            stand_all(tx, seat.seat, "stock_exhausted")
+        else:
+            tx.emit(HandStood(seat.seat, h.index, False, "stock_exhausted"))
+        continue_turn(tx, seat.seat, h.index)
+        return
+    card, deck_index = drawn
+    if multi:
+        tx.emit(CardDealt(number, seat.seat, seat.player_id, None, False, card, True, deck_index))
+        continue_turn(tx, seat.seat, h.index)
+        return
+    if face_down:
+        for code, up in zip(h.cards, h.face_up, strict=True):
+            if not up:
+                tx.emit(CardTurnedUp(seat.seat, h.index, False, code))
+    tx.emit(CardDealt(number, seat.seat, seat.player_id, h.index, False, card, not face_down, deck_index))
+    after_card(tx, seat.seat, h.index)
+    continue_turn(tx, seat.seat, h.index)
+
+
+def stand(tx: Tx, cmd: Stand) -> None:
+    """End the turn on a hand (a Hungarian punter may stand any open hand)."""
+    seat, aw = _turn(tx, cmd)
+    if aw.kind == "banker":
+        acted(tx, seat)
+        tx.emit(HandStood(seat.seat, 0, True, "action"))
+        settle(tx)
+        return
+    if aw.kind == "assign":
+        raise IllegalAction("give the drawn card to a hand first")
+    h = _target(tx, seat, aw, cmd.hand)
+    acted(tx, seat)
+    tx.emit(HandStood(seat.seat, h.index, False, "action"))
+    continue_turn(tx, seat.seat, h.index)
+
+
+def raise_stake(tx: Tx, cmd: Raise) -> None:
+    """Add to the stake of the live hand during one's turn (``raise_on_draw``), total within the maximum."""
+    seat, aw = _turn(tx, cmd)
+    if aw.kind == "banker":
+        raise IllegalAction("the banker does not raise")
+    if not tx.rules.raise_on_draw:
+        raise IllegalAction("raising needs the raise_on_draw rule", {"toggle": "raise_on_draw"})
+    if aw.kind == "assign":
+        raise IllegalAction("give the drawn card to a hand first")
+    h = _target(tx, seat, aw, cmd.hand)
+    room = tx.config.max_bet - h.stake
+    if cmd.amount < 1 or cmd.amount > room:
+        raise BetOutOfLimits(
+            f"a raise adds 1 to {room} chips (the stake may not exceed {tx.config.max_bet})",
+            {"max": tx.config.max_bet, "stake": h.stake, "amount": cmd.amount},
+        )
+    pr, br = check_reserves(tx, cmd.player_id, cmd.amount, None)
+    acted(tx, seat)
+    tx.emit(StakeRaised(seat.seat, cmd.player_id, h.index, cmd.amount, h.stake + cmd.amount, pr, br, banker_party(tx)))
+    commit_reserves(tx, cmd.player_id, pr, br)
+    continue_turn(tx, seat.seat, h.index)
+
+
+def _all_pictures(tx: Tx, seat: int) -> bool:
+    hand = tx.hand
+    cards = [c for h in hand.punters if h.seat == seat for c in h.cards]
+    if hand.pending is not None and hand.pending[0] == seat:
+        cards.append(hand.pending[1])
+    return all(is_picture(c) for c in cards)
+
+
+def split(tx: Tx, cmd: Split) -> None:
+    """Spanish split of two pictures, or a Hungarian new hand from the last picture received (§4.2)."""
+    seat, aw = _turn(tx, cmd)
+    rules = tx.rules
+    if aw.kind == "banker":
+        raise IllegalAction("the banker does not split")
+    if rules.split_mode == "none":
+        raise IllegalAction("splitting needs a split_mode", {"toggle": "split_mode"})
+    if aw.kind == "bet":
+        raise IllegalAction("bet first: a stake is owed before anything else")
+    hand = tx.hand
+    mine = hand.hands_of(seat.seat)
+    if len(mine) >= rules.max_hands_per_punter:
+        raise IllegalAction(f"at most {rules.max_hands_per_punter} hands per punter")
+    new_index = max(h.index for h in mine) + 1
+    config = tx.config
+    source: PunterHand | None = None
+    if rules.split_mode == "spanish":
+        source = _target(tx, seat, aw, cmd.hand)
+        if len(source.cards) != 2 or not all(is_picture(c) for c in source.cards):
+            raise IllegalAction("only a hand of exactly two pictures can be split")
+        low = source.stake
+        card = source.cards[1]
+        open_now = False
+    else:
+        if not _all_pictures(tx, seat.seat):
+            raise IllegalAction("the split window is closed: a number card was received")
+        if aw.kind == "assign":
+            if cmd.hand is not None:
+                raise IllegalAction("a drawn picture starts a new hand without a hand argument")
+            assert hand.pending is not None
+            card = hand.pending[1]
+        else:
+            source = _target(tx, seat, aw, cmd.hand)
+            if len(mine) != 1 or len(source.cards) < 2:
+                raise IllegalAction("only the last picture of a hand of several cards can start a new hand")
+            card = source.cards[-1]
+        low = config.min_bet
+        open_now = True
+    amount = cmd.amount if cmd.amount is not None else (tx.min_stake(hand) if rules.stake_mode == "bank_fixed" else low)
+    _check_amount(tx, amount, low=low, high=config.max_bet)
+    pr, br = check_reserves(tx, cmd.player_id, amount, None)
+    acted(tx, seat)
+    if rules.split_mode == "spanish":
+        assert source is not None
+        for code, up in zip(source.cards, source.face_up, strict=True):
+            if not up:
+                tx.emit(CardTurnedUp(seat.seat, source.index, False, code))
+    elif seat.seat not in hand.split_seats:
+        for h in mine:
+            for code, up in zip(h.cards, h.face_up, strict=True):
+                if not up:
+                    tx.emit(CardTurnedUp(seat.seat, h.index, False, code))
+    from_hand = source.index if source is not None else None
+    tx.emit(
+        HandSplit(seat.seat, cmd.player_id, from_hand, new_index, card, amount, pr, br, banker_party(tx), open_now)
+    )
+    commit_reserves(tx, cmd.player_id, pr, br)
+    continue_turn(tx, seat.seat, from_hand if from_hand is not None else 0)
+
+
+def assign(tx: Tx, cmd: Assign) -> None:
+    """Hungarian: give the drawn card to one of one's open hands."""
+    seat, aw = _turn(tx, cmd)
+    if aw.kind != "assign":
+        raise IllegalAction("there is no drawn card to assign")
+    hand = tx.hand
+    h = hand.find(seat.seat, cmd.hand)
+    if h is None:
+        raise NotFound(f"you have no hand {cmd.hand}", {"hand": cmd.hand})
+    if h.status != PLAYING:
+        raise IllegalAction(f"hand {cmd.hand} is not open", {"hand": cmd.hand})
+    assert hand.pending is not None
+    acted(tx, seat)
+    tx.emit(CardAssigned(seat.seat, h.index, hand.pending[1]))
+    after_card(tx, seat.seat, h.index)
+    continue_turn(tx, seat.seat, h.index)
+
+
+# -- the player banker ---------------------------------------------------------------------------------------
+
+
+def banker_hit(tx: Tx, seat: SeatState) -> None:
+    """The player banker draws face up; his turn ends by itself on bust, 15 hp or a pair of sevens."""
+    acted(tx, seat)
+    drawn = draw(tx)
+    if drawn is None:
+        tx.emit(HandStood(seat.seat, 0, True, "stock_exhausted"))
+        settle(tx)
+        return
+    tx.emit(CardDealt(tx.hand.number, seat.seat, seat.player_id, 0, True, drawn[0], True, drawn[1]))
+    if banker_after_card(tx):
+        settle(tx)
+        return
+    tx.emit(ActionAwaited(seat.seat, 0, "banker", tx.turn_deadline()))

@@ -1,0 +1,65 @@
+"""The provably fair shuffle of API.md.
+
+``deck = shuffle_deck(server_seed, client_seed, nonce)`` is fully determined by its inputs:
+an HMAC-SHA256 keyed by the server seed yields a stream of big-endian uint32 (8 per block, block k from
+the message ``f"{client_seed}:{nonce}:{k}"``); a Fisher-Yates shuffle of the canonical pack draws from it
+with rejection sampling (no modulo bias). Cards are dealt from ``deck[0]`` upward.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import struct
+from collections.abc import Iterator, Sequence
+
+from .cards import CANONICAL_DECK
+
+_EIGHT_U32 = struct.Struct(">8I")
+_TWO_32 = 2**32
+
+
+def seed_commitment(server_seed: bytes) -> str:
+    """The published commitment: lowercase hex of sha256(server_seed)."""
+    return hashlib.sha256(server_seed).hexdigest()
+
+
+def u32_stream(key: bytes, prefix: str) -> Iterator[int]:
+    """Big-endian uint32 values of HMAC-SHA256(key, f"{prefix}:{k}") for k = 0, 1, 2, ..."""
+    k = 0
+    while True:
+        block = hmac.new(key, f"{prefix}:{k}".encode(), hashlib.sha256).digest()
+        yield from _EIGHT_U32.unpack(block)
+        k += 1
+
+
+def uniform_below(stream: Iterator[int], n: int) -> int:
+    """A uniform integer in [0, n) from the stream, by rejection sampling (no modulo bias)."""
+    limit = _TWO_32 - (_TWO_32 % n)
+    x = next(stream)
+    while x >= limit:
+        x = next(stream)
+    return x % n
+
+
+def shuffle_cards(cards: Sequence[str], server_seed: bytes, client_seed: str, nonce: int) -> list[str]:
+    """Fisher-Yates shuffle of ``cards`` driven by the hand's u32 stream (API.md)."""
+    deck = list(cards)
+    stream = u32_stream(server_seed, f"{client_seed}:{nonce}")
+    for i in range(len(deck) - 1, 0, -1):
+        j = uniform_below(stream, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def shuffle_deck(server_seed: bytes, client_seed: str, nonce: int) -> list[str]:
+    """The 40 cards of a hand in dealing order, from (server_seed, client_seed, nonce) as published."""
+    return shuffle_cards(CANONICAL_DECK, server_seed, client_seed, nonce)
+
+
+def verify_deck(server_seed: bytes, commitment: str, client_seed: str, nonce: int, dealt: Sequence[str]) -> bool:
+    """True if the seed matches the commitment and ``dealt`` is a prefix of the deck it determines."""
+    if seed_commitment(server_seed) != commitment:
+        return False
+    deck = shuffle_deck(server_seed, client_seed, nonce)
+    return list(dealt) == deck[: len(dealt)]

@@ -1,0 +1,188 @@
+"""The table state: immutable named tuples (cheap to copy with ``_replace``), folded from events by ``evolve``.
+
+``TableState.version`` is the number of events folded so far. ``waiting_on`` and ``deadline_ms`` tell the
+shell whom the table waits on and until when (schedule ``Timeout(expected_version=state.version)`` then).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .config import TableConfig
+from .events import HandResult
+
+# Punter hand statuses (API.md): waiting (not yet its turn) | playing | stood | bust | closed (15 hp) |
+# settled (pair of sevens, settled at once) | void (dealt in, then out without a stake; shown as "closed").
+WAITING = "waiting"
+PLAYING = "playing"
+STOOD = "stood"
+BUSTED = "bust"
+CLOSED = "closed"
+SETTLED = "settled"
+VOID = "void"
+LIVE_STATUSES = frozenset({WAITING, PLAYING})
+UNSETTLED_STATUSES = frozenset({STOOD, CLOSED})
+
+
+class SeatState(NamedTuple):
+    """A seated player."""
+
+    seat: int
+    player_id: str
+    username: str
+    client_seed: str
+    sitting_out: bool = False
+    sit_out_reason: str | None = None
+    timeouts: int = 0
+    leaving: bool = False
+
+
+class PunterHand(NamedTuple):
+    """One punter hand of the current hand (a punter who splits has several, by ``index``)."""
+
+    seat: int
+    index: int
+    player_id: str
+    stake: int = 0
+    cards: tuple[str, ...] = ()
+    face_up: tuple[bool, ...] = ()
+    status: str = WAITING
+    shown: bool = False
+    category: str | None = None
+    total_hp: int | None = None
+    matta_hp: int | None = None
+    punter_reserve: int = 0
+    banker_reserve: int = 0
+    result: HandResult | None = None
+
+
+class BankerHand(NamedTuple):
+    """The banker's hand (``seat``/``player_id`` None for the house)."""
+
+    seat: int | None
+    player_id: str | None
+    cards: tuple[str, ...] = ()
+    face_up: tuple[bool, ...] = ()
+    status: str = WAITING
+    played: bool = False
+    category: str | None = None
+    total_hp: int | None = None
+    matta_hp: int | None = None
+
+
+class Awaiting(NamedTuple):
+    """Whom the table waits on: ``seat`` (None: every punter owing a bet), ``hand``, ``kind``, deadline."""
+
+    seat: int | None
+    hand: int | None
+    kind: str
+    deadline_ms: int
+
+
+class HandState(NamedTuple):
+    """The current (or last) hand. ``phase``: betting | dealing | punters | banker | settled | abandoned."""
+
+    number: int
+    phase: str
+    banker: BankerHand
+    seed_commitment: str
+    server_seed: str
+    client_seed: str
+    stake: int | None
+    entrants: tuple[int, ...]
+    deck: tuple[str, ...]
+    next_card: int = 0
+    punters: tuple[PunterHand, ...] = ()
+    split_seats: frozenset[int] = frozenset()
+    pending: tuple[int, str] | None = None
+    results: tuple[HandResult, ...] = ()
+    payouts: tuple[tuple[str, int], ...] = ()
+    next_banker_seat: int | None = None
+
+    @property
+    def in_play(self) -> bool:
+        """True until the hand is settled or abandoned."""
+        return self.phase not in ("settled", "abandoned")
+
+    def hands_of(self, seat: int) -> tuple[PunterHand, ...]:
+        """The hands of ``seat`` in index order."""
+        return tuple(h for h in self.punters if h.seat == seat)
+
+    def find(self, seat: int, index: int) -> PunterHand | None:
+        """The hand (seat, index), if any."""
+        for h in self.punters:
+            if h.seat == seat and h.index == index:
+                return h
+        return None
+
+
+class TableState(NamedTuple):
+    """Everything the rules need about one table. ``initial_state()`` is the state before any event."""
+
+    version: int = 0
+    config: TableConfig | None = None
+    seats: tuple[SeatState, ...] = ()
+    banker_seat: int | None = None
+    last_banker_seat: int | None = None
+    banker_retiring: bool = False
+    stake: int | None = None
+    hands_opened: int = 0
+    settled_through: int = 0
+    idle: bool = False
+    hand: HandState | None = None
+    awaiting: Awaiting | None = None
+    #: TEST-ONLY seam (see ``tables.rules.testing``): no command or event can set it; a hand opened while it
+    #: is set deals these cards first instead of the published shuffle, so it could never verify.
+    rigged_stock: tuple[str, ...] | None = None
+
+    @property
+    def phase(self) -> str:
+        """The API phase: waiting | betting | dealing | punters | banker | settled."""
+        hand = self.hand
+        if hand is None or hand.phase == "abandoned":
+            return "waiting"
+        return hand.phase
+
+    @property
+    def waiting_on(self) -> Awaiting | None:
+        """Whom the table waits on now (seat/hand/kind/deadline), or None."""
+        return self.awaiting
+
+    @property
+    def deadline_ms(self) -> int | None:
+        """When the current wait times out (epoch ms), or None."""
+        return self.awaiting.deadline_ms if self.awaiting is not None else None
+
+    @property
+    def hand_in_play(self) -> bool:
+        """True while a hand is between opening and settlement."""
+        return self.hand is not None and self.hand.in_play
+
+    def seat_of(self, player_id: str | None) -> SeatState | None:
+        """The seat of ``player_id``, if seated."""
+        for s in self.seats:
+            if s.player_id == player_id:
+                return s
+        return None
+
+    def seat_at(self, seat: int) -> SeatState | None:
+        """The player at seat number ``seat``, if any."""
+        for s in self.seats:
+            if s.seat == seat:
+                return s
+        return None
+
+    def play_order(self) -> tuple[int, ...]:
+        """Occupied seats in play order: from the banker's right (next seat number, wrapping); house: ascending."""
+        seats = [s.seat for s in self.seats]
+        b = self.banker_seat
+        if b is None:
+            return tuple(seats)
+        after = [n for n in seats if n > b]
+        before = [n for n in seats if n < b]
+        return tuple(after + before)
+
+
+def initial_state() -> TableState:
+    """The state of a table stream before its first event."""
+    return TableState()

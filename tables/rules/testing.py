@@ -1,0 +1,42 @@
+"""TEST-ONLY seams. Nothing here is reachable from a command or an event.
+
+Scenario tests need a known stock. :func:`rig_next_hand` returns a copy of a state whose *next* opened hand
+deals the given cards first (then the rest of the pack in canonical order) instead of the published
+shuffle. The rigged deck lives only in the in-memory state: the events still carry the real seed,
+commitment and client seed, so verification (which recomputes the deck from the seed) would reject any
+hand played this way. Production code never calls this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .cards import is_card
+from .config import TableConfig
+from .events import BankPassed, Event, SeatTaken, TableCreated
+from .evolve import evolve
+from .state import TableState, initial_state
+
+
+def rig_next_hand(state: TableState, stock: Sequence[str]) -> TableState:
+    """A copy of ``state`` whose next opened hand deals ``stock`` first (test-only)."""
+    if len(set(stock)) != len(stock) or not all(is_card(c) for c in stock):
+        raise ValueError("a rigged stock holds distinct card codes")
+    return state._replace(rigged_stock=tuple(stock))
+
+
+def seated_table(
+    config: TableConfig, players: Sequence[tuple[str, str]], *, banker: str | None = None
+) -> tuple[list[Event], TableState]:
+    """Fold the events of a table with ``players`` (id, username) in seats 1, 2, ... and ``banker`` holding
+    the bank, without opening a hand (test-only: a real table draws its first banker)."""
+    events: list[Event] = [TableCreated(config)]
+    for number, (player_id, username) in enumerate(players, start=1):
+        events.append(SeatTaken(number, player_id, username, player_id))
+    if banker is not None:
+        seat = 1 + [p for p, _ in players].index(banker)
+        events.append(BankPassed(None, seat, banker, "test"))
+    state = initial_state()
+    for event in events:
+        state = evolve(state, event)
+    return events, state
