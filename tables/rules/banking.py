@@ -56,7 +56,12 @@ def ensure_banker(tx: Tx) -> bool:
         reason = "sat_out" if current.sitting_out else "cannot_cover"
         successor = offer_from(tx, current.seat)
         tx.emit(
-            BankPassed(current.seat, successor.seat if successor else None, successor.player_id if successor else None, reason)
+            BankPassed(
+                current.seat,
+                successor.seat if successor else None,
+                successor.player_id if successor else None,
+                reason,
+            )
         )
         return successor is not None
     if state.last_banker_seat is not None:

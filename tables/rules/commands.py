@@ -221,7 +221,8 @@ def command_for_action(action: str, ctx: Context, player_id: str, args: Mapping[
     if action == "stand":
         return Stand(ctx, player_id, _int_arg(args, "hand", required=False))
     if action == "raise":
-        return Raise(ctx, player_id, _int_arg(args, "amount", required=True) or 0, _int_arg(args, "hand", required=False))
+        amount = _int_arg(args, "amount", required=True) or 0
+        return Raise(ctx, player_id, amount, _int_arg(args, "hand", required=False))
     if action == "split":
         return Split(ctx, player_id, _int_arg(args, "amount", required=False), _int_arg(args, "hand", required=False))
     if action == "assign":

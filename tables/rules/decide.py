@@ -58,9 +58,11 @@ from .events import (
     SatIn,
     SatOut,
     SeatLeft,
-    SeatTaken as SeatTakenEvent,
     StakeSet,
     TableCreated,
+)
+from .events import (
+    SeatTaken as SeatTakenEvent,
 )
 from .flow import (
     after_card,
@@ -256,9 +258,9 @@ def _auto_assign(tx: Tx, seat: int) -> int:
     target = next(
         (h for h in open_hands if evaluate((*h.cards, card), tx.rules, split=True).category != BUST), open_hands[0]
     )
-    tx.emit(CardAssigned(seat, target.index, card))
-    after_card(tx, seat, target.index)
-    return target.index
+    tx.emit(CardAssigned(seat, target.hand_index, card))
+    after_card(tx, seat, target.hand_index)
+    return target.hand_index
 
 
 def _timeout(tx: Tx, cmd: Timeout) -> None:
@@ -276,7 +278,7 @@ def _timeout(tx: Tx, cmd: Timeout) -> None:
             if tx.rules.bet_timing == "before_deal":
                 tx.emit(PunterSkipped(h.seat, h.player_id, "timeout"))
             else:
-                bet_for_timeout(tx, tx.hand.find(h.seat, h.index) or h)
+                bet_for_timeout(tx, tx.hand.find(h.seat, h.hand_index) or h)
         close_betting(tx)
         return
     assert aw.seat is not None
@@ -288,9 +290,9 @@ def _timeout(tx: Tx, cmd: Timeout) -> None:
         settle(tx)
         return
     if aw.kind == "bet":
-        h = tx.hand.find(aw.seat, aw.hand if aw.hand is not None else 0)
-        assert h is not None
-        if not bet_for_timeout(tx, h):
+        debtor = tx.hand.find(aw.seat, aw.hand if aw.hand is not None else 0)
+        assert debtor is not None
+        if not bet_for_timeout(tx, debtor):
             start_next_turn(tx)
             return
     elif aw.kind == "assign":
@@ -350,4 +352,4 @@ def decide(command: Command, state: TableState) -> list[Event]:
     return handle(command, state)[0]
 
 
-__all__ = ["decide", "handle", "acted"]
+__all__ = ["acted", "decide", "handle"]

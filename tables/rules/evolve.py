@@ -77,14 +77,14 @@ def _replace_seat(state: TableState, seat: int, **changes: Any) -> tuple[SeatSta
 def _replace_punter(hand: HandState, seat: int | None, index: int, **changes: Any) -> tuple[PunterHand, ...]:
     punters = hand.punters
     for i, h in enumerate(punters):
-        if h.seat == seat and h.index == index:
-            return punters[:i] + (h._replace(**changes),) + punters[i + 1 :]
+        if h.seat == seat and h.hand_index == index:
+            return (*punters[:i], h._replace(**changes), *punters[i + 1 :])
     raise ValueError(f"no hand {index} at seat {seat}")  # pragma: no cover
 
 
 def _get_punter(hand: HandState, seat: int | None, index: int) -> PunterHand:
     for h in hand.punters:
-        if h.seat == seat and h.index == index:
+        if h.seat == seat and h.hand_index == index:
             return h
     raise ValueError(f"no hand {index} at seat {seat}")  # pragma: no cover
 
@@ -131,14 +131,14 @@ def _streak_reset(state: TableState, e: TimeoutStreakReset) -> TableState:
 
 
 def _first_banker(state: TableState, e: FirstBankerDrawn) -> TableState:
-    return state._replace(
-        version=state.version + 1, banker_seat=e.seat, last_banker_seat=e.seat, banker_retiring=False
-    )
+    return state._replace(version=state.version + 1, banker_seat=e.seat, last_banker_seat=e.seat, banker_retiring=False)
 
 
 def _bank_passed(state: TableState, e: BankPassed) -> TableState:
     last = e.to_seat if e.to_seat is not None else (e.from_seat if e.from_seat is not None else state.last_banker_seat)
-    return state._replace(version=state.version + 1, banker_seat=e.to_seat, last_banker_seat=last, banker_retiring=False)
+    return state._replace(
+        version=state.version + 1, banker_seat=e.to_seat, last_banker_seat=last, banker_retiring=False
+    )
 
 
 def _retirement_requested(state: TableState, e: BankRetirementRequested) -> TableState:
@@ -209,9 +209,7 @@ def _bet_placed(state: TableState, e: BetPlaced) -> TableState:
 
 def _punter_skipped(state: TableState, e: PunterSkipped) -> TableState:
     hand = _hand(state)
-    punters = tuple(
-        (h._replace(status=VOID) if h.cards else None) if h.seat == e.seat else h for h in hand.punters
-    )
+    punters = tuple((h._replace(status=VOID) if h.cards else None) if h.seat == e.seat else h for h in hand.punters)
     kept = tuple(h for h in punters if h is not None)
     entrants = tuple(s for s in hand.entrants if s != e.seat)
     return state._replace(version=state.version + 1, hand=hand._replace(punters=kept, entrants=entrants))
@@ -241,7 +239,7 @@ def _card_dealt(state: TableState, e: CardDealt) -> TableState:
 
 def _turn_up(cards: tuple[str, ...], face_up: tuple[bool, ...], card: str) -> tuple[bool, ...]:
     i = cards.index(card)
-    return face_up[:i] + (True,) + face_up[i + 1 :]
+    return (*face_up[:i], True, *face_up[i + 1 :])
 
 
 def _card_turned_up(state: TableState, e: CardTurnedUp) -> TableState:
@@ -302,7 +300,7 @@ def _hand_split(state: TableState, e: HandSplit) -> TableState:
         banker_reserve=e.banker_reserve,
     )
     last = max(i for i, h in enumerate(punters) if h.seat == e.seat)
-    punters = punters[: last + 1] + (new,) + punters[last + 1 :]
+    punters = (*punters[: last + 1], new, *punters[last + 1 :])
     hand = hand._replace(punters=punters, pending=pending, split_seats=hand.split_seats | {e.seat})
     return state._replace(version=state.version + 1, hand=hand)
 
@@ -367,7 +365,7 @@ def _hand_settled(state: TableState, e: HandSettled) -> TableState:
     by_hand = {(r.seat, r.hand): r for r in e.results}
     punters = []
     for h in hand.punters:
-        r = by_hand.get((h.seat, h.index))
+        r = by_hand.get((h.seat, h.hand_index))
         if r is None:
             punters.append(h._replace(shown=True))
         else:

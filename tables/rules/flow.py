@@ -48,9 +48,7 @@ def owed_bank_reserve(tx: Tx, exclude: tuple[int, int] | None) -> int:
     if tx.rules.bet_timing == "before_deal":
         return 0
     hand = tx.hand
-    owing = sum(
-        1 for h in hand.punters if h.stake == 0 and h.status != VOID and (h.seat, h.index) != exclude
-    )
+    owing = sum(1 for h in hand.punters if h.stake == 0 and h.status != VOID and (h.seat, h.hand_index) != exclude)
     return owing * tx.min_stake(hand) * tx.win_mult
 
 
@@ -84,7 +82,8 @@ def commit_reserves(tx: Tx, player_id: str, punter_reserve: int, banker_reserve:
 def _entrants(tx: Tx) -> tuple[int, ...]:
     state = tx.state
     minimum = tx.min_stake()
-    bank_left = tx.available(state.seat_at(state.banker_seat).player_id if state.banker_seat is not None else None)
+    banker = state.seat_at(state.banker_seat) if state.banker_seat is not None else None
+    bank_left = tx.available(banker.player_id if banker is not None else None)
     betting_first = tx.rules.bet_timing == "before_deal"
     chosen: list[int] = []
     for number in state.play_order():
@@ -159,16 +158,23 @@ def draw(tx: Tx) -> tuple[str, int] | None:
     return hand.deck[i], i
 
 
+def _draw_for_deal(tx: Tx) -> tuple[str, int]:
+    drawn = draw(tx)
+    if drawn is None:  # pragma: no cover - 8 participants never exhaust 40 cards in the first round
+        raise RuntimeError("the stock cannot run out during the first round")
+    return drawn
+
+
 def deal_round(tx: Tx) -> None:
     """One card face down to each punter hand in play order, then one to the banker."""
     hand = tx.hand
     for h in hand.punters:
         if h.status == VOID:
             continue
-        card, i = draw(tx) or ("", -1)
+        card, i = _draw_for_deal(tx)
         tx.emit(CardDealt(hand.number, h.seat, h.player_id, 0, False, card, False, i))
     b = hand.banker
-    card, i = draw(tx) or ("", -1)
+    card, i = _draw_for_deal(tx)
     tx.emit(CardDealt(hand.number, b.seat, b.player_id, 0, True, card, False, i))
 
 
@@ -201,11 +207,11 @@ def bet_for_timeout(tx: Tx, h: PunterHand) -> bool:
     """Bet the minimum (or S) for a punter who owes a bet and did not act; skip him if it cannot be covered."""
     amount = tx.min_stake(tx.hand)
     try:
-        pr, br = check_reserves(tx, h.player_id, amount, (h.seat, h.index))
+        pr, br = check_reserves(tx, h.player_id, amount, (h.seat, h.hand_index))
     except (InsufficientFunds, BankCannotCover) as refused:
         tx.emit(PunterSkipped(h.seat, h.player_id, refused.code))
         return False
-    tx.emit(BetPlaced(h.seat, h.player_id, h.index, amount, amount, pr, br, banker_party(tx), True))
+    tx.emit(BetPlaced(h.seat, h.player_id, h.hand_index, amount, amount, pr, br, banker_party(tx), True))
     commit_reserves(tx, h.player_id, pr, br)
     return True
 
@@ -249,7 +255,7 @@ def continue_turn(tx: Tx, seat: int, index: int) -> None:
             return
         open_hands = [h for h in hand.punters if h.seat == seat and h.status == PLAYING]
         if open_hands:
-            tx.emit(ActionAwaited(seat, open_hands[0].index, "play", tx.turn_deadline()))
+            tx.emit(ActionAwaited(seat, open_hands[0].hand_index, "play", tx.turn_deadline()))
             return
     else:
         h = hand.find(seat, index)
@@ -264,7 +270,7 @@ def start_next_turn(tx: Tx) -> None:
     for h in tx.hand.punters:
         if h.status == WAITING:
             kind = "bet" if h.stake == 0 else "play"
-            tx.emit(ActionAwaited(h.seat, h.index, kind, tx.turn_deadline()))
+            tx.emit(ActionAwaited(h.seat, h.hand_index, kind, tx.turn_deadline()))
             return
     banker_turn(tx)
 
@@ -273,7 +279,7 @@ def stand_all(tx: Tx, seat: int, reason: str) -> None:
     """Stand every hand of ``seat`` that is still live."""
     for h in tx.hand.punters:
         if h.seat == seat and h.status in (WAITING, PLAYING) and h.stake > 0:
-            tx.emit(HandStood(seat, h.index, False, reason))
+            tx.emit(HandStood(seat, h.hand_index, False, reason))
 
 
 # -- the banker ----------------------------------------------------------------------------------------------
@@ -350,7 +356,7 @@ def settle(tx: Tx) -> None:
             HandResult(
                 seat=h.seat,
                 player_id=h.player_id,
-                hand=h.index,
+                hand=h.hand_index,
                 bet=h.stake,
                 category=score.category,
                 total_half_points=score.total_hp,

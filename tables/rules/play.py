@@ -61,9 +61,7 @@ def _check_amount(tx: Tx, amount: int, *, low: int, high: int) -> None:
             raise BetOutOfLimits(f"the stake is fixed by the bank at {fixed}", {"stake": fixed, "amount": amount})
         return
     if not low <= amount <= high:
-        raise BetOutOfLimits(
-            f"the stake must be between {low} and {high}", {"min": low, "max": high, "amount": amount}
-        )
+        raise BetOutOfLimits(f"the stake must be between {low} and {high}", {"min": low, "max": high, "amount": amount})
 
 
 # -- bets ----------------------------------------------------------------------------------------------------
@@ -164,21 +162,21 @@ def hit(tx: Tx, cmd: Hit | HitFaceDown) -> None:
         if multi:
             stand_all(tx, seat.seat, "stock_exhausted")
         else:
-            tx.emit(HandStood(seat.seat, h.index, False, "stock_exhausted"))
-        continue_turn(tx, seat.seat, h.index)
+            tx.emit(HandStood(seat.seat, h.hand_index, False, "stock_exhausted"))
+        continue_turn(tx, seat.seat, h.hand_index)
         return
     card, deck_index = drawn
     if multi:
         tx.emit(CardDealt(number, seat.seat, seat.player_id, None, False, card, True, deck_index))
-        continue_turn(tx, seat.seat, h.index)
+        continue_turn(tx, seat.seat, h.hand_index)
         return
     if face_down:
         for code, up in zip(h.cards, h.face_up, strict=True):
             if not up:
-                tx.emit(CardTurnedUp(seat.seat, h.index, False, code))
-    tx.emit(CardDealt(number, seat.seat, seat.player_id, h.index, False, card, not face_down, deck_index))
-    after_card(tx, seat.seat, h.index)
-    continue_turn(tx, seat.seat, h.index)
+                tx.emit(CardTurnedUp(seat.seat, h.hand_index, False, code))
+    tx.emit(CardDealt(number, seat.seat, seat.player_id, h.hand_index, False, card, not face_down, deck_index))
+    after_card(tx, seat.seat, h.hand_index)
+    continue_turn(tx, seat.seat, h.hand_index)
 
 
 def stand(tx: Tx, cmd: Stand) -> None:
@@ -193,8 +191,8 @@ def stand(tx: Tx, cmd: Stand) -> None:
         raise IllegalAction("give the drawn card to a hand first")
     h = _target(tx, seat, aw, cmd.hand)
     acted(tx, seat)
-    tx.emit(HandStood(seat.seat, h.index, False, "action"))
-    continue_turn(tx, seat.seat, h.index)
+    tx.emit(HandStood(seat.seat, h.hand_index, False, "action"))
+    continue_turn(tx, seat.seat, h.hand_index)
 
 
 def raise_stake(tx: Tx, cmd: Raise) -> None:
@@ -215,9 +213,10 @@ def raise_stake(tx: Tx, cmd: Raise) -> None:
         )
     pr, br = check_reserves(tx, cmd.player_id, cmd.amount, None)
     acted(tx, seat)
-    tx.emit(StakeRaised(seat.seat, cmd.player_id, h.index, cmd.amount, h.stake + cmd.amount, pr, br, banker_party(tx)))
+    total = h.stake + cmd.amount
+    tx.emit(StakeRaised(seat.seat, cmd.player_id, h.hand_index, cmd.amount, total, pr, br, banker_party(tx)))
     commit_reserves(tx, cmd.player_id, pr, br)
-    continue_turn(tx, seat.seat, h.index)
+    continue_turn(tx, seat.seat, h.hand_index)
 
 
 def _all_pictures(tx: Tx, seat: int) -> bool:
@@ -242,7 +241,7 @@ def split(tx: Tx, cmd: Split) -> None:
     mine = hand.hands_of(seat.seat)
     if len(mine) >= rules.max_hands_per_punter:
         raise IllegalAction(f"at most {rules.max_hands_per_punter} hands per punter")
-    new_index = max(h.index for h in mine) + 1
+    new_index = max(h.hand_index for h in mine) + 1
     config = tx.config
     source: PunterHand | None = None
     if rules.split_mode == "spanish":
@@ -275,16 +274,14 @@ def split(tx: Tx, cmd: Split) -> None:
         assert source is not None
         for code, up in zip(source.cards, source.face_up, strict=True):
             if not up:
-                tx.emit(CardTurnedUp(seat.seat, source.index, False, code))
+                tx.emit(CardTurnedUp(seat.seat, source.hand_index, False, code))
     elif seat.seat not in hand.split_seats:
         for h in mine:
             for code, up in zip(h.cards, h.face_up, strict=True):
                 if not up:
-                    tx.emit(CardTurnedUp(seat.seat, h.index, False, code))
-    from_hand = source.index if source is not None else None
-    tx.emit(
-        HandSplit(seat.seat, cmd.player_id, from_hand, new_index, card, amount, pr, br, banker_party(tx), open_now)
-    )
+                    tx.emit(CardTurnedUp(seat.seat, h.hand_index, False, code))
+    from_hand = source.hand_index if source is not None else None
+    tx.emit(HandSplit(seat.seat, cmd.player_id, from_hand, new_index, card, amount, pr, br, banker_party(tx), open_now))
     commit_reserves(tx, cmd.player_id, pr, br)
     continue_turn(tx, seat.seat, from_hand if from_hand is not None else 0)
 
@@ -302,9 +299,9 @@ def assign(tx: Tx, cmd: Assign) -> None:
         raise IllegalAction(f"hand {cmd.hand} is not open", {"hand": cmd.hand})
     assert hand.pending is not None
     acted(tx, seat)
-    tx.emit(CardAssigned(seat.seat, h.index, hand.pending[1]))
-    after_card(tx, seat.seat, h.index)
-    continue_turn(tx, seat.seat, h.index)
+    tx.emit(CardAssigned(seat.seat, h.hand_index, hand.pending[1]))
+    after_card(tx, seat.seat, h.hand_index)
+    continue_turn(tx, seat.seat, h.hand_index)
 
 
 # -- the player banker ---------------------------------------------------------------------------------------

@@ -170,6 +170,10 @@ def banker_loss_multiplier(rules: Rules) -> int:
     return max(candidates)
 
 
+def _int_in(value: object, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
 def _check_value(name: str, value: object) -> None:
     if name in _BOOLS:
         if not isinstance(value, bool):
@@ -186,9 +190,8 @@ def _check_value(name: str, value: object) -> None:
     elif name == "max_hands_per_punter":
         if not isinstance(value, int) or isinstance(value, bool) or not 2 <= value <= 8:
             raise invalid(name, "toggle max_hands_per_punter must be an integer from 2 to 8")
-    elif name == "banker_stands_at_hp":
-        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 15:
-            raise invalid(name, "toggle banker_stands_at_hp must be an integer number of half-points from 1 to 15")
+    elif name == "banker_stands_at_hp" and not _int_in(value, 1, 15):
+        raise invalid(name, "toggle banker_stands_at_hp must be an integer number of half-points from 1 to 15")
 
 
 def _enabled(rules: Rules, toggle: str) -> bool:
@@ -225,11 +228,12 @@ def resolve_rules(preset: str, overrides: Mapping[str, object] | None = None) ->
     if preset not in PRESETS:
         raise invalid("preset", f"preset must be one of {', '.join(PRESET_NAMES)}")
     overrides = dict(overrides or {})
+    changes: dict[str, Any] = overrides
     for name, value in overrides.items():
         if name not in TOGGLES:
             raise invalid(name, f"unknown toggle {name}")
         _check_value(name, value)
-    rules = replace(PRESETS[preset], **overrides)
+    rules = replace(PRESETS[preset], **changes)
     validate_rules(rules, frozenset(overrides))
     return rules
 

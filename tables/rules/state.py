@@ -41,7 +41,7 @@ class PunterHand(NamedTuple):
     """One punter hand of the current hand (a punter who splits has several, by ``index``)."""
 
     seat: int
-    index: int
+    hand_index: int
     player_id: str
     stake: int = 0
     cards: tuple[str, ...] = ()
@@ -111,7 +111,7 @@ class HandState(NamedTuple):
     def find(self, seat: int, index: int) -> PunterHand | None:
         """The hand (seat, index), if any."""
         for h in self.punters:
-            if h.seat == seat and h.index == index:
+            if h.seat == seat and h.hand_index == index:
                 return h
         return None
 

@@ -19,7 +19,7 @@ from .state import HandState, TableState
 class Tx:
     """Accumulates the events of one command and the state they lead to."""
 
-    __slots__ = ("state", "events", "ctx", "_delta", "config", "rules", "loss_mult", "win_mult")
+    __slots__ = ("_delta", "config", "ctx", "events", "loss_mult", "rules", "state", "win_mult")
 
     def __init__(self, state: TableState, ctx: Context) -> None:
         self.state = state

@@ -1,0 +1,144 @@
+"""Hand history (API.md ``GET /hands/{id}``) from a table's events: a pure helper for the shell.
+
+The shell adds ids, usernames it keeps elsewhere, the recorded commands (``actions``) and ledger rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .events import CardDealt, Event, HandAbandoned, HandOpened, HandSettled
+from .evolve import evolve
+from .state import TableState, initial_state
+from .view import Viewer, card_visible
+
+
+def hand_history(
+    events: Sequence[Event],
+    number: int,
+    *,
+    start_version: int = 1,
+    state: TableState | None = None,
+    viewer: Viewer | None = None,
+) -> dict[str, Any]:
+    """The history of hand ``number`` found in ``events`` (the stream from ``start_version``; ``state`` is
+    the state before them, default empty). Deals are in deck order with the stream ``seq`` of each, the
+    hand each card ended in (a Hungarian card: the hand it was assigned to), results and the next banker.
+    Until the hand is settled, cards ``viewer`` may not see are ``None`` and seed and deck are withheld.
+    """
+    viewer = viewer or Viewer.auditor()
+    current = initial_state() if state is None else state
+    deals: list[tuple[int, CardDealt]] = []
+    opened: TableState | None = None
+    final: TableState | None = None
+    for offset, event in enumerate(events):
+        current = evolve(current, event)
+        if isinstance(event, HandOpened) and event.number == number:
+            opened = current
+        elif opened is not None and final is None:
+            if isinstance(event, CardDealt) and event.number == number:
+                deals.append((start_version + offset, event))
+            elif isinstance(event, (HandSettled, HandAbandoned)) and event.number == number:
+                final = current
+                break
+    if opened is None:
+        raise ValueError(f"hand {number} is not in these events")
+    last = final if final is not None else current
+    hand = last.hand
+    assert hand is not None and last.config is not None
+    settled = hand.phase in ("settled", "abandoned")
+    names = {s.seat: s.username for s in (opened.seats + last.seats)}
+    where: dict[str, tuple[int | None, int]] = {}
+    for h in hand.punters:
+        for code in h.cards:
+            where[code] = (h.seat, h.hand_index)
+    for code in hand.banker.cards:
+        where[code] = (hand.banker.seat, 0)
+    deal_rows = []
+    for seq, d in deals:
+        visible = card_visible(viewer, d.player_id, d.face_up, False, settled)
+        seat, index = where.get(d.card, (d.seat, d.hand if d.hand is not None else 0))
+        deal_rows.append(
+            {
+                "seq": seq,
+                "to_seat": seat,
+                "banker": d.banker,
+                "hand": index,
+                "card": d.card if visible else None,
+                "face_up": d.face_up,
+            }
+        )
+    participants: list[dict[str, Any]] = [
+        {
+            "seat": hand.banker.seat,
+            "player_id": hand.banker.player_id,
+            "username": names.get(hand.banker.seat) if hand.banker.seat is not None else None,
+            "role": "banker",
+            "hands": [
+                {
+                    "index": 0,
+                    "bet": None,
+                    "cards": list(hand.banker.cards) if settled else None,
+                    "total_half_points": hand.banker.total_hp if settled else None,
+                }
+            ],
+        }
+    ]
+    seats_seen: list[int] = []
+    for h in hand.punters:
+        if h.seat not in seats_seen:
+            seats_seen.append(h.seat)
+    for seat in seats_seen:
+        mine = [h for h in hand.punters if h.seat == seat]
+        participants.append(
+            {
+                "seat": seat,
+                "player_id": mine[0].player_id,
+                "username": names.get(seat),
+                "role": "punter",
+                "hands": [
+                    {
+                        "index": h.hand_index,
+                        "bet": h.stake,
+                        "cards": list(h.cards) if settled else None,
+                        "total_half_points": h.total_hp if settled else None,
+                    }
+                    for h in mine
+                ],
+            }
+        )
+    return {
+        "number": number,
+        "nonce": number,
+        "rules": last.config.rules.to_dict(),
+        "seed_commitment": hand.seed_commitment,
+        "client_seed": hand.client_seed,
+        "server_seed": hand.server_seed if settled else None,
+        "deck": list(hand.deck) if settled else None,
+        "settled": hand.phase == "settled",
+        "abandoned": hand.phase == "abandoned",
+        "banker": {"seat": hand.banker.seat, "player_id": hand.banker.player_id},
+        "participants": participants,
+        "deals": deal_rows,
+        "results": [
+            {
+                "seat": r.seat,
+                "player_id": r.player_id,
+                "hand": r.hand,
+                "bet": r.bet,
+                "category": r.category,
+                "total_half_points": r.total_half_points,
+                "matta_value": r.matta_value,
+                "outcome": r.outcome,
+                "tie": r.tie,
+                "multiplier": r.multiplier,
+                "net": r.net,
+            }
+            for r in hand.results
+        ],
+        "payouts": dict(hand.payouts),
+        "next_banker": {"seat": hand.next_banker_seat, "username": names.get(hand.next_banker_seat or -1)}
+        if hand.phase == "settled"
+        else None,
+    }

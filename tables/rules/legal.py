@@ -1,0 +1,81 @@
+"""``legal_actions(state, player_id)``: exactly the API actions ``decide`` would accept from this player now.
+
+Each action is probed through ``decide`` itself with its least demanding arguments (the minimum stake,
+a raise of one chip, the hand whose turn it is, each of the player's hands for ``assign``), so the list can
+never offer what ``decide`` refuses; since stake checks are monotone in the amount, it never omits an
+action that some argument would make ``decide`` accept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from .commands import (
+    Assign,
+    Context,
+    Hit,
+    HitFaceDown,
+    LeaveSeat,
+    PlaceBet,
+    PlayerCommand,
+    Raise,
+    RetireBank,
+    SetStake,
+    SitDown,
+    SitIn,
+    SitOut,
+    Split,
+    Stand,
+)
+from .decide import handle
+from .errors import DomainError
+from .state import TableState
+
+_PROBE_ENTROPY = "0" * 64
+_UNLIMITED = 10**15
+
+
+def _candidates(state: TableState, player_id: str, ctx: Context) -> Iterator[tuple[str, list[PlayerCommand]]]:
+    config = state.config
+    if config is None:
+        return
+    hand = state.hand
+    bank_fixed = config.rules.stake_mode == "bank_fixed"
+    next_stake = state.stake if bank_fixed and state.stake is not None else config.min_bet
+    bet = hand.stake if bank_fixed and hand is not None and hand.in_play and hand.stake is not None else next_stake
+    seat = state.seat_of(player_id)
+    yield "sit_down", [SitDown(ctx, player_id, player_id)]
+    yield "leave", [LeaveSeat(ctx, player_id)]
+    yield "bet", [PlaceBet(ctx, player_id, bet)]
+    yield "hit", [Hit(ctx, player_id)]
+    yield "hit_face_down", [HitFaceDown(ctx, player_id)]
+    yield "stand", [Stand(ctx, player_id)]
+    yield "raise", [Raise(ctx, player_id, 1)]
+    yield "split", [Split(ctx, player_id)]
+    indexes = sorted({h.hand_index for h in hand.punters if seat is not None and h.seat == seat.seat}) if hand else []
+    yield "assign", [Assign(ctx, player_id, i) for i in indexes]
+    yield "sit_out", [SitOut(ctx, player_id)]
+    yield "sit_in", [SitIn(ctx, player_id)]
+    yield "set_stake", [SetStake(ctx, player_id, next_stake)]
+    yield "retire_bank", [RetireBank(ctx, player_id)]
+
+
+def legal_actions(state: TableState, player_id: str, wallets: Mapping[str, int] | None = None) -> list[str]:
+    """The API action names ``player_id`` may send now, in a fixed order.
+
+    With ``wallets`` (as the next command's context would carry) funds are checked exactly as ``decide``
+    checks them; without, every player is assumed to afford any stake.
+    """
+    if wallets is None:
+        wallets = {s.player_id: _UNLIMITED for s in state.seats} | {player_id: _UNLIMITED}
+    ctx = Context(now_ms=0, wallets=wallets, entropy=_PROBE_ENTROPY)
+    allowed: list[str] = []
+    for name, commands in _candidates(state, player_id, ctx):
+        for command in commands:
+            try:
+                handle(command, state)
+            except DomainError:
+                continue
+            allowed.append(name)
+            break
+    return allowed

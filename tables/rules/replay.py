@@ -1,0 +1,34 @@
+"""Folding events: the state after any event of a stream (``functools.reduce(evolve, events, initial)``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .events import Event
+from .evolve import evolve
+from .state import TableState, initial_state
+
+
+def fold(events: Iterable[Event], state: TableState | None = None) -> TableState:
+    """The state after applying ``events`` to ``state`` (default: the initial state)."""
+    current = initial_state() if state is None else state
+    for event in events:
+        current = evolve(current, event)
+    return current
+
+
+def replay(events: Iterable[Event], state: TableState | None = None) -> list[TableState]:
+    """The state after each event, in order (``replay(events)[i]`` is the state at version i + 1 from empty)."""
+    current = initial_state() if state is None else state
+    states: list[TableState] = []
+    for event in events:
+        current = evolve(current, event)
+        states.append(current)
+    return states
+
+
+def state_after(events: Sequence[Event], n: int, state: TableState | None = None) -> TableState:
+    """The state after the first ``n`` events."""
+    if not 0 <= n <= len(events):
+        raise ValueError(f"n must be between 0 and {len(events)}")
+    return fold(events[:n], state)
