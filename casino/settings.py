@@ -137,14 +137,46 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Anyone may register through the API unless this is off (then POST /api/v1/auth/register is 403).
+REGISTRATION_OPEN = env_bool("REGISTRATION_OPEN", True)
+
+
+def env_rate(name: str, default: str) -> str | None:
+    """A DRF throttle rate from the environment (``"30/minute"``; ``"off"`` disables the scope)."""
+    value = os.environ.get(name, "").strip() or default
+    if value.lower() in {"off", "none"}:
+        return None
+    count, _, period = value.partition("/")
+    if not count.isdigit() or not period or period[0].lower() not in "smhd":
+        raise ImproperlyConfigured(f"{name} must look like 30/minute (or off), not {value!r}")
+    return value
+
+
+# Throttle rates (casino/api/throttling.py): per client IP on register/token, per user everywhere else.
+API_THROTTLE_RATES = {
+    "auth_burst": env_rate("THROTTLE_AUTH_BURST", "5/second"),
+    "auth_sustained": env_rate("THROTTLE_AUTH_SUSTAINED", "30/minute"),
+    "user_burst": env_rate("THROTTLE_USER_BURST", "30/second"),
+    "user_sustained": env_rate("THROTTLE_USER_SUSTAINED", "900/minute"),
+}
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "casino.api.schema.ApiAutoSchema",
+    "DEFAULT_PARSER_CLASSES": ["casino.api.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "casino.api.errors.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "casino.api.pagination.ApiPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_THROTTLE_CLASSES": [
+        "casino.api.throttling.UserBurstThrottle",
+        "casino.api.throttling.UserSustainedThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": API_THROTTLE_RATES,
+    # Proxies in front of the app whose X-Forwarded-For is trusted for the client IP of the throttles.
+    "NUM_PROXIES": env_int("THROTTLE_NUM_PROXIES", 1 if env_bool("BEHIND_TLS_PROXY") else 0),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Seven and a Half casino API",

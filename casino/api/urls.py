@@ -1,3 +1,18 @@
-from django.urls import URLPattern, URLResolver
+"""URLs of the REST API v1, mounted at ``/api/v1/`` (spec/API.md)."""
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from django.urls import URLPattern, URLResolver, path
+
+from casino.api.views.auth import RegisterView, TokenView
+from casino.api.views.cashier import DepositView, WithdrawalView
+from casino.api.views.me import ClientSeedView, MeView, MyHandsView, MyLedgerView
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("auth/register", RegisterView.as_view(), name="api-register"),
+    path("auth/token", TokenView.as_view(), name="api-token"),
+    path("me", MeView.as_view(), name="api-me"),
+    path("me/client-seed", ClientSeedView.as_view(), name="api-me-client-seed"),
+    path("me/ledger", MyLedgerView.as_view(), name="api-me-ledger"),
+    path("me/hands", MyHandsView.as_view(), name="api-me-hands"),
+    path("cashier/deposits", DepositView.as_view(), name="api-cashier-deposits"),
+    path("cashier/withdrawals", WithdrawalView.as_view(), name="api-cashier-withdrawals"),
+]

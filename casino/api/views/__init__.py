@@ -1,0 +1,1 @@
+"""The API's views: thin (validate -> one service or selector call -> serialise)."""

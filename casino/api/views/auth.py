@@ -1,0 +1,132 @@
+"""``POST /auth/register`` and ``POST /auth/token``: anonymous, throttled per IP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import authenticate, get_user_model, password_validation
+from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.authtoken.models import Token
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from casino.api.errors import ApiError
+from casino.api.idempotency import idempotent
+from casino.api.players import USERNAME_RULE, check_username, player_register
+from casino.api.schema import api_errors
+from casino.api.serializers import StrictCharField, StrictSerializer
+from casino.api.throttling import AUTH_THROTTLES
+
+PASSWORD_MAX_LENGTH = 128
+
+
+class RegistrationOpen(BasePermission):
+    """``settings.REGISTRATION_OPEN`` (env ``REGISTRATION_OPEN``, default on); closed is 403 ``forbidden``."""
+
+    message = "Registration is closed."
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        return bool(getattr(settings, "REGISTRATION_OPEN", True))
+
+
+class RegisterView(APIView):
+    authentication_classes: list[Any] = []
+    permission_classes = [RegistrationOpen]
+    throttle_classes = AUTH_THROTTLES
+
+    class InputSerializer(StrictSerializer):
+        username = StrictCharField(max_length=30, help_text=USERNAME_RULE)
+        password = StrictCharField(max_length=PASSWORD_MAX_LENGTH, trim_whitespace=False, write_only=True)
+
+        class Meta:
+            ref_name = "RegisterRequest"
+
+        def validate_username(self, value: str) -> str:
+            try:
+                return check_username(value)
+            except ApiError as exc:
+                raise serializers.ValidationError(exc.message) from exc
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            candidate = get_user_model()(username=attrs["username"])
+            try:
+                password_validation.validate_password(attrs["password"], user=candidate)
+            except DjangoValidationError as exc:
+                raise serializers.ValidationError({"password": list(exc.messages)}) from exc
+            return attrs
+
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.IntegerField()
+        username = serializers.CharField()
+        token = serializers.CharField()
+
+        class Meta:
+            ref_name = "RegisterResponse"
+
+    @extend_schema(
+        operation_id="auth_register",
+        summary="Register a player",
+        description=(
+            "Creates a player and returns an API token (`Authorization: Token <token>`). A username taken in "
+            "any letter case, a username breaking the rules or a password failing the password rules is 400 "
+            "`invalid_request` naming the field. 403 `forbidden` when registration is closed. The "
+            "Idempotency-Key header is checked but not stored (anonymous request): a repeat gets 400 "
+            "`invalid_request` (username taken) and the client then asks `/auth/token`."
+        ),
+        request=InputSerializer,
+        responses={201: OutputSerializer},
+        auth=[],
+    )
+    @api_errors("forbidden")
+    @idempotent
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user, token = player_register(**serializer.validated_data)
+        out = self.OutputSerializer({"id": user.pk, "username": user.get_username(), "token": token})
+        return Response(out.data, status=status.HTTP_201_CREATED)
+
+
+class TokenView(APIView):
+    authentication_classes: list[Any] = []
+    permission_classes: list[Any] = []
+    throttle_classes = AUTH_THROTTLES
+
+    class InputSerializer(StrictSerializer):
+        username = StrictCharField(max_length=150)
+        password = StrictCharField(max_length=PASSWORD_MAX_LENGTH, trim_whitespace=False, write_only=True)
+
+        class Meta:
+            ref_name = "TokenRequest"
+
+    class OutputSerializer(serializers.Serializer):
+        token = serializers.CharField()
+
+        class Meta:
+            ref_name = "TokenResponse"
+
+    @extend_schema(
+        operation_id="auth_token",
+        summary="Get the API token of a user",
+        description=(
+            "Returns the user's API token (the same one on every call). Wrong credentials, or an inactive "
+            "user, are 400 `invalid_request` (DRF's convention for obtaining a token)."
+        ),
+        request=InputSerializer,
+        responses={200: OutputSerializer},
+        auth=[],
+    )
+    @idempotent
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = authenticate(request._request, **serializer.validated_data)
+        if user is None:
+            raise serializers.ValidationError("Unable to log in with the provided credentials.")
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response(self.OutputSerializer({"token": token.key}).data)
