@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import invalid
+from .frozen import fast_frozen
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Context:
     """Shell-supplied data of one command: clock, wallets, entropy."""
@@ -25,6 +27,7 @@ class Context:
     entropy: str = "0" * 64
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Command:
     """Base of every command."""
@@ -37,6 +40,7 @@ class Command:
         return None
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class PlayerCommand(Command):
     """A command sent by a player."""
@@ -48,6 +52,7 @@ class PlayerCommand(Command):
         return self.player_id
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class CreateTable(Command):
     """Create the table: the first command of every stream (validated; errors name the field)."""
@@ -63,6 +68,7 @@ class CreateTable(Command):
     betting_timeout_s: int = 30
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class SitDown(PlayerCommand):
     """Take a seat (the lowest free one when ``seat`` is None); ``client_seed`` defaults to the player id."""
@@ -72,21 +78,25 @@ class SitDown(PlayerCommand):
     client_seed: str | None = None
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class LeaveSeat(PlayerCommand):
     """Leave: at once between hands, else after the current hand."""
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class SitOut(PlayerCommand):
     """Skip hands from the next one on."""
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class SitIn(PlayerCommand):
     """Take part again (or, between hands, say "ready" so a waiting table tries to open a hand)."""
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class SetClientSeed(PlayerCommand):
     """Set the player's client seed (1-64 characters) for hands opened from now on."""
@@ -94,6 +104,7 @@ class SetClientSeed(PlayerCommand):
     client_seed: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class PlaceBet(PlayerCommand):
     """Bet ``amount`` chips (exactly S under ``bank_fixed``)."""
@@ -101,6 +112,7 @@ class PlaceBet(PlayerCommand):
     amount: int
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Hit(PlayerCommand):
     """A card face up (punter or player banker)."""
@@ -108,6 +120,7 @@ class Hit(PlayerCommand):
     hand: int | None = None
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class HitFaceDown(PlayerCommand):
     """Turn the hidden card up, then take a new card face down (``hidden_card_swap``)."""
@@ -115,6 +128,7 @@ class HitFaceDown(PlayerCommand):
     hand: int | None = None
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Stand(PlayerCommand):
     """End the turn on a hand (or a player banker's turn)."""
@@ -122,6 +136,7 @@ class Stand(PlayerCommand):
     hand: int | None = None
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Raise(PlayerCommand):
     """Add ``amount`` chips to the stake of the live hand (``raise_on_draw``)."""
@@ -130,6 +145,7 @@ class Raise(PlayerCommand):
     hand: int | None = None
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Split(PlayerCommand):
     """Split (Spanish) or make a new hand (Hungarian) with stake ``amount`` (default: the least allowed)."""
@@ -138,6 +154,7 @@ class Split(PlayerCommand):
     hand: int | None = None
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Assign(PlayerCommand):
     """Hungarian: give the card just drawn to open hand ``hand``."""
@@ -145,6 +162,7 @@ class Assign(PlayerCommand):
     hand: int
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class SetStake(PlayerCommand):
     """Player banker under ``bank_fixed``: the stake S from the next hand on."""
@@ -152,11 +170,13 @@ class SetStake(PlayerCommand):
     amount: int
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class RetireBank(PlayerCommand):
     """Player banker: offer the bank on (at once between hands, else after the current hand)."""
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Timeout(Command):
     """System: the deadline of the wait at ``expected_version`` passed; a no-op if the table moved on."""

@@ -11,15 +11,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .config import TableConfig
+from .frozen import fast_frozen
 
 HOUSE = "house"
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Event:
     """Base of every event."""
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class TableCreated(Event):
     """The table exists with this validated configuration (the first event of every stream)."""
@@ -27,6 +30,7 @@ class TableCreated(Event):
     config: TableConfig
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class SeatTaken(Event):
     """A player sat down."""
@@ -37,6 +41,7 @@ class SeatTaken(Event):
     client_seed: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class LeaveRequested(Event):
     """A player in the current hand asked to leave: he leaves after it."""
@@ -45,6 +50,7 @@ class LeaveRequested(Event):
     player_id: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class SeatLeft(Event):
     """A player left the table (``reason``: ``request`` or ``after_hand``)."""
@@ -54,6 +60,7 @@ class SeatLeft(Event):
     reason: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class SatOut(Event):
     """A player skips hands from the next one on (``reason``: ``request`` or ``timeout``)."""
@@ -63,6 +70,7 @@ class SatOut(Event):
     reason: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class SatIn(Event):
     """A player takes part again (``reason``: ``request``, ``ready`` or ``acted``); his timeout streak is reset."""
@@ -72,6 +80,7 @@ class SatIn(Event):
     reason: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class ClientSeedSet(Event):
     """A player's client seed for hands opened from now on."""
@@ -81,6 +90,7 @@ class ClientSeedSet(Event):
     client_seed: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class PlayerTimedOut(Event):
     """The table waited in vain on a player; ``streak`` counts his timeouts in a row."""
@@ -91,6 +101,7 @@ class PlayerTimedOut(Event):
     waiting_for: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class TimeoutStreakReset(Event):
     """A player acted again: his count of timeouts in a row is back to zero."""
@@ -99,6 +110,7 @@ class TimeoutStreakReset(Event):
     player_id: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class FirstBankerDrawn(Event):
     """The first banker was drawn among ``candidates`` (seats) by HMAC over the command's entropy."""
@@ -108,6 +120,7 @@ class FirstBankerDrawn(Event):
     player_id: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class BankPassed(Event):
     """The bank changed hands between hands; ``to_seat`` None leaves the table without a banker."""
@@ -118,6 +131,7 @@ class BankPassed(Event):
     reason: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class BankRetirementRequested(Event):
     """The banker retires after the current hand."""
@@ -126,6 +140,7 @@ class BankRetirementRequested(Event):
     player_id: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class StakeSet(Event):
     """The player banker set the fixed stake S for hands opened from now on."""
@@ -135,6 +150,7 @@ class StakeSet(Event):
     amount: int
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class HandOpened(Event):
     """A hand opened: nonce ``number``, seed commitment, client seed and (hidden until settlement) server seed.
@@ -154,6 +170,7 @@ class HandOpened(Event):
     phase: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class ActionAwaited(Event):
     """The table now waits on ``seat`` (None: every punter who owes a bet) for ``kind`` until ``deadline_ms``.
@@ -168,6 +185,7 @@ class ActionAwaited(Event):
     deadline_ms: int
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class BetPlaced(Event):
     """A stake was placed (``by_timeout``: the minimum bet for a player who did not act)."""
@@ -183,6 +201,7 @@ class BetPlaced(Event):
     by_timeout: bool = False
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class PunterSkipped(Event):
     """A punter takes no part in this hand (``reason``: timeout, sat_out, left, insufficient_funds,
@@ -193,6 +212,7 @@ class PunterSkipped(Event):
     reason: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class BettingClosed(Event):
     """Every stake of the betting window is in: the deal (or play) follows."""
@@ -200,6 +220,7 @@ class BettingClosed(Event):
     number: int
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class CardDealt(Event):
     """The card at ``deck_index`` left the stock to ``seat``'s hand ``hand`` (None: a Hungarian card to assign).
@@ -217,6 +238,7 @@ class CardDealt(Event):
     deck_index: int
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class CardTurnedUp(Event):
     """A face-down card was turned face up for everybody."""
@@ -227,6 +249,7 @@ class CardTurnedUp(Event):
     card: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class CardAssigned(Event):
     """Hungarian: the drawn card went to open hand ``hand``."""
@@ -236,6 +259,7 @@ class CardAssigned(Event):
     card: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class StakeRaised(Event):
     """A punter added ``amount`` to a live hand's stake, now ``stake``."""
@@ -250,6 +274,7 @@ class StakeRaised(Event):
     banker_id: str | None
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class HandSplit(Event):
     """A picture started hand ``new_hand`` with stake ``amount`` (``from_hand`` None: the Hungarian drawn card).
@@ -269,6 +294,7 @@ class HandSplit(Event):
     open_now: bool
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class HandStood(Event):
     """A hand stands (``reason``: action, timeout, stock_exhausted, house_rule)."""
@@ -279,6 +305,7 @@ class HandStood(Event):
     reason: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class HandBusted(Event):
     """A hand went over 7½: shown at once; a punter's stake is lost whatever the banker does."""
@@ -290,6 +317,7 @@ class HandBusted(Event):
     matta_value: int | None
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class HandMadeSevenHalf(Event):
     """A hand reached 15 hp (``category`` seven_half or reale): shown at once, its turn ends."""
@@ -302,6 +330,7 @@ class HandMadeSevenHalf(Event):
     matta_value: int | None
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class HandMadePairOfSevens(Event):
     """Two natural sevens: shown at once; a punter's hand is settled at once, a banker's turn ends."""
@@ -311,6 +340,7 @@ class HandMadePairOfSevens(Event):
     banker: bool
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class BankerTurnStarted(Event):
     """The banker's turn: his card is turned up next (``seat`` None for the house)."""
@@ -318,6 +348,7 @@ class BankerTurnStarted(Event):
     seat: int | None
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class BankerTurnSkipped(Event):
     """No punter hand was left unsettled: the banker does not play and his card is not shown."""
@@ -325,6 +356,7 @@ class BankerTurnSkipped(Event):
     seat: int | None
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class HandResult:
     """The settlement of one punter hand (one row of the hand history's ``results``)."""
@@ -342,6 +374,7 @@ class HandResult:
     net: int
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class HandSettled(Event):
     """Showdown and settlement: one result per punter hand, escrow ``payouts`` per party (player ids and
@@ -363,6 +396,7 @@ class HandSettled(Event):
     server_seed: str = field(default="")
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class HandAbandoned(Event):
     """A hand closed without a deal (nobody staked when the window closed); its seed is revealed."""

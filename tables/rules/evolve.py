@@ -62,6 +62,49 @@ from .state import (
     TableState,
 )
 
+_new = tuple.__new__
+_T_HAND = TableState._fields.index("hand")
+_T_AWAITING = TableState._fields.index("awaiting")
+_H_PHASE = HandState._fields.index("phase")
+_H_BANKER = HandState._fields.index("banker")
+_H_NEXT = HandState._fields.index("next_card")
+_H_PUNTERS = HandState._fields.index("punters")
+_P_CARDS = PunterHand._fields.index("cards")
+_P_FACE = PunterHand._fields.index("face_up")
+_P_STATUS = PunterHand._fields.index("status")
+_P_MATTA = PunterHand._fields.index("matta_hp")
+_P_STAKE = PunterHand._fields.index("stake")
+_P_PRES = PunterHand._fields.index("punter_reserve")
+assert PunterHand._fields[_P_PRES + 1] == "banker_reserve"
+assert PunterHand._fields[_P_STATUS : _P_MATTA + 1] == ("status", "shown", "category", "total_hp", "matta_hp")
+
+
+def _set(cls: Any, t: Any, i: int, value: Any) -> Any:
+    """A copy of named tuple ``t`` with field number ``i`` set (cheaper than ``_replace``)."""
+    return _new(cls, (*t[:i], value, *t[i + 1 :]))
+
+
+def _with_hand(state: TableState, hand: HandState) -> TableState:
+    """``state`` one version later with ``hand``."""
+    return _new(TableState, (state[0] + 1, *state[1:_T_HAND], hand, *state[_T_HAND + 1 :]))
+
+
+def _with_hand_awaiting(state: TableState, hand: HandState, awaiting: Awaiting | None) -> TableState:
+    """``state`` one version later with ``hand`` and ``awaiting``."""
+    return _new(TableState, (state[0] + 1, *state[1:_T_HAND], hand, awaiting, *state[_T_AWAITING + 1 :]))
+
+
+def _find(punters: tuple[PunterHand, ...], seat: int | None, index: int) -> int:
+    for i, h in enumerate(punters):
+        if h[0] == seat and h[1] == index:
+            return i
+    raise ValueError(f"no hand {index} at seat {seat}")  # pragma: no cover
+
+
+def _put(hand: HandState, i: int, punter: PunterHand) -> HandState:
+    punters = hand[_H_PUNTERS]
+    return _set(HandState, hand, _H_PUNTERS, (*punters[:i], punter, *punters[i + 1 :]))
+
 
 def _hand(state: TableState) -> HandState:
     hand = state.hand
@@ -181,30 +224,38 @@ def _action_awaited(state: TableState, e: ActionAwaited) -> TableState:
     hand = _hand(state)
     kind = e.kind
     if kind == "bets":
-        hand = hand._replace(phase="betting")
+        hand = _set(HandState, hand, _H_PHASE, "betting")
     elif kind != "banker":
         if e.seat is not None and e.hand is not None:
-            current = _get_punter(hand, e.seat, e.hand)
-            if current.status == WAITING:
-                hand = hand._replace(punters=_replace_punter(hand, e.seat, e.hand, status=PLAYING))
-        if hand.phase != "punters":
-            hand = hand._replace(phase="punters")
-    awaiting = Awaiting(e.seat, e.hand, kind, e.deadline_ms)
-    return state._replace(version=state.version + 1, hand=hand, awaiting=awaiting)
+            i = _find(hand.punters, e.seat, e.hand)
+            current = hand.punters[i]
+            if current[_P_STATUS] == WAITING:
+                hand = _put(hand, i, _set(PunterHand, current, _P_STATUS, PLAYING))
+        if hand[_H_PHASE] != "punters":
+            hand = _set(HandState, hand, _H_PHASE, "punters")
+    return _with_hand_awaiting(state, hand, Awaiting(e.seat, e.hand, kind, e.deadline_ms))
+
+
+def _add_stake(state: TableState, seat: int, index: int, stake: int, punter: int, banker: int) -> TableState:
+    hand = _hand(state)
+    i = _find(hand.punters, seat, index)
+    h = hand.punters[i]
+    h = _new(
+        PunterHand,
+        (
+            *h[:_P_STAKE],
+            stake,
+            *h[_P_STAKE + 1 : _P_PRES],
+            h[_P_PRES] + punter,
+            h[_P_PRES + 1] + banker,
+            *h[_P_PRES + 2 :],
+        ),
+    )
+    return _with_hand(state, _put(hand, i, h))
 
 
 def _bet_placed(state: TableState, e: BetPlaced) -> TableState:
-    hand = _hand(state)
-    h = _get_punter(hand, e.seat, e.hand)
-    punters = _replace_punter(
-        hand,
-        e.seat,
-        e.hand,
-        stake=e.stake,
-        punter_reserve=h.punter_reserve + e.punter_reserve,
-        banker_reserve=h.banker_reserve + e.banker_reserve,
-    )
-    return state._replace(version=state.version + 1, hand=hand._replace(punters=punters))
+    return _add_stake(state, e.seat, e.hand, e.stake, e.punter_reserve, e.banker_reserve)
 
 
 def _punter_skipped(state: TableState, e: PunterSkipped) -> TableState:
@@ -216,25 +267,24 @@ def _punter_skipped(state: TableState, e: PunterSkipped) -> TableState:
 
 
 def _betting_closed(state: TableState, e: BettingClosed) -> TableState:
-    return state._replace(version=state.version + 1, hand=_hand(state)._replace(phase="dealing"), awaiting=None)
+    return _with_hand_awaiting(state, _set(HandState, _hand(state), _H_PHASE, "dealing"), None)
 
 
 def _card_dealt(state: TableState, e: CardDealt) -> TableState:
     hand = _hand(state)
     if e.banker:
         b = hand.banker
-        hand = hand._replace(
-            next_card=e.deck_index + 1,
-            banker=b._replace(cards=(*b.cards, e.card), face_up=(*b.face_up, e.face_up)),
-        )
+        banker = b._replace(cards=(*b.cards, e.card), face_up=(*b.face_up, e.face_up))
+        hand = _set(HandState, _set(HandState, hand, _H_BANKER, banker), _H_NEXT, e.deck_index + 1)
     elif e.hand is None:
         assert e.seat is not None
         hand = hand._replace(next_card=e.deck_index + 1, pending=(e.seat, e.card))
     else:
-        h = _get_punter(hand, e.seat, e.hand)
-        punters = _replace_punter(hand, e.seat, e.hand, cards=(*h.cards, e.card), face_up=(*h.face_up, e.face_up))
-        hand = hand._replace(next_card=e.deck_index + 1, punters=punters)
-    return state._replace(version=state.version + 1, hand=hand)
+        i = _find(hand.punters, e.seat, e.hand)
+        h = hand.punters[i]
+        h = _new(PunterHand, (*h[:_P_CARDS], (*h[_P_CARDS], e.card), (*h[_P_FACE], e.face_up), *h[_P_FACE + 1 :]))
+        hand = _set(HandState, _put(hand, i, h), _H_NEXT, e.deck_index + 1)
+    return _with_hand(state, hand)
 
 
 def _turn_up(cards: tuple[str, ...], face_up: tuple[bool, ...], card: str) -> tuple[bool, ...]:
@@ -246,13 +296,12 @@ def _card_turned_up(state: TableState, e: CardTurnedUp) -> TableState:
     hand = _hand(state)
     if e.banker:
         b = hand.banker
-        hand = hand._replace(banker=b._replace(face_up=_turn_up(b.cards, b.face_up, e.card)))
+        hand = _set(HandState, hand, _H_BANKER, b._replace(face_up=_turn_up(b.cards, b.face_up, e.card)))
     else:
-        h = _get_punter(hand, e.seat, e.hand)
-        hand = hand._replace(
-            punters=_replace_punter(hand, e.seat, e.hand, face_up=_turn_up(h.cards, h.face_up, e.card))
-        )
-    return state._replace(version=state.version + 1, hand=hand)
+        i = _find(hand.punters, e.seat, e.hand)
+        h = hand.punters[i]
+        hand = _put(hand, i, _set(PunterHand, h, _P_FACE, _turn_up(h.cards, h.face_up, e.card)))
+    return _with_hand(state, hand)
 
 
 def _card_assigned(state: TableState, e: CardAssigned) -> TableState:
@@ -263,17 +312,7 @@ def _card_assigned(state: TableState, e: CardAssigned) -> TableState:
 
 
 def _stake_raised(state: TableState, e: StakeRaised) -> TableState:
-    hand = _hand(state)
-    h = _get_punter(hand, e.seat, e.hand)
-    punters = _replace_punter(
-        hand,
-        e.seat,
-        e.hand,
-        stake=e.stake,
-        punter_reserve=h.punter_reserve + e.punter_reserve,
-        banker_reserve=h.banker_reserve + e.banker_reserve,
-    )
-    return state._replace(version=state.version + 1, hand=hand._replace(punters=punters))
+    return _add_stake(state, e.seat, e.hand, e.stake, e.punter_reserve, e.banker_reserve)
 
 
 def _hand_split(state: TableState, e: HandSplit) -> TableState:
@@ -308,38 +347,44 @@ def _hand_split(state: TableState, e: HandSplit) -> TableState:
 def _finish(state: TableState, seat: int | None, index: int, banker: bool, **changes: Any) -> TableState:
     hand = _hand(state)
     if banker:
-        hand = hand._replace(banker=hand.banker._replace(**changes))
+        hand = _set(HandState, hand, _H_BANKER, hand.banker._replace(**changes))
     else:
-        hand = hand._replace(punters=_replace_punter(hand, seat, index, **changes))
-    return state._replace(version=state.version + 1, hand=hand)
+        i = _find(hand.punters, seat, index)
+        hand = _put(hand, i, hand.punters[i]._replace(**changes))
+    return _with_hand(state, hand)
 
 
 def _hand_stood(state: TableState, e: HandStood) -> TableState:
-    return _finish(state, e.seat, e.hand, e.banker, status=STOOD)
+    hand = _hand(state)
+    if e.banker:
+        hand = _set(HandState, hand, _H_BANKER, hand.banker._replace(status=STOOD))
+    else:
+        i = _find(hand.punters, e.seat, e.hand)
+        hand = _put(hand, i, _set(PunterHand, hand.punters[i], _P_STATUS, STOOD))
+    return _with_hand(state, hand)
+
+
+def _show(state: TableState, e: HandBusted | HandMadeSevenHalf, status: str, category: str) -> TableState:
+    hand = _hand(state)
+    if e.banker:
+        banker = hand.banker._replace(
+            status=status, category=category, total_hp=e.total_half_points, matta_hp=e.matta_value
+        )
+        return _with_hand(state, _set(HandState, hand, _H_BANKER, banker))
+    i = _find(hand.punters, e.seat, e.hand)
+    h = hand.punters[i]
+    h = _new(
+        PunterHand, (*h[:_P_STATUS], status, True, category, e.total_half_points, e.matta_value, *h[_P_MATTA + 1 :])
+    )
+    return _with_hand(state, _put(hand, i, h))
 
 
 def _hand_busted(state: TableState, e: HandBusted) -> TableState:
-    changes: dict[str, Any] = {
-        "status": BUSTED,
-        "category": "bust",
-        "total_hp": e.total_half_points,
-        "matta_hp": e.matta_value,
-    }
-    if not e.banker:
-        changes["shown"] = True
-    return _finish(state, e.seat, e.hand, e.banker, **changes)
+    return _show(state, e, BUSTED, "bust")
 
 
 def _hand_made_75(state: TableState, e: HandMadeSevenHalf) -> TableState:
-    changes: dict[str, Any] = {
-        "status": CLOSED,
-        "category": e.category,
-        "total_hp": e.total_half_points,
-        "matta_hp": e.matta_value,
-    }
-    if not e.banker:
-        changes["shown"] = True
-    return _finish(state, e.seat, e.hand, e.banker, **changes)
+    return _show(state, e, CLOSED, e.category)
 
 
 def _hand_made_pair7(state: TableState, e: HandMadePairOfSevens) -> TableState:

@@ -28,8 +28,7 @@ def u32_stream(key: bytes, prefix: str) -> Iterator[int]:
     """Big-endian uint32 values of HMAC-SHA256(key, f"{prefix}:{k}") for k = 0, 1, 2, ..."""
     k = 0
     while True:
-        block = hmac.new(key, f"{prefix}:{k}".encode(), hashlib.sha256).digest()
-        yield from _EIGHT_U32.unpack(block)
+        yield from _EIGHT_U32.unpack(hmac.digest(key, f"{prefix}:{k}".encode(), "sha256"))
         k += 1
 
 
@@ -46,8 +45,14 @@ def shuffle_cards(cards: Sequence[str], server_seed: bytes, client_seed: str, no
     """Fisher-Yates shuffle of ``cards`` driven by the hand's u32 stream (API.md)."""
     deck = list(cards)
     stream = u32_stream(server_seed, f"{client_seed}:{nonce}")
+    draw = stream.__next__
     for i in range(len(deck) - 1, 0, -1):
-        j = uniform_below(stream, i + 1)
+        n = i + 1
+        limit = _TWO_32 - (_TWO_32 % n)
+        x = draw()
+        while x >= limit:
+            x = draw()
+        j = x % n
         deck[i], deck[j] = deck[j], deck[i]
     return deck
 

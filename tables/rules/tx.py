@@ -9,11 +9,24 @@ from __future__ import annotations
 
 from .commands import Context
 from .config import TableConfig
-from .errors import NotFound
+from .errors import InvalidRequest, NotFound
 from .events import HOUSE, Event
 from .evolve import evolve
 from .ruleset import Rules
 from .state import HandState, TableState
+
+_MULTIPLIERS: dict[int, tuple[Rules, int, int]] = {}
+
+
+def _multipliers(rules: Rules) -> tuple[int, int]:
+    """(punter loss, banker loss) multipliers of ``rules``, memoised by identity (hashing 25 toggles is slow)."""
+    entry = _MULTIPLIERS.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        entry = (rules, rules.punter_loss_multiplier, rules.banker_loss_multiplier)
+        if len(_MULTIPLIERS) > 1024:
+            _MULTIPLIERS.clear()
+        _MULTIPLIERS[id(rules)] = entry
+    return entry[1], entry[2]
 
 
 class Tx:
@@ -30,8 +43,7 @@ class Tx:
         if config is not None:
             self.config: TableConfig = config
             self.rules: Rules = config.rules
-            self.loss_mult = self.rules.punter_loss_multiplier
-            self.win_mult = self.rules.banker_loss_multiplier
+            self.loss_mult, self.win_mult = _multipliers(self.rules)
 
     def emit(self, event: Event) -> None:
         """Record ``event`` and fold it into the working state."""
@@ -54,7 +66,10 @@ class Tx:
         wallets = self.ctx.wallets
         if key == HOUSE and key not in wallets:
             return None
-        return wallets.get(key, 0) + self._delta.get(key, 0)
+        balance = wallets.get(key, 0)
+        if not isinstance(balance, int) or isinstance(balance, bool):
+            raise InvalidRequest("wallets map player ids to integer chip balances", {"field": "wallets"})
+        return balance + self._delta.get(key, 0)
 
     def covers(self, party: str | None, amount: int) -> bool:
         """True if ``party`` can commit ``amount`` chips."""

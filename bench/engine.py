@@ -1,0 +1,156 @@
+"""Benchmark of the rules core: random complete hands per preset, hands per second on one core.
+
+Usage: python bench/engine.py [--hands N] [--punters 4] [--bank player|house] [--seed 1]
+
+Each hand is played through ``tables.rules.handle`` (decide + the folded state) by a driver that picks a
+random legal move at every decision; entropy for the shuffles is precomputed so the figure is the core's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tables.rules import (
+    HOUSE,
+    Assign,
+    BetPlaced,
+    Context,
+    CreateTable,
+    DomainError,
+    Event,
+    HandSettled,
+    HandSplit,
+    Hit,
+    HitFaceDown,
+    PlaceBet,
+    Raise,
+    SitDown,
+    Split,
+    StakeRaised,
+    Stand,
+    TableState,
+    evaluate,
+    handle,
+    initial_state,
+)
+
+PRESETS = ("classic", "italian", "spanish", "hungarian")
+
+
+class Bench:
+    """One table and a random player for every seat."""
+
+    def __init__(self, preset: str, punters: int, bank: str, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.entropy = [hashlib.sha256(f"{seed}:{i}".encode()).hexdigest() for i in range(4096)]
+        self.n = 0
+        self.players = [f"p{i}" for i in range(punters + (1 if bank == "player" else 0))]
+        self.wallets: dict[str, int] = {p: 10**9 for p in self.players}
+        self.state: TableState = initial_state()
+        self.hands = 0
+        fixed = 10 if preset == "hungarian" else None
+        self.send(CreateTable(self.ctx(), preset, {}, 10, 100, 8, bank, fixed))
+        for p in self.players:
+            self.send(SitDown(self.ctx(), p, p))
+        self.rules = self.state.config.rules if self.state.config else None
+
+    def ctx(self) -> Context:
+        self.n += 1
+        return Context(self.n, self.wallets, self.entropy[self.n & 4095])
+
+    def send(self, command: object) -> list[Event]:
+        events, self.state = handle(command, self.state)  # type: ignore[arg-type]
+        wallets = self.wallets
+        for e in events:
+            t = type(e)
+            if t is BetPlaced or t is StakeRaised or t is HandSplit:
+                wallets[e.player_id] -= e.punter_reserve  # type: ignore[attr-defined]
+                bank = e.banker_id or HOUSE  # type: ignore[attr-defined]
+                wallets[bank] = wallets.get(bank, 0) - e.banker_reserve  # type: ignore[attr-defined]
+            elif t is HandSettled:
+                self.hands += 1
+                for party, amount in e.payouts.items():  # type: ignore[attr-defined]
+                    wallets[party] = wallets.get(party, 0) + amount
+        return events
+
+    def try_send(self, command: object) -> bool:
+        try:
+            self.send(command)
+        except DomainError:
+            return False
+        return True
+
+    def step(self) -> None:
+        state = self.state
+        aw = state.awaiting
+        hand = state.hand
+        assert aw is not None and hand is not None, "the bench table always waits on someone"
+        rng = self.rng
+        seat_ids = {s.seat: s.player_id for s in state.seats}
+        if aw.kind == "bets":
+            for h in hand.punters:
+                if h.stake == 0:
+                    self.send(PlaceBet(self.ctx(), h.player_id, hand.stake or rng.randint(10, 100)))
+                    if self.state.awaiting is None or self.state.awaiting.kind != "bets":
+                        return
+            return
+        pid = seat_ids[aw.seat] if aw.seat is not None else ""
+        if aw.kind == "bet":
+            self.send(PlaceBet(self.ctx(), pid, hand.stake or rng.randint(10, 100)))
+            return
+        if aw.kind == "banker":
+            total = evaluate(hand.banker.cards, self.rules).total_hp  # type: ignore[arg-type]
+            self.send(Hit(self.ctx(), pid) if total < rng.randint(8, 14) else Stand(self.ctx(), pid))
+            return
+        if aw.kind == "assign":
+            if rng.random() < 0.3 and self.try_send(Split(self.ctx(), pid)):
+                return
+            open_hands = [h.hand_index for h in hand.punters if h.seat == aw.seat and h.status == "playing"]
+            self.send(Assign(self.ctx(), pid, rng.choice(open_hands)))
+            return
+        h = hand.find(aw.seat, aw.hand)  # type: ignore[arg-type]
+        assert h is not None
+        roll = rng.random()
+        if roll < 0.15 and self.try_send(Split(self.ctx(), pid)):
+            return
+        if roll < 0.25 and self.try_send(Raise(self.ctx(), pid, 5)):
+            return
+        total = evaluate(h.cards, self.rules, split=aw.seat in hand.split_seats).total_hp  # type: ignore[arg-type]
+        if total < rng.randint(6, 14):
+            if roll > 0.8 and self.try_send(HitFaceDown(self.ctx(), pid)):
+                return
+            self.send(Hit(self.ctx(), pid))
+        else:
+            self.send(Stand(self.ctx(), pid))
+
+    def play(self, hands: int) -> float:
+        start = time.perf_counter()
+        while self.hands < hands:
+            self.step()
+        return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=5000)
+    parser.add_argument("--punters", type=int, default=4)
+    parser.add_argument("--bank", choices=("player", "house"), default="player")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--preset", choices=PRESETS, action="append")
+    args = parser.parse_args()
+    print(f"rules core: random complete hands, {args.punters} punters, {args.bank} bank, one core")
+    for preset in args.preset or PRESETS:
+        bench = Bench(preset, args.punters, args.bank, args.seed)
+        seconds = bench.play(args.hands)
+        print(f"{preset:10s} {bench.hands:7d} hands in {seconds:6.2f} s = {bench.hands / seconds:9.0f} hands/s")
+
+
+if __name__ == "__main__":
+    main()
