@@ -102,8 +102,9 @@ def _find(punters: tuple[PunterHand, ...], seat: int | None, index: int) -> int:
 
 
 def _put(hand: HandState, i: int, punter: PunterHand) -> HandState:
-    punters = hand[_H_PUNTERS]
-    return _set(HandState, hand, _H_PUNTERS, (*punters[:i], punter, *punters[i + 1 :]))
+    punters = hand.punters
+    new: HandState = _set(HandState, hand, _H_PUNTERS, (*punters[:i], punter, *punters[i + 1 :]))
+    return new
 
 
 def _hand(state: TableState) -> HandState:
@@ -246,8 +247,8 @@ def _add_stake(state: TableState, seat: int, index: int, stake: int, punter: int
             *h[:_P_STAKE],
             stake,
             *h[_P_STAKE + 1 : _P_PRES],
-            h[_P_PRES] + punter,
-            h[_P_PRES + 1] + banker,
+            h.punter_reserve + punter,
+            h.banker_reserve + banker,
             *h[_P_PRES + 2 :],
         ),
     )
@@ -282,7 +283,7 @@ def _card_dealt(state: TableState, e: CardDealt) -> TableState:
     else:
         i = _find(hand.punters, e.seat, e.hand)
         h = hand.punters[i]
-        h = _new(PunterHand, (*h[:_P_CARDS], (*h[_P_CARDS], e.card), (*h[_P_FACE], e.face_up), *h[_P_FACE + 1 :]))
+        h = _new(PunterHand, (*h[:_P_CARDS], (*h.cards, e.card), (*h.face_up, e.face_up), *h[_P_FACE + 1 :]))
         hand = _set(HandState, _put(hand, i, h), _H_NEXT, e.deck_index + 1)
     return _with_hand(state, hand)
 
