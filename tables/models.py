@@ -34,6 +34,9 @@ class Table(models.Model):
     # whom the table waits on, and until when (for the timeout sweeper)
     waiting_version = models.PositiveIntegerField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    current_hand = models.ForeignKey(
+        "Hand", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_constraint=False
+    )
 
     class Meta:
         ordering = ["id"]
@@ -124,6 +127,20 @@ class HandParticipant(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} in hand {self.hand_id}"
+
+
+class TableSeat(models.Model):
+    """Read model: who sits where (to find a player's tables)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seat_rows")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="table_seats")
+    seat = models.PositiveSmallIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "user"], name="table_seat_user_unique")]
+
+    def __str__(self) -> str:
+        return f"user {self.user_id} at table {self.table_id} seat {self.seat}"
 
 
 class IdempotencyRecord(models.Model):

@@ -1,0 +1,228 @@
+"""The one command pipeline every table command goes through (DESIGN.md principle 4).
+
+    load (snapshot + events) -> decide -> append (expected version) -> ledger postings -> read models -> commit
+
+all in one database transaction. If another command appended first, the command is decided again on the new
+state (the retry takes the table's row lock, so it cannot lose twice): players acting at once never see a
+spurious error. Only a client's explicit ``expected_version`` turns a moved table into ``stale_version``.
+Timers and notifications are scheduled after commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from ledger import selectors as ledger_selectors
+from tables import engine, projections
+from tables.ledger_bridge import post_ledger_entries
+from tables.rules import (
+    Command,
+    Context,
+    DomainError,
+    HandAbandoned,
+    HandOpened,
+    HandSettled,
+    TableState,
+    command_to_json,
+    handle,
+)
+from tables.store import ConcurrencyConflict, StoredEvent, append
+
+MAX_ATTEMPTS = 5
+
+
+class StaleVersion(DomainError):
+    """The client said which version it acted on, and the table has moved on."""
+
+    code = "stale_version"
+
+    def __init__(self, expected: int, actual: int) -> None:
+        super().__init__(
+            f"the table is at version {actual}, not {expected}", {"expected_version": expected, "version": actual}
+        )
+
+
+class IdempotencyConflict(DomainError):
+    """The same idempotency key was used before for a different command."""
+
+    code = "idempotency_conflict"
+
+
+class TableNotFound(DomainError):
+    code = "not_found"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a command did: the events it appended (empty for a no-op) and the state after them."""
+
+    table_id: int
+    state: TableState
+    events: list[StoredEvent] = field(default_factory=list)
+    repeated: bool = False  # an idempotent repeat: the first outcome's events, nothing new written
+
+
+CommandBuilder = Callable[[Context, TableState], Command]
+
+
+def execute(
+    *,
+    table_id: int,
+    build: CommandBuilder,
+    actor_id: int | None,
+    actor_username: str | None = None,
+    expected_version: int | None = None,
+    idempotency_key: str | None = None,
+    request_id: str | None = None,
+    reason: str | None = None,
+    extra_wallets: tuple[int, ...] = (),
+) -> Outcome:
+    """Run one command on a table in one transaction; retried on a concurrent append. Raises DomainError."""
+    for attempt in range(MAX_ATTEMPTS):
+        try:
+            with transaction.atomic():
+                return _attempt(
+                    table_id=table_id,
+                    build=build,
+                    actor_id=actor_id,
+                    actor_username=actor_username,
+                    expected_version=expected_version,
+                    idempotency_key=idempotency_key,
+                    request_id=request_id,
+                    reason=reason,
+                    extra_wallets=extra_wallets,
+                    lock=attempt > 0,
+                )
+        except ConcurrencyConflict:
+            if attempt == MAX_ATTEMPTS - 1:
+                raise
+            time.sleep(0.001 * attempt)
+    raise AssertionError("unreachable")
+
+
+def _lock_or_check_table(table_id: int, *, lock: bool) -> int | None:
+    """The table's current hand id (read model); TableNotFound if there is no such table."""
+    sql = "SELECT current_hand_id FROM tables_table WHERE id = %s"
+    with connection.cursor() as cursor:
+        cursor.execute(sql + (" FOR NO KEY UPDATE" if lock else ""), [table_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise TableNotFound(f"there is no table {table_id}", {"table": table_id})
+    return row[0]
+
+
+def _fingerprint(command_json: dict[str, Any]) -> str:
+    body = {k: v for k, v in command_json.items() if k != "ctx"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def _previous_outcome(table_id: int, actor_id: int | None, key: str) -> list[StoredEvent] | None:
+    """The events a command with this (actor, idempotency key) appended before, if any."""
+    from tables.store import _COLUMNS, _rows
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {_COLUMNS} FROM tables_event WHERE stream_id = %s AND metadata ? 'idempotency_key' "
+            "AND metadata->>'idempotency_key' = %s "
+            "AND metadata->>'actor' IS NOT DISTINCT FROM %s ORDER BY version",
+            [table_id, key, None if actor_id is None else str(actor_id)],
+        )
+        rows = _rows(cursor.fetchall())
+    return rows or None
+
+
+def _attempt(
+    *,
+    table_id: int,
+    build: CommandBuilder,
+    actor_id: int | None,
+    actor_username: str | None,
+    expected_version: int | None,
+    idempotency_key: str | None,
+    request_id: str | None,
+    reason: str | None,
+    extra_wallets: tuple[int, ...],
+    lock: bool,
+) -> Outcome:
+    current_hand_id = _lock_or_check_table(table_id, lock=lock)
+    loaded = engine.load_table(table_id)
+    state = loaded.state
+    if expected_version is not None and expected_version != state.version:
+        raise StaleVersion(expected_version, state.version)
+
+    user_ids = {int(s.player_id) for s in state.seats} | set(extra_wallets)
+    if actor_id is not None:
+        user_ids.add(actor_id)
+    wallets = {str(uid): amount for uid, amount in ledger_selectors.wallet_balances(user_ids).items()}
+    ctx = Context(now_ms=int(time.time() * 1000), wallets=wallets, entropy=secrets.token_hex(32))
+    command = build(ctx, state)
+    command_json = command_to_json(command)
+
+    if idempotency_key is not None:
+        previous = _previous_outcome(table_id, actor_id, idempotency_key)
+        if previous is not None:
+            if previous[0].metadata.get("fingerprint") != _fingerprint(command_json):
+                raise IdempotencyConflict(
+                    "this idempotency key was used for a different command", {"idempotency_key": idempotency_key}
+                )
+            return Outcome(table_id, state, previous, repeated=True)
+
+    new_events, new_state = handle(command, state)
+    if not new_events:
+        return Outcome(table_id, state)
+
+    first_version = state.version + 1
+    common: dict[str, Any] = {
+        "actor": None if actor_id is None else str(actor_id),
+        "actor_username": actor_username,
+        "command_version": first_version,
+        "request_id": request_id,
+    }
+    if reason:
+        common["reason"] = reason
+    if idempotency_key is not None:
+        common["idempotency_key"] = idempotency_key
+    first_metadata = {**common, "command": command_json, "fingerprint": _fingerprint(command_json)}
+    encoded = [
+        engine.encode(event, first_metadata if i == 0 else common) for i, event in enumerate(new_events)
+    ]
+    now = timezone.now()
+    stored = append(
+        stream_id=table_id,
+        expected_version=state.version,
+        prev_hash=loaded.last_hash,
+        events=encoded,
+        recorded_at=now,
+    )
+
+    hand_id = projections.apply(
+        table_id=table_id,
+        before=state,
+        after=new_state,
+        events=list(zip(stored, new_events, strict=True)),
+        current_hand_id=current_hand_id,
+        at=now,
+    )
+    post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_id)
+
+    if any(isinstance(e, (HandOpened, HandSettled, HandAbandoned)) for e in new_events):
+        engine.save_snapshot(table_id, new_state, stored[-1].hash)
+
+    from tables import after_commit
+
+    transaction.on_commit(lambda: after_commit.table_changed(table_id, new_state))
+    return Outcome(table_id, new_state, stored)
+
+
+def probe_context() -> Context:
+    """A context for validating a command's arguments before the table is loaded (never decided)."""
+    return Context(now_ms=0, wallets={}, entropy="0" * 64)

@@ -1,0 +1,245 @@
+"""Read models (lobby row, hand rows, each player's hand index), derived from events only.
+
+The same projector runs live (in the command's transaction, writing to the database) and during
+``manage.py rebuild_projections`` (folding every event into memory, then comparing with the live rows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from django.db import connection
+
+from tables.rules import (
+    Event,
+    HandAbandoned,
+    HandOpened,
+    HandSettled,
+    SeatLeft,
+    SeatTakenEvent,
+    TableState,
+)
+from tables.store import StoredEvent
+
+
+class Sink(Protocol):
+    def open_hand(self, table_id: int, number: int, row: dict[str, Any]) -> int: ...
+    def add_participants(self, hand_id: int, rows: Sequence[tuple[int, int | None, str]]) -> None: ...
+    def close_hand(self, hand_id: int, row: dict[str, Any], nets: dict[int, int]) -> None: ...
+    def update_lobby(self, table_id: int, row: dict[str, Any]) -> None: ...
+    def seat(self, table_id: int, user_id: int, seat: int | None) -> None: ...
+
+
+def lobby_row(state: TableState, current_hand_id: int | None) -> dict[str, Any]:
+    """The lobby columns of a table in ``state``."""
+    config = state.config
+    banker = state.seat_at(state.banker_seat) if state.banker_seat is not None else None
+    awaiting = state.awaiting
+    return {
+        "version": state.version,
+        "phase": state.phase,
+        "bank": config.bank if config else "player",
+        "min_bet": config.min_bet if config else 0,
+        "max_bet": config.max_bet if config else 0,
+        "max_seats": config.max_seats if config else 0,
+        "seats_taken": len(state.seats),
+        "banker_username": banker.username if banker else ("house" if config and config.house_bank else ""),
+        "hands_played": state.settled_through,
+        "waiting_version": state.version if awaiting is not None else None,
+        "deadline": (
+            datetime.fromtimestamp(awaiting.deadline_ms / 1000, tz=UTC) if awaiting is not None else None
+        ),
+        "current_hand_id": current_hand_id,
+    }
+
+
+def participants(state: TableState) -> dict[str, tuple[int | None, str]]:
+    """The players taking part in the state's hand: its player banker and every punter staked or dealt in."""
+    hand = state.hand
+    if hand is None:
+        return {}
+    people: dict[str, tuple[int | None, str]] = {}
+    if hand.banker.player_id is not None:
+        people[hand.banker.player_id] = (hand.banker.seat, "banker")
+    for h in hand.punters:
+        if h.stake > 0 or h.cards:
+            people.setdefault(h.player_id, (h.seat, "punter"))
+    return people
+
+
+def project(
+    sink: Sink,
+    *,
+    table_id: int,
+    before: TableState,
+    after: TableState,
+    events: Sequence[tuple[StoredEvent, Event]],
+    current_hand_id: int | None,
+) -> dict[int, int]:
+    """Apply one command's events to the read models; return {hand number: hand id} for the hands touched."""
+    hand_ids: dict[int, int] = {}
+    if current_hand_id is not None and before.hand is not None:
+        hand_ids[before.hand.number] = current_hand_id
+    preset = (after.config.preset if after.config else "") or ""
+    for stored, event in events:
+        if isinstance(event, SeatTakenEvent):
+            sink.seat(table_id, int(event.player_id), event.seat)
+        elif isinstance(event, SeatLeft):
+            sink.seat(table_id, int(event.player_id), None)
+        elif isinstance(event, HandOpened):
+            banker = before.seat_at(event.banker_seat) or after.seat_at(event.banker_seat) \
+                if event.banker_seat is not None else None
+            hand_ids[event.number] = current_hand_id = sink.open_hand(
+                table_id,
+                event.number,
+                {
+                    "preset": preset,
+                    "opened_version": stored.version,
+                    "opened_at": stored.recorded_at,
+                    "seed_commitment": event.seed_commitment,
+                    "banker_username": banker.username if banker else "",
+                    "house_banked": event.banker_id is None,
+                },
+            )
+        elif isinstance(event, HandSettled):
+            people: dict[int, tuple[int | None, str]] = {
+                int(r.player_id): (r.seat, "punter") for r in event.results
+            }
+            nets: dict[int, int] = {}
+            for result in event.results:
+                nets[int(result.player_id)] = nets.get(int(result.player_id), 0) + result.net
+            if event.banker_id is not None:
+                people[int(event.banker_id)] = (event.banker_seat, "banker")
+                nets[int(event.banker_id)] = nets.get(int(event.banker_id), 0) + event.banker_net
+            sink.add_participants(hand_ids[event.number], [(uid, seat, role) for uid, (seat, role) in people.items()])
+            row = {"closed_version": stored.version, "settled_at": stored.recorded_at, "status": "settled",
+                   "banker_net": event.banker_net}
+            sink.close_hand(hand_ids[event.number], row, nets)
+        elif isinstance(event, HandAbandoned):
+            row = {"closed_version": stored.version, "settled_at": stored.recorded_at, "status": "abandoned",
+                   "banker_net": 0}
+            sink.close_hand(hand_ids[event.number], row, {})
+    if after.hand is not None and after.hand.number in hand_ids:
+        now = participants(after)
+        earlier = participants(before) if before.hand is not None and before.hand.number == after.hand.number else {}
+        new = [(int(pid), seat, role) for pid, (seat, role) in now.items() if pid not in earlier]
+        if new:
+            sink.add_participants(hand_ids[after.hand.number], new)
+    sink.update_lobby(table_id, lobby_row(after, current_hand_id))
+    return hand_ids
+
+
+class DatabaseSink:
+    """Writes the read models in the current transaction."""
+
+    def open_hand(self, table_id: int, number: int, row: dict[str, Any]) -> int:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO tables_hand (table_id, number, preset, status, opened_version, opened_at, "
+                "seed_commitment, banker_username, house_banked, disputed) "
+                "VALUES (%s, %s, %s, 'in_play', %s, %s, %s, %s, %s, false) RETURNING id",
+                [table_id, number, row["preset"], row["opened_version"], row["opened_at"], row["seed_commitment"],
+                 row["banker_username"], row["house_banked"]],
+            )
+            return int(cursor.fetchone()[0])
+
+    def add_participants(self, hand_id: int, rows: Sequence[tuple[int, int | None, str]]) -> None:
+        if not rows:
+            return
+        values = ", ".join(["(%s, %s, %s, %s)"] * len(rows))
+        params = [v for user_id, seat, role in rows for v in (hand_id, user_id, seat, role)]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO tables_handparticipant (hand_id, user_id, seat, role) VALUES {values} "
+                "ON CONFLICT (hand_id, user_id) DO NOTHING",
+                params,
+            )
+
+    def close_hand(self, hand_id: int, row: dict[str, Any], nets: dict[int, int]) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE tables_hand SET status = %s, closed_version = %s, settled_at = %s, banker_net = %s "
+                "WHERE id = %s",
+                [row["status"], row["closed_version"], row["settled_at"], row["banker_net"], hand_id],
+            )
+            if nets:
+                values = ", ".join(["(%s::bigint, %s::integer)"] * len(nets))
+                cursor.execute(
+                    f"UPDATE tables_handparticipant p SET net = v.net FROM (VALUES {values}) AS v(user_id, net) "
+                    "WHERE p.hand_id = %s AND p.user_id = v.user_id",
+                    [x for pair in nets.items() for x in pair] + [hand_id],
+                )
+
+    def seat(self, table_id: int, user_id: int, seat: int | None) -> None:
+        with connection.cursor() as cursor:
+            if seat is None:
+                cursor.execute("DELETE FROM tables_tableseat WHERE table_id = %s AND user_id = %s", [table_id, user_id])
+            else:
+                cursor.execute(
+                    "INSERT INTO tables_tableseat (table_id, user_id, seat) VALUES (%s, %s, %s)",
+                    [table_id, user_id, seat],
+                )
+
+    def update_lobby(self, table_id: int, row: dict[str, Any]) -> None:
+        columns = ", ".join(f"{name} = %s" for name in row)
+        with connection.cursor() as cursor:
+            cursor.execute(f"UPDATE tables_table SET {columns} WHERE id = %s", [*row.values(), table_id])
+
+
+@dataclass
+class MemorySink:
+    """Collects the read models in memory (for rebuild_projections), keyed by (table id, hand number)."""
+
+    hands: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
+    participants: dict[tuple[int, int], dict[int, dict[str, Any]]] = field(default_factory=dict)
+    lobby: dict[int, dict[str, Any]] = field(default_factory=dict)
+    seats: dict[tuple[int, int], int] = field(default_factory=dict)
+    _keys: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+    def open_hand(self, table_id: int, number: int, row: dict[str, Any]) -> int:
+        fake_id = len(self._keys) + 1
+        self._keys[fake_id] = (table_id, number)
+        self.hands[(table_id, number)] = {
+            **row, "status": "in_play", "closed_version": None, "settled_at": None, "banker_net": None,
+        }
+        self.participants[(table_id, number)] = {}
+        return fake_id
+
+    def add_participants(self, hand_id: int, rows: Sequence[tuple[int, int | None, str]]) -> None:
+        people = self.participants[self._keys[hand_id]]
+        for user_id, seat, role in rows:
+            people.setdefault(user_id, {"seat": seat, "role": role, "net": None})
+
+    def close_hand(self, hand_id: int, row: dict[str, Any], nets: dict[int, int]) -> None:
+        key = self._keys[hand_id]
+        self.hands[key].update(row)
+        for user_id, net in nets.items():
+            if user_id in self.participants[key]:
+                self.participants[key][user_id]["net"] = net
+
+    def seat(self, table_id: int, user_id: int, seat: int | None) -> None:
+        if seat is None:
+            self.seats.pop((table_id, user_id), None)
+        else:
+            self.seats[(table_id, user_id)] = seat
+
+    def update_lobby(self, table_id: int, row: dict[str, Any]) -> None:
+        self.lobby[table_id] = {k: v for k, v in row.items() if k != "current_hand_id"}
+
+
+def apply(
+    *,
+    table_id: int,
+    before: TableState,
+    after: TableState,
+    events: Sequence[tuple[StoredEvent, Event]],
+    current_hand_id: int | None,
+    at: datetime,
+) -> dict[int, int]:
+    """Live projection of one command's events (see :func:`project`)."""
+    return project(
+        DatabaseSink(), table_id=table_id, before=before, after=after, events=events, current_hand_id=current_hand_id
+    )
