@@ -6,6 +6,7 @@ The same projector runs live (in the command's transaction, writing to the datab
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -243,3 +244,74 @@ def apply(
     return project(
         DatabaseSink(), table_id=table_id, before=before, after=after, events=events, current_hand_id=current_hand_id
     )
+
+
+def rebuild(table_ids: Sequence[int] | None = None) -> tuple[MemorySink, list[str]]:
+    """Fold every event of the tables into fresh read models and compare them with the live rows.
+
+    Returns the rebuilt models and one sentence per difference (an empty list: the live models are exact).
+    """
+    from tables import engine
+    from tables.models import Hand, HandParticipant, Table, TableSeat
+    from tables.rules import evolve, initial_state
+    from tables.store import load_stream
+
+    sink = MemorySink()
+    ids = list(table_ids) if table_ids is not None else list(Table.objects.order_by("id").values_list("id", flat=True))
+    for table_id in ids:
+        state = initial_state()
+        hand_id: int | None = None
+        batch: list[tuple[StoredEvent, Event]] = []
+        stream = load_stream(table_id)
+        for index, stored in enumerate(stream):
+            batch.append((stored, engine.decode(stored)))
+            batch_start = stored.metadata.get("command_version", stored.version)
+            is_last = index + 1 == len(stream) or stream[index + 1].metadata.get(
+                "command_version", stream[index + 1].version
+            ) != batch_start
+            if not is_last:
+                continue
+            after = state
+            for _, event in batch:
+                after = evolve(after, event)
+            touched = project(sink, table_id=table_id, before=state, after=after, events=batch,
+                              current_hand_id=hand_id)
+            if after.hand is not None and after.hand.number in touched:
+                hand_id = touched[after.hand.number]
+            state, batch = after, []
+
+    differences: list[str] = []
+    lobby_fields = [f for f in next(iter(sink.lobby.values()), {}) if f != "current_hand_id"]
+    for table in Table.objects.filter(id__in=ids):
+        expected = sink.lobby.get(table.pk)
+        if expected is None:
+            differences.append(f"table {table.pk}: has no events")
+            continue
+        for name in lobby_fields:
+            if getattr(table, name) != expected[name]:
+                differences.append(f"table {table.pk}: {name} is {getattr(table, name)!r}, events say {expected[name]!r}")
+    live_hands = {(h.table_id, h.number): h for h in Hand.objects.filter(table_id__in=ids)}
+    for key in sorted(set(live_hands) | set(sink.hands)):
+        if key not in live_hands:
+            differences.append(f"table {key[0]} hand #{key[1]}: missing from the hand rows")
+            continue
+        if key not in sink.hands:
+            differences.append(f"table {key[0]} hand #{key[1]}: a hand row no event explains")
+            continue
+        live, expected = live_hands[key], sink.hands[key]
+        for name, value in expected.items():
+            if getattr(live, name) != value:
+                differences.append(f"table {key[0]} hand #{key[1]}: {name} is {getattr(live, name)!r}, events say {value!r}")
+    live_people: dict[tuple[int, int], dict[int, dict[str, Any]]] = defaultdict(dict)
+    for p in HandParticipant.objects.filter(hand__table_id__in=ids).select_related("hand"):
+        live_people[(p.hand.table_id, p.hand.number)][p.user_id] = {"seat": p.seat, "role": p.role, "net": p.net}
+    for key in sorted(set(live_people) | set(sink.participants)):
+        if live_people.get(key, {}) != sink.participants.get(key, {}):
+            differences.append(
+                f"table {key[0]} hand #{key[1]}: participants are {live_people.get(key, {})}, "
+                f"events say {sink.participants.get(key, {})}"
+            )
+    live_seats = {(s.table_id, s.user_id): s.seat for s in TableSeat.objects.filter(table_id__in=ids)}
+    if live_seats != sink.seats:
+        differences.append(f"seats are {live_seats}, events say {sink.seats}")
+    return sink, differences

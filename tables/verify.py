@@ -1,0 +1,252 @@
+"""Replay and verification of a hand (DESIGN.md principle 10): products, not debug tools.
+
+``replay_hand`` gives the full table state after each event of a hand. ``verify_hand`` checks, each saying
+"ok" or exactly what differs:
+
+- ``commitment``: the revealed server seed hashes to the commitment published when the hand opened;
+- ``shuffle``: the published shuffle of (server seed, client seed, nonce) reproduces every card dealt, in order;
+- ``replay``: re-running the recorded commands through ``decide`` from the hand's starting state reproduces
+  the recorded events exactly;
+- ``ledger``: the ledger holds exactly the postings the hand's stakes and settlement imply, and no others;
+- ``chain``: the stream's hash chain is intact up to the end of the hand.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from ledger.models import Transaction
+from tables import engine
+from tables.ledger_bridge import event_cause
+from tables.models import Hand
+from tables.rules import (
+    HOUSE,
+    BetPlaced,
+    CardDealt,
+    DomainError,
+    Event,
+    HandAbandoned,
+    HandOpened,
+    HandSettled,
+    HandSplit,
+    StakeRaised,
+    TableState,
+    command_from_json,
+    decide,
+    event_to_json,
+    evolve,
+    initial_state,
+    seed_commitment,
+    shuffle_deck,
+)
+from tables.store import StoredEvent, chain_problems, load_stream
+
+CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain")
+
+
+class HandInPlay(DomainError):
+    code = "wrong_phase"
+
+
+@dataclass(frozen=True, slots=True)
+class HandEvents:
+    """A hand's slice of its table's stream: the state before its first command and the commands' events."""
+
+    hand: Hand
+    start_state: TableState
+    before: list[StoredEvent]  # every event of the stream before the first command of the hand
+    events: list[StoredEvent]  # the events of every command from the one that opened the hand to the one that closed it
+    opened: int  # version of HandOpened
+    closed: int | None  # version of HandSettled / HandAbandoned
+
+
+def _batch_start(event: StoredEvent) -> int:
+    return int(event.metadata.get("command_version") or event.version)
+
+
+def load_hand(hand: Hand) -> HandEvents:
+    """The events of ``hand`` grouped to whole commands, and the state before them (folded from the start)."""
+    closed = hand.closed_version
+    stream = load_stream(hand.table_id, upto_version=None)
+    upto = len(stream)
+    if closed is not None:
+        # extend to the end of the command that closed the hand
+        batch = _batch_start(stream[closed - 1])
+        upto = closed
+        while upto < len(stream) and _batch_start(stream[upto]) == batch:
+            upto += 1
+    first = _batch_start(stream[hand.opened_version - 1])
+    state = initial_state()
+    for stored in stream[: first - 1]:
+        state = evolve(state, engine.decode(stored))
+    return HandEvents(hand, state, stream[: first - 1], stream[first - 1 : upto], hand.opened_version, closed)
+
+
+def replay_hand(hand: Hand) -> list[tuple[StoredEvent, TableState]]:
+    """The state after each event of the hand, from HandOpened to its settlement (or the latest event)."""
+    loaded = load_hand(hand)
+    state = loaded.start_state
+    steps: list[tuple[StoredEvent, TableState]] = []
+    for stored in loaded.events:
+        state = evolve(state, engine.decode(stored))
+        if stored.version >= loaded.opened and (loaded.closed is None or stored.version <= loaded.closed):
+            steps.append((stored, state))
+    return steps
+
+
+def _check_commitment(opened: HandOpened, revealed: str | None) -> str:
+    if not revealed:
+        return "the server seed was not revealed at settlement"
+    if revealed != opened.server_seed:
+        return "the revealed server seed differs from the one the hand was dealt with"
+    try:
+        seed = bytes.fromhex(revealed)
+    except ValueError:
+        return "the revealed server seed is not hexadecimal"
+    actual = seed_commitment(seed)
+    if actual != opened.seed_commitment:
+        return f"sha256(server_seed) is {actual}, but the hand committed to {opened.seed_commitment}"
+    return "ok"
+
+
+def _check_shuffle(opened: HandOpened, deals: Sequence[tuple[int, CardDealt]]) -> str:
+    deck = shuffle_deck(bytes.fromhex(opened.server_seed), opened.client_seed, opened.number)
+    for position, (version, deal) in enumerate(deals):
+        if deal.deck_index != position:
+            return f"event {version}: card {deal.card} left the deck at index {deal.deck_index}, expected {position}"
+        if deal.card != deck[position]:
+            return f"event {version}: dealt {deal.card}, but the shuffle puts {deck[position]} at deck index {position}"
+    return "ok"
+
+
+def _check_replay(start: TableState, events: Sequence[StoredEvent]) -> str:
+    state = start
+    batches: dict[int, list[StoredEvent]] = defaultdict(list)
+    for stored in events:
+        batches[_batch_start(stored)].append(stored)
+    for first_version, recorded in sorted(batches.items()):
+        head = recorded[0]
+        command_json = head.metadata.get("command")
+        if command_json is None:
+            return f"event {head.version}: no recorded command"
+        try:
+            command = command_from_json(command_json)
+            produced = decide(command, state)
+        except DomainError as exc:
+            return f"command at event {first_version} ({command_json.get('type')}): refused on replay: {exc.message}"
+        except Exception as exc:  # a malformed recorded command
+            return f"command at event {first_version}: cannot be replayed ({exc.__class__.__name__}: {exc})"
+        produced_json = [event_to_json(e) for e in produced]
+        recorded_json = [{"type": s.type, **s.data} for s in recorded]
+        if len(produced_json) != len(recorded_json):
+            return (
+                f"command at event {first_version} ({command_json.get('type')}): produced {len(produced_json)} "
+                f"events on replay, {len(recorded_json)} were recorded"
+            )
+        for stored, mine, theirs in zip(recorded, produced_json, recorded_json, strict=True):
+            if mine != theirs:
+                fields = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+                return (
+                    f"event {stored.version} ({stored.type}) differs from the replay in {', '.join(fields)}: "
+                    f"recorded {[theirs.get(k) for k in fields]}, replayed {[mine.get(k) for k in fields]}"
+                )
+        for event in produced:
+            state = evolve(state, event)
+    return "ok"
+
+
+def _account(player_id: str | None, usernames: dict[str, str], table_id: int) -> str:
+    if player_id is None or player_id == HOUSE:
+        return "house:bankroll"
+    return f"player:{usernames[player_id]}"
+
+
+def _expected_postings(
+    table_id: int, decoded: Sequence[tuple[StoredEvent, Event]], usernames: dict[str, str]
+) -> dict[str, dict[str, int]]:
+    escrow = f"escrow:table:{table_id}"
+    expected: dict[str, dict[str, int]] = {}
+    for stored, event in decoded:
+        legs: dict[str, int] = defaultdict(int)
+        if isinstance(event, (BetPlaced, StakeRaised, HandSplit)):
+            legs[_account(event.player_id, usernames, table_id)] -= event.punter_reserve
+            legs[_account(event.banker_id, usernames, table_id)] -= event.banker_reserve
+            legs[escrow] += event.punter_reserve + event.banker_reserve
+        elif isinstance(event, HandSettled):
+            for party, amount in event.payouts.items():
+                legs[_account(party, usernames, table_id)] += amount
+                legs[escrow] -= amount
+        else:
+            continue
+        expected[event_cause(table_id, stored.version)] = {k: v for k, v in legs.items() if v}
+    return expected
+
+
+def _check_ledger(hand: Hand, decoded: Sequence[tuple[StoredEvent, Event]]) -> str:
+    player_ids = {str(getattr(e, "player_id", "")) for _, e in decoded} | {
+        str(p) for _, e in decoded if isinstance(e, HandSettled) for p in e.payouts
+    }
+    ids = [int(p) for p in player_ids if p.isdigit()]
+    usernames = {str(pk): name for pk, name in get_user_model().objects.filter(pk__in=ids).values_list("pk", "username")}
+    expected = _expected_postings(hand.table_id, decoded, usernames)
+    actual: dict[str, dict[str, int]] = {}
+    for tx in Transaction.objects.filter(table_id=hand.table_id, hand_id=hand.pk).prefetch_related("postings__account"):
+        legs: dict[str, int] = defaultdict(int)
+        for posting in tx.postings.all():
+            legs[posting.account.code] += posting.amount
+        actual[tx.cause] = {k: v for k, v in legs.items() if v}
+    for cause, legs in expected.items():
+        if cause not in actual:
+            return f"no ledger transaction for {cause}"
+        if actual[cause] != legs:
+            return f"transaction {cause} posts {actual[cause]}, the events imply {legs}"
+    extra = sorted(set(actual) - set(expected))
+    if extra:
+        return f"ledger transactions not explained by the hand's events: {', '.join(extra)}"
+    escrow = sum(legs.get(f"escrow:table:{hand.table_id}", 0) for legs in actual.values())
+    if hand.status == "settled" and escrow != 0:
+        return f"the hand leaves {escrow} chips in escrow"
+    return "ok"
+
+
+def verify_hand(hand: Hand, *, record: bool = True) -> dict[str, str]:
+    """Run every check on a settled (or abandoned) hand; each value is "ok" or what differs."""
+    if hand.status == "in_play":
+        raise HandInPlay("the hand is still in play: it can be verified once it is settled", {"hand": hand.pk})
+    loaded = load_hand(hand)
+    decoded = [(s, engine.decode(s)) for s in loaded.events]
+    in_hand = [
+        (s, e) for s, e in decoded if loaded.opened <= s.version and (loaded.closed is None or s.version <= loaded.closed)
+    ]
+    opened = next((e for _, e in in_hand if isinstance(e, HandOpened)), None)
+    closing = next((e for _, e in in_hand if isinstance(e, (HandSettled, HandAbandoned))), None)
+    report: dict[str, str] = {}
+    if opened is None:
+        report["commitment"] = report["shuffle"] = f"event {loaded.opened} is not the opening of hand {hand.number}"
+    else:
+        report["commitment"] = _check_commitment(opened, getattr(closing, "server_seed", None))
+        deals = [(s.version, e) for s, e in in_hand if isinstance(e, CardDealt) and e.number == opened.number]
+        report["shuffle"] = _check_shuffle(opened, deals) if report["commitment"] == "ok" else (
+            "not checked: " + report["commitment"]
+        )
+    report["replay"] = _check_replay(loaded.start_state, loaded.events)
+    report["ledger"] = _check_ledger(hand, in_hand)
+    problems = chain_problems(loaded.before + loaded.events)
+    report["chain"] = "ok" if not problems else "; ".join(problems[:5])
+    if record:
+        with transaction.atomic():
+            Hand.objects.filter(pk=hand.pk).update(
+                verified_at=timezone.now(), verified_ok=all(v == "ok" for v in report.values())
+            )
+    return report
+
+
+def verification_ok(report: dict[str, Any]) -> bool:
+    return all(report.get(check) == "ok" for check in CHECKS)
