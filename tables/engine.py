@@ -60,9 +60,7 @@ def load_table(table_id: int) -> LoadedTable:
     last_hash = GENESIS
     snapshot_version = 0
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT version, schema, state, last_hash FROM tables_snapshot WHERE table_id = %s", [table_id]
-        )
+        cursor.execute("SELECT version, schema, state, last_hash FROM tables_snapshot WHERE table_id = %s", [table_id])
         row = cursor.fetchone()
     if row is not None and row[1] == SNAPSHOT_SCHEMA:
         try:

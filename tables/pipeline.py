@@ -192,9 +192,7 @@ def _attempt(
     if idempotency_key is not None:
         common["idempotency_key"] = idempotency_key
     first_metadata = {**common, "command": command_json, "fingerprint": _fingerprint(command_json)}
-    encoded = [
-        engine.encode(event, first_metadata if i == 0 else common) for i, event in enumerate(new_events)
-    ]
+    encoded = [engine.encode(event, first_metadata if i == 0 else common) for i, event in enumerate(new_events)]
     now = timezone.now()
     stored = append(
         stream_id=table_id,

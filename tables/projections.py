@@ -50,9 +50,7 @@ def lobby_row(state: TableState, current_hand_id: int | None) -> dict[str, Any]:
         "banker_username": banker.username if banker else ("house" if config and config.house_bank else ""),
         "hands_played": state.settled_through,
         "waiting_version": state.version if awaiting is not None else None,
-        "deadline": (
-            datetime.fromtimestamp(awaiting.deadline_ms / 1000, tz=UTC) if awaiting is not None else None
-        ),
+        "deadline": (datetime.fromtimestamp(awaiting.deadline_ms / 1000, tz=UTC) if awaiting is not None else None),
         "current_hand_id": current_hand_id,
     }
 
@@ -91,8 +89,11 @@ def project(
         elif isinstance(event, SeatLeft):
             sink.seat(table_id, int(event.player_id), None)
         elif isinstance(event, HandOpened):
-            banker = before.seat_at(event.banker_seat) or after.seat_at(event.banker_seat) \
-                if event.banker_seat is not None else None
+            banker = (
+                before.seat_at(event.banker_seat) or after.seat_at(event.banker_seat)
+                if event.banker_seat is not None
+                else None
+            )
             hand_ids[event.number] = current_hand_id = sink.open_hand(
                 table_id,
                 event.number,
@@ -106,9 +107,7 @@ def project(
                 },
             )
         elif isinstance(event, HandSettled):
-            people: dict[int, tuple[int | None, str]] = {
-                int(r.player_id): (r.seat, "punter") for r in event.results
-            }
+            people: dict[int, tuple[int | None, str]] = {int(r.player_id): (r.seat, "punter") for r in event.results}
             nets: dict[int, int] = {}
             for result in event.results:
                 nets[int(result.player_id)] = nets.get(int(result.player_id), 0) + result.net
@@ -116,12 +115,20 @@ def project(
                 people[int(event.banker_id)] = (event.banker_seat, "banker")
                 nets[int(event.banker_id)] = nets.get(int(event.banker_id), 0) + event.banker_net
             sink.add_participants(hand_ids[event.number], [(uid, seat, role) for uid, (seat, role) in people.items()])
-            row = {"closed_version": stored.version, "settled_at": stored.recorded_at, "status": "settled",
-                   "banker_net": event.banker_net}
+            row = {
+                "closed_version": stored.version,
+                "settled_at": stored.recorded_at,
+                "status": "settled",
+                "banker_net": event.banker_net,
+            }
             sink.close_hand(hand_ids[event.number], row, nets)
         elif isinstance(event, HandAbandoned):
-            row = {"closed_version": stored.version, "settled_at": stored.recorded_at, "status": "abandoned",
-                   "banker_net": 0}
+            row = {
+                "closed_version": stored.version,
+                "settled_at": stored.recorded_at,
+                "status": "abandoned",
+                "banker_net": 0,
+            }
             sink.close_hand(hand_ids[event.number], row, {})
     if after.hand is not None and after.hand.number in hand_ids:
         now = participants(after)
@@ -142,8 +149,16 @@ class DatabaseSink:
                 "INSERT INTO tables_hand (table_id, number, preset, status, opened_version, opened_at, "
                 "seed_commitment, banker_username, house_banked, disputed) "
                 "VALUES (%s, %s, %s, 'in_play', %s, %s, %s, %s, %s, false) RETURNING id",
-                [table_id, number, row["preset"], row["opened_version"], row["opened_at"], row["seed_commitment"],
-                 row["banker_username"], row["house_banked"]],
+                [
+                    table_id,
+                    number,
+                    row["preset"],
+                    row["opened_version"],
+                    row["opened_at"],
+                    row["seed_commitment"],
+                    row["banker_username"],
+                    row["house_banked"],
+                ],
             )
             return int(cursor.fetchone()[0])
 
@@ -204,7 +219,11 @@ class MemorySink:
         fake_id = len(self._keys) + 1
         self._keys[fake_id] = (table_id, number)
         self.hands[(table_id, number)] = {
-            **row, "status": "in_play", "closed_version": None, "settled_at": None, "banker_net": None,
+            **row,
+            "status": "in_play",
+            "closed_version": None,
+            "settled_at": None,
+            "banker_net": None,
         }
         self.participants[(table_id, number)] = {}
         return fake_id
@@ -266,16 +285,16 @@ def rebuild(table_ids: Sequence[int] | None = None) -> tuple[MemorySink, list[st
         for index, stored in enumerate(stream):
             batch.append((stored, engine.decode(stored)))
             batch_start = stored.metadata.get("command_version", stored.version)
-            is_last = index + 1 == len(stream) or stream[index + 1].metadata.get(
-                "command_version", stream[index + 1].version
-            ) != batch_start
+            is_last = (
+                index + 1 == len(stream)
+                or stream[index + 1].metadata.get("command_version", stream[index + 1].version) != batch_start
+            )
             if not is_last:
                 continue
             after = state
             for _, event in batch:
                 after = evolve(after, event)
-            touched = project(sink, table_id=table_id, before=state, after=after, events=batch,
-                              current_hand_id=hand_id)
+            touched = project(sink, table_id=table_id, before=state, after=after, events=batch, current_hand_id=hand_id)
             if after.hand is not None and after.hand.number in touched:
                 hand_id = touched[after.hand.number]
             state, batch = after, []
@@ -289,7 +308,9 @@ def rebuild(table_ids: Sequence[int] | None = None) -> tuple[MemorySink, list[st
             continue
         for name in lobby_fields:
             if getattr(table, name) != expected[name]:
-                differences.append(f"table {table.pk}: {name} is {getattr(table, name)!r}, events say {expected[name]!r}")
+                differences.append(
+                    f"table {table.pk}: {name} is {getattr(table, name)!r}, events say {expected[name]!r}"
+                )
     live_hands = {(h.table_id, h.number): h for h in Hand.objects.filter(table_id__in=ids)}
     for key in sorted(set(live_hands) | set(sink.hands)):
         if key not in live_hands:
@@ -301,7 +322,9 @@ def rebuild(table_ids: Sequence[int] | None = None) -> tuple[MemorySink, list[st
         live, expected = live_hands[key], sink.hands[key]
         for name, value in expected.items():
             if getattr(live, name) != value:
-                differences.append(f"table {key[0]} hand #{key[1]}: {name} is {getattr(live, name)!r}, events say {value!r}")
+                differences.append(
+                    f"table {key[0]} hand #{key[1]}: {name} is {getattr(live, name)!r}, events say {value!r}"
+                )
     live_people: dict[tuple[int, int], dict[int, dict[str, Any]]] = defaultdict(dict)
     for p in HandParticipant.objects.filter(hand__table_id__in=ids).select_related("hand"):
         live_people[(p.hand.table_id, p.hand.number)][p.user_id] = {"seat": p.seat, "role": p.role, "net": p.net}

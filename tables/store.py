@@ -99,8 +99,16 @@ def append(
             recorded_at=recorded_at,
         )
         rows.append(
-            (stream_id, version, event.type, json.dumps(event.data), json.dumps(event.metadata), recorded_at,
-             previous, digest)
+            (
+                stream_id,
+                version,
+                event.type,
+                json.dumps(event.data),
+                json.dumps(event.metadata),
+                recorded_at,
+                previous,
+                digest,
+            )
         )
         stored.append(
             StoredEvent(0, stream_id, version, event.type, event.data, event.metadata, recorded_at, previous, digest)
@@ -170,8 +178,9 @@ class GlobalCheckpoint:
     position: int = 0
 
 
-def read_all(after: GlobalCheckpoint = GlobalCheckpoint(), *, limit: int = 1000) -> list[tuple[GlobalCheckpoint,
-                                                                                              StoredEvent]]:
+def read_all(
+    after: GlobalCheckpoint = GlobalCheckpoint(), *, limit: int = 1000
+) -> list[tuple[GlobalCheckpoint, StoredEvent]]:
     """Events of every stream after ``after``, in an order that never skips a late-committing event.
 
     Positions come from a sequence at insert time, so a transaction may commit an event with a lower position

@@ -194,7 +194,9 @@ def _check_ledger(hand: Hand, decoded: Sequence[tuple[StoredEvent, Event]]) -> s
         str(p) for _, e in decoded if isinstance(e, HandSettled) for p in e.payouts
     }
     ids = [int(p) for p in player_ids if p.isdigit()]
-    usernames = {str(pk): name for pk, name in get_user_model().objects.filter(pk__in=ids).values_list("pk", "username")}
+    usernames = {
+        str(pk): name for pk, name in get_user_model().objects.filter(pk__in=ids).values_list("pk", "username")
+    }
     expected = _expected_postings(hand.table_id, decoded, usernames)
     actual: dict[str, dict[str, int]] = {}
     for tx in Transaction.objects.filter(table_id=hand.table_id, hand_id=hand.pk).prefetch_related("postings__account"):
@@ -223,7 +225,9 @@ def verify_hand(hand: Hand, *, record: bool = True) -> dict[str, str]:
     loaded = load_hand(hand)
     decoded = [(s, engine.decode(s)) for s in loaded.events]
     in_hand = [
-        (s, e) for s, e in decoded if loaded.opened <= s.version and (loaded.closed is None or s.version <= loaded.closed)
+        (s, e)
+        for s, e in decoded
+        if loaded.opened <= s.version and (loaded.closed is None or s.version <= loaded.closed)
     ]
     opened = next((e for _, e in in_hand if isinstance(e, HandOpened)), None)
     closing = next((e for _, e in in_hand if isinstance(e, (HandSettled, HandAbandoned))), None)
@@ -233,8 +237,8 @@ def verify_hand(hand: Hand, *, record: bool = True) -> dict[str, str]:
     else:
         report["commitment"] = _check_commitment(opened, getattr(closing, "server_seed", None))
         deals = [(s.version, e) for s, e in in_hand if isinstance(e, CardDealt) and e.number == opened.number]
-        report["shuffle"] = _check_shuffle(opened, deals) if report["commitment"] == "ok" else (
-            "not checked: " + report["commitment"]
+        report["shuffle"] = (
+            _check_shuffle(opened, deals) if report["commitment"] == "ok" else ("not checked: " + report["commitment"])
         )
     report["replay"] = _check_replay(loaded.start_state, loaded.events)
     report["ledger"] = _check_ledger(hand, in_hand)

@@ -43,6 +43,7 @@ HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
 KEY_PATTERN = re.compile(r"[\x20-\x7e]{1,100}")
 
+
 def idempotent[Handler: Callable[..., Response]](handler: Handler) -> Handler:
     """Make an APIView's ``post`` honour ``Idempotency-Key`` (see the module docstring)."""
 

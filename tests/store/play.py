@@ -95,8 +95,9 @@ def step(table: Table, players: Sequence[AbstractBaseUser], rng: random.Random) 
     return False
 
 
-def play_hands(table: Table, players: Sequence[AbstractBaseUser], hands: int, rng: random.Random,
-               max_steps: int = 2000) -> TableState:
+def play_hands(
+    table: Table, players: Sequence[AbstractBaseUser], hands: int, rng: random.Random, max_steps: int = 2000
+) -> TableState:
     """Seat the players (if not seated) and play until ``hands`` more hands are settled."""
     state = state_of(table.pk)
     for user in players:

@@ -21,15 +21,19 @@ def _table() -> Table:
 
 def _append(table: Table, version: int, prev: str, n: int = 1) -> list[store.StoredEvent]:
     events = [store.NewEvent("Test", {"i": version + i}, {"actor": None}) for i in range(n)]
-    return store.append(stream_id=table.pk, expected_version=version, prev_hash=prev, events=events,
-                        recorded_at=timezone.now())
+    return store.append(
+        stream_id=table.pk, expected_version=version, prev_hash=prev, events=events, recorded_at=timezone.now()
+    )
 
 
-@pytest.mark.parametrize("statement", [
-    "UPDATE tables_event SET type = 'Forged'",
-    "DELETE FROM tables_event",
-    "TRUNCATE tables_event CASCADE",
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE tables_event SET type = 'Forged'",
+        "DELETE FROM tables_event",
+        "TRUNCATE tables_event CASCADE",
+    ],
+)
 def test_events_refuse_update_delete_and_truncate(statement):
     table = _table()
     _append(table, 0, store.GENESIS, n=2)

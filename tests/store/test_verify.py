@@ -56,7 +56,7 @@ def test_an_altered_event_is_reported_as_a_broken_chain_at_that_event(rng):
     hand = _settled_hand(rng)
     target = hand.opened_version + 2
     _tamper(
-        "UPDATE tables_event SET metadata = metadata || '{\"request_id\": \"forged\"}' "
+        'UPDATE tables_event SET metadata = metadata || \'{"request_id": "forged"}\' '
         "WHERE stream_id = %s AND version = %s",
         [hand.table_id, target],
     )
@@ -69,13 +69,11 @@ def test_an_altered_event_is_reported_as_a_broken_chain_at_that_event(rng):
 
 def test_a_forged_card_fails_shuffle_replay_and_chain(rng):
     hand = _settled_hand(rng)
-    dealt = list(
-        Hand.objects.raw(
+    dealt = next(iter(Hand.objects.raw(
             "SELECT 1 AS id, version, data->>'card' AS card FROM tables_event WHERE stream_id = %s "
             "AND type = 'CardDealt' AND version > %s ORDER BY version LIMIT 1",
             [hand.table_id, hand.opened_version],
-        )
-    )[0]
+        )))
     other = "7O" if dealt.card != "7O" else "7C"
     _tamper(
         "UPDATE tables_event SET data = jsonb_set(data, '{card}', to_jsonb(%s::text)) "
@@ -90,8 +88,11 @@ def test_a_forged_card_fails_shuffle_replay_and_chain(rng):
 
 def test_a_missing_ledger_posting_is_reported(rng):
     hand = _settled_hand(rng)
-    _tamper("DELETE FROM ledger_posting WHERE transaction_id IN (SELECT id FROM ledger_transaction "
-            "WHERE hand_id = %s AND kind = 'hand_settlement')", [hand.pk])
+    _tamper(
+        "DELETE FROM ledger_posting WHERE transaction_id IN (SELECT id FROM ledger_transaction "
+        "WHERE hand_id = %s AND kind = 'hand_settlement')",
+        [hand.pk],
+    )
     _tamper("DELETE FROM ledger_transaction WHERE hand_id = %s AND kind = 'hand_settlement'", [hand.pk])
     report = verify_hand(hand)
     assert report["ledger"].startswith("no ledger transaction for event:")

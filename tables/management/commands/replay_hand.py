@@ -27,8 +27,13 @@ class Command(BaseCommand):
             # an operator's tool: the auditor viewer hides nothing once the hand is settled, and hides what a
             # spectator may not see while it is still in play
             shown = view(state, Viewer.auditor())
-            step = {"version": stored.version, "type": stored.type, "at": stored.recorded_at.isoformat(),
-                    "actor": stored.metadata.get("actor_username"), "state": shown}
+            step = {
+                "version": stored.version,
+                "type": stored.type,
+                "at": stored.recorded_at.isoformat(),
+                "actor": stored.metadata.get("actor_username"),
+                "state": shown,
+            }
             if options["json"]:
                 self.stdout.write(json.dumps(step, default=str))
             else:
