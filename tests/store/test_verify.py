@@ -69,11 +69,15 @@ def test_an_altered_event_is_reported_as_a_broken_chain_at_that_event(rng):
 
 def test_a_forged_card_fails_shuffle_replay_and_chain(rng):
     hand = _settled_hand(rng)
-    dealt = next(iter(Hand.objects.raw(
-            "SELECT 1 AS id, version, data->>'card' AS card FROM tables_event WHERE stream_id = %s "
-            "AND type = 'CardDealt' AND version > %s ORDER BY version LIMIT 1",
-            [hand.table_id, hand.opened_version],
-        )))
+    dealt = next(
+        iter(
+            Hand.objects.raw(
+                "SELECT 1 AS id, version, data->>'card' AS card FROM tables_event WHERE stream_id = %s "
+                "AND type = 'CardDealt' AND version > %s ORDER BY version LIMIT 1",
+                [hand.table_id, hand.opened_version],
+            )
+        )
+    )
     other = "7O" if dealt.card != "7O" else "7C"
     _tamper(
         "UPDATE tables_event SET data = jsonb_set(data, '{card}', to_jsonb(%s::text)) "
