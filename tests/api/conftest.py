@@ -1,0 +1,86 @@
+"""Fixtures of the API tests (real PostgreSQL and Redis). Throttling is off here except in the throttling
+tests, which set their own rates (the rates are read on every request)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from ledger import services as ledger
+
+NO_THROTTLES = {"auth_burst": None, "auth_sustained": None, "user_burst": None, "user_sustained": None}
+_names = itertools.count(1)
+
+
+@pytest.fixture(autouse=True)
+def _throttles_off(settings: Any) -> Iterator[None]:
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": dict(NO_THROTTLES)}
+    yield
+
+
+@pytest.fixture
+def make_user() -> Callable[..., AbstractBaseUser]:
+    """A user with a fresh name and the password ``correct horse 42``."""
+
+    def make(prefix: str = "player", **fields: Any) -> AbstractBaseUser:
+        return get_user_model().objects.create_user(
+            username=f"{prefix}{next(_names)}", password="correct horse 42", **fields
+        )
+
+    return make
+
+
+@pytest.fixture
+def anon() -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def client_for() -> Callable[[AbstractBaseUser], APIClient]:
+    """An API client signed in with the user's token."""
+
+    def make(user: AbstractBaseUser) -> APIClient:
+        client = APIClient()
+        token, _ = Token.objects.get_or_create(user=user)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        return client
+
+    return make
+
+
+@pytest.fixture
+def player(make_user: Callable[..., AbstractBaseUser]) -> AbstractBaseUser:
+    return make_user("player")
+
+
+@pytest.fixture
+def staff(make_user: Callable[..., AbstractBaseUser]) -> AbstractBaseUser:
+    return make_user("cashier", is_staff=True)
+
+
+@pytest.fixture
+def as_player(player: AbstractBaseUser, client_for: Callable[[AbstractBaseUser], APIClient]) -> APIClient:
+    return client_for(player)
+
+
+@pytest.fixture
+def as_staff(staff: AbstractBaseUser, client_for: Callable[[AbstractBaseUser], APIClient]) -> APIClient:
+    return client_for(staff)
+
+
+@pytest.fixture
+def fund(staff: AbstractBaseUser) -> Callable[[AbstractBaseUser, int], None]:
+    """Deposit chips straight through the ledger (not the API)."""
+    counter = itertools.count(1)
+
+    def deposit(user: AbstractBaseUser, amount: int) -> None:
+        ledger.deposit(user=user, amount=amount, reference="test", operator=staff, cause=f"test:fund:{next(counter)}")
+
+    return deposit
