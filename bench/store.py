@@ -1,0 +1,310 @@
+"""Benchmark of the event store and command pipeline (issue: event store), against real PostgreSQL.
+
+Prints:
+  1. commands per second through the service (load -> decide -> append -> ledger -> read models -> commit),
+     one thread, random play on several classic tables;
+  2. the time to load a table with 10,000 settled hands against a fresh table (snapshot + current hand), and
+     their ratio; plus the cost of a full fold without the snapshot, for scale;
+  3. the time to verify one hand (on the fresh table and on the 10,000-hand table).
+
+Usage: python -m casino.devenv bench bench/store.py [--hands 10000] [--commands 3000]
+(uses DATABASE_URL / REDIS_URL, or the embedded services; works in a database of its own, casino_bench).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def _setup_database() -> None:
+    import psycopg
+
+    url = urlsplit(os.environ["DATABASE_URL"])
+    maintenance = url._replace(path="/postgres").geturl().replace("postgres://", "postgresql://", 1)
+    with psycopg.connect(maintenance, autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS casino_bench WITH (FORCE)")
+        conn.execute("CREATE DATABASE casino_bench")
+    os.environ["DATABASE_URL"] = url._replace(path="/casino_bench").geturl()
+    os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings_test"
+    os.environ.setdefault("SECRET_KEY", "bench")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+
+    settings.TABLE_TIMERS = False  # no Celery worker in the bench
+    call_command("migrate", verbosity=0)
+
+
+def _players(n: int, prefix: str) -> list:  # type: ignore[type-arg]
+    from django.contrib.auth import get_user_model
+
+    from ledger import services as ledger
+
+    User = get_user_model()
+    cashier, _ = User.objects.get_or_create(username="bench-cashier", defaults={"is_staff": True})
+    users = []
+    for i in range(n):
+        user = User.objects.create_user(username=f"{prefix}{i}")
+        ledger.deposit(user=user, amount=10**8, reference="bench", operator=cashier, cause=f"bench:{prefix}{i}")
+        users.append(user)
+    return users
+
+
+def _table(preset: str = "classic"):  # type: ignore[no-untyped-def]
+    from tables import services
+
+    return services.table_create(
+        operator=None,
+        name="bench",
+        preset=preset,
+        min_bet=10,
+        max_bet=100,
+        max_seats=8,
+        bank="player",
+        turn_timeout_s=600,
+        betting_timeout_s=600,
+    )
+
+
+def policy_step(table_id: int, users: dict[str, object], rng: random.Random, timed: list[float]) -> None:
+    """One random sensible move through the service for whoever the table waits on."""
+    from tables import engine, services
+    from tables.rules import DomainError, evaluate
+
+    state = engine.load_table(table_id).state
+    awaiting, hand = state.awaiting, state.hand
+    assert awaiting is not None and hand is not None and state.config is not None
+
+    def act(user: object, action: str, args: dict[str, int] | None = None) -> bool:
+        start = time.perf_counter()
+        try:
+            services.table_act(table_id=table_id, user=user, action=action, args=args or {})  # type: ignore[arg-type]
+            return True
+        except DomainError:
+            return False
+        finally:
+            timed.append(time.perf_counter() - start)
+
+    if awaiting.kind == "bets":
+        for h in hand.punters:
+            if h.stake == 0:
+                act(users[h.player_id], "bet", {"amount": rng.randint(10, 100)})
+                return
+        return
+    seat = state.seat_at(awaiting.seat) if awaiting.seat is not None else None
+    assert seat is not None
+    user = users[seat.player_id]
+    if awaiting.kind == "bet":
+        act(user, "bet", {"amount": rng.randint(10, 100)})
+    elif awaiting.kind == "banker":
+        total = evaluate(hand.banker.cards, state.config.rules).total_hp
+        act(user, "hit" if total < rng.randint(8, 14) else "stand")
+    else:
+        h = hand.find(awaiting.seat, awaiting.hand)  # type: ignore[arg-type]
+        total = evaluate(h.cards, state.config.rules).total_hp if h is not None else 15
+        act(user, "hit" if total < rng.randint(6, 14) else "stand")
+
+
+def bench_commands(n_commands: int) -> None:
+    from tables import services
+
+    rng = random.Random(1)
+    tables = []
+    for t in range(4):
+        table = _table()
+        users = _players(5, f"c{t}-")
+        for user in users:
+            services.table_sit(table_id=table.pk, user=user)
+        tables.append((table.pk, {str(u.pk): u for u in users}))
+    timed: list[float] = []
+    wall = time.perf_counter()
+    while len(timed) < n_commands:
+        table_id, users = rng.choice(tables)
+        policy_step(table_id, users, rng, timed)
+    wall = time.perf_counter() - wall
+    print(
+        f"commands through the service:  {len(timed) / sum(timed):8.0f} commands/s "
+        f"(median {statistics.median(timed) * 1000:.2f} ms, p99 {sorted(timed)[int(len(timed) * 0.99)] * 1000:.2f} ms;"
+        f" {len(timed)} commands, one thread)"
+    )
+
+
+def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[type-arg]
+    """Write ``hands`` settled hands of random play to the table's stream fast: decided by the pure core with
+    the recorded commands, appended with the hash chain and projected, without ledger postings (the load and
+    verify measured below read only the stream)."""
+    import hashlib
+
+    from django.db import transaction
+    from django.utils import timezone
+
+    from tables import engine, projections
+    from tables.rules import (
+        Context,
+        HandSettled,
+        Hit,
+        PlaceBet,
+        Stand,
+        command_to_json,
+        evaluate,
+        handle,
+    )
+    from tables.store import append
+
+    loaded = engine.load_table(table_id)
+    state, last_hash = loaded.state, loaded.last_hash
+    rng = random.Random(7)
+    wallets = {str(u.pk): 10**12 for u in users}
+    settled = 0
+    n = 0
+    from tables.models import Table
+
+    hand_id = Table.objects.get(pk=table_id).current_hand_id
+    pending: list = []  # type: ignore[type-arg]
+
+    def flush() -> None:
+        nonlocal state, last_hash, hand_id
+        with transaction.atomic():
+            for command, before, events, after in pending:
+                command_json = command_to_json(command)
+                meta = {"actor": command.player_id, "command_version": before.version + 1}
+                encoded = [
+                    engine.encode(e, {**meta, "command": command_json} if i == 0 else meta)
+                    for i, e in enumerate(events)
+                ]
+                stored = append(
+                    stream_id=table_id,
+                    expected_version=before.version,
+                    prev_hash=last_hash,
+                    events=encoded,
+                    recorded_at=timezone.now(),
+                )
+                last_hash = stored[-1].hash
+                touched = projections.project(
+                    projections.DatabaseSink(),
+                    table_id=table_id,
+                    before=before,
+                    after=after,
+                    events=list(zip(stored, events, strict=True)),
+                    current_hand_id=hand_id,
+                )
+                if after.hand is not None and after.hand.number in touched:
+                    hand_id = touched[after.hand.number]
+            engine.save_snapshot(table_id, state, last_hash)
+        pending.clear()
+
+    while settled < hands:
+        n += 1
+        ctx = Context(now_ms=n, wallets=wallets, entropy=hashlib.sha256(str(n).encode()).hexdigest())
+        awaiting, hand = state.awaiting, state.hand
+        assert awaiting is not None and hand is not None and state.config is not None
+        if awaiting.kind == "bets":
+            h = next(h for h in hand.punters if h.stake == 0)
+            command = PlaceBet(ctx, h.player_id, rng.randint(10, 100))
+        else:
+            pid = state.seat_at(awaiting.seat).player_id  # type: ignore[arg-type,union-attr]
+            cards = hand.banker.cards if awaiting.kind == "banker" else hand.find(awaiting.seat, awaiting.hand).cards  # type: ignore[arg-type,union-attr]
+            total = evaluate(cards, state.config.rules).total_hp
+            command = Hit(ctx, pid) if total < rng.randint(7, 13) else Stand(ctx, pid)
+        before = state
+        events, state = handle(command, state)
+        pending.append((command, before, events, state))
+        if any(isinstance(e, HandSettled) for e in events):
+            settled += 1
+            if settled % 500 == 0 or settled == hands:
+                flush()
+                print(f"  ... {settled} hands written", end="\r", flush=True)
+    print()
+
+
+def _median_time(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def bench_load_and_verify(hands: int) -> None:
+    from django.db import connection
+
+    from tables import engine, services
+    from tables.models import Hand
+    from tables.verify import verify_hand
+
+    fresh, big = _table(), _table()
+    fresh_users, big_users = _players(5, "f"), _players(5, "b")
+    for table, users in ((fresh, fresh_users), (big, big_users)):
+        for user in users:
+            services.table_sit(table_id=table.pk, user=user)
+    print(f"writing {hands} settled hands of history to one table ...")
+    started = time.perf_counter()
+    _history(big.pk, big_users, hands)
+    print(f"  ({time.perf_counter() - started:.0f} s)")
+    # now play two hands on each through the real service, so both are mid-hand in the same way
+    rng = random.Random(3)
+    timed: list[float] = []
+    for table, users in ((fresh, fresh_users), (big, big_users)):
+        by_id = {str(u.pk): u for u in users}
+        target = engine.load_table(table.pk).state.settled_through + 2
+        while engine.load_table(table.pk).state.settled_through < target:
+            policy_step(table.pk, by_id, rng, timed)
+        for _ in range(3):  # a few moves into the next hand
+            policy_step(table.pk, by_id, rng, timed)
+    connection.ensure_connection()
+    big_state = engine.load_table(big.pk)
+    fresh_state = engine.load_table(fresh.pk)
+    assert big_state.state.settled_through >= hands
+    t_fresh = _median_time(lambda: engine.load_table(fresh.pk), 200)
+    t_big = _median_time(lambda: engine.load_table(big.pk), 200)
+    print(
+        f"load a table, fresh ({fresh_state.state.settled_through} hands, {fresh_state.events_folded} events "
+        f"after the snapshot):     {t_fresh * 1000:.3f} ms"
+    )
+    print(
+        f"load a table with {big_state.state.settled_through} settled hands ({big_state.events_folded} events "
+        f"after the snapshot): {t_big * 1000:.3f} ms"
+    )
+    print(f"ratio (10,000 hands / fresh): {t_big / t_fresh:.2f}")
+    from tables.models import Snapshot
+
+    saved = Snapshot.objects.get(table_id=big.pk)
+    Snapshot.objects.filter(table_id=big.pk).delete()
+    t_full = _median_time(lambda: engine.load_table(big.pk), 3)
+    saved.save()
+    print(f"  (for scale: the same table folded from its first event, without the snapshot: {t_full * 1000:.0f} ms)")
+
+    fresh_hand = Hand.objects.filter(table=fresh, status="settled").order_by("-number").first()
+    big_hand = Hand.objects.filter(table=big, status="settled").order_by("-number").first()
+    for label, hand in (("fresh table", fresh_hand), (f"{hands}-hand table", big_hand)):
+        report = verify_hand(hand)
+        assert all(v == "ok" for v in report.values()), report
+        t = _median_time(lambda h=hand: verify_hand(h, record=False), 3)
+        print(f"verify one hand ({label}): {t * 1000:.0f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=10_000)
+    parser.add_argument("--commands", type=int, default=3000)
+    args = parser.parse_args()
+    _setup_database()
+    bench_commands(args.commands)
+    bench_load_and_verify(args.hands)
+
+
+if __name__ == "__main__":
+    main()
