@@ -40,6 +40,10 @@ def sql(statement: str, params: list[Any] | None = None) -> list[tuple[Any, ...]
 def triggers_disabled() -> Iterator[None]:
     """What a superuser can do to bypass the ledger's triggers (not its CHECKs): used to inject bad data
     that reconcile must find. ``SET LOCAL``: the setting ends with the transaction."""
+    # Inside a test's transaction, check what is pending first: those deferred checks would otherwise run at
+    # the end of the test, over the injected rows.
+    sql("SET CONSTRAINTS ALL IMMEDIATE")
+    sql("SET CONSTRAINTS ALL DEFERRED")
     with transaction.atomic():
         sql("SET LOCAL session_replication_role = replica")
         yield

@@ -17,7 +17,7 @@ from ledger import services
 from ledger.models import Account, Posting, Transaction
 from ledger.reconcile import CHECK_NAMES, reconcile
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -167,6 +167,7 @@ def test_a_settlement_that_does_not_match_its_results_is_reported(activity, no_t
     ]
 
 
+@pytest.mark.django_db(transaction=True)  # DDL: drops and restores a CHECK
 def test_a_negative_wallet_is_reported(activity, run_sql):
     """The CHECK makes this impossible; with the CHECK dropped (as a superuser could), reconcile still sees it."""
     alice, _, _ = activity
@@ -199,6 +200,7 @@ def test_a_negative_wallet_is_reported(activity, run_sql):
         )
 
 
+@pytest.mark.django_db(transaction=True)  # the command runs in another process: the data must be committed
 def test_the_command_exits_zero_when_clean_and_one_on_a_difference(activity, operator):
     env = {
         **os.environ,
