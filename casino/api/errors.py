@@ -99,8 +99,22 @@ def invalid_field(field: str, message: str) -> ApiError:
 
 
 def error_body(code: str, message: str, details: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The error body of API.md."""
-    return {"error": {"code": code, "message": message, "details": dict(details or {})}}
+    """The error body of API.md. Its strings may echo what a client sent (an unknown field's name, a value in a
+    message), so NUL characters and lone surrogates are written as escapes: neither JSON in UTF-8 nor
+    PostgreSQL's jsonb (the idempotency records) could hold them."""
+    return {"error": {"code": code, "message": _storable(message), "details": _storable(dict(details or {}))}}
+
+
+def _storable(value: Any) -> Any:
+    if isinstance(value, str):
+        if value.isascii() and "\x00" not in value:
+            return value
+        return value.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
+    if isinstance(value, Mapping):
+        return {_storable(str(key)): _storable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_storable(item) for item in value]
+    return value
 
 
 # --- exceptions -> responses -----------------------------------------------------------------------------------------

@@ -123,7 +123,7 @@ def request_fingerprint(request: Request) -> str:
         {"method": request.method, "path": request.path, "body": body},
         sort_keys=True,
         separators=(",", ":"),
-        ensure_ascii=False,
+        ensure_ascii=True,  # escapes, so any parsed string (even a lone surrogate) can be hashed
         default=str,
     )
     return hashlib.sha256(canonical.encode()).hexdigest()

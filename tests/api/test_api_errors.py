@@ -233,3 +233,22 @@ def test_an_unacceptable_accept_header_is_406(as_player):
 def test_an_invalid_page_is_404_not_found(as_player):
     assert_error(as_player.get("/api/v1/me/ledger?page=99"), 404, "not_found")
     assert_error(as_player.get("/api/v1/me/ledger?page=abc"), 404, "not_found")
+
+
+@pytest.mark.parametrize("name", ["\\ud800", "a\\u0000b"])
+@pytest.mark.parametrize("key", [None, "weird-field"])
+def test_an_unknown_field_named_with_unstorable_characters_is_still_a_400(as_staff, name, key):
+    body = '{"' + name + '": 1}'
+    headers = {"HTTP_IDEMPOTENCY_KEY": key} if key else {}
+    response = as_staff.generic("POST", "/api/v1/cashier/deposits", body, content_type="application/json", **headers)
+    fields = field_errors(response)
+    assert len([name for name in fields if name not in {"username", "amount", "reference"}]) == 1
+
+
+@pytest.mark.parametrize(
+    "header", ["Token abc\x00def", "Token \u00e9\u00e9", "Token a b", "Token", "Basic xyz", "Token " + "a" * 5000]
+)
+def test_a_malformed_authorization_header_is_401_never_a_500(header):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=header)
+    assert_error(client.get("/api/v1/me"), 401, "not_authenticated")
