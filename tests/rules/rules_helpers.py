@@ -62,7 +62,7 @@ class Table:
         min_bet: int = 1,
         max_bet: int = 100,
         fixed_stake: int | None = None,
-        max_seats: int = 8,
+        max_seats: int | None = None,
     ) -> None:
         if fixed_stake is None and preset == "hungarian" and "stake_mode" not in (overrides or {}):
             fixed_stake = 10
@@ -71,7 +71,7 @@ class Table:
             overrides=overrides,
             min_bet=min_bet,
             max_bet=max_bet,
-            max_seats=max_seats,
+            max_seats=max_seats if max_seats is not None else (8 if bank == "player" else 7),
             bank=bank,
             fixed_stake=fixed_stake,
         )

@@ -86,7 +86,9 @@ def _s(category: str, total: int) -> Score:
         ("italian", _s("seven_half", 15), _s("pair7", 28), ("lose", False, 1, -10)),
     ],
 )
-def test_settlement_of_one_hand(preset: str, punter: Score, banker: Score, expected: tuple[str, bool, int, int]) -> None:
+def test_settlement_of_one_hand(
+    preset: str, punter: Score, banker: Score, expected: tuple[str, bool, int, int]
+) -> None:
     assert tuple(settle_hand(punter, 10, banker, PRESETS[preset])) == expected
 
 

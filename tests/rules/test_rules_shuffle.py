@@ -15,10 +15,14 @@ VECTOR_SEED = bytes.fromhex("000102030405060708090a0b0c0d0e0f1011121314151617181
 VECTOR_CLIENT_SEED = "alice:bob"
 VECTOR_NONCE = 1
 VECTOR_COMMITMENT = "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
-VECTOR_DECK = (
-    "10B 1O 4C 4O 10C 12B 3O 7E 1C 5B 4E 11O 5E 6E 5O 6C 1B 6O 3C 2B "
-    "11E 2O 2C 7B 6B 12O 2E 5C 3B 10E 7C 4B 3E 7O 12E 1E 11B 12C 11C 10O"
-).split()
+# fmt: off
+VECTOR_DECK = [
+    "10B", "1O", "4C", "4O", "10C", "12B", "3O", "7E", "1C", "5B",
+    "4E", "11O", "5E", "6E", "5O", "6C", "1B", "6O", "3C", "2B",
+    "11E", "2O", "2C", "7B", "6B", "12O", "2E", "5C", "3B", "10E",
+    "7C", "4B", "3E", "7O", "12E", "1E", "11B", "12C", "11C", "10O",
+]
+# fmt: on
 
 
 def reference_shuffle(server_seed: bytes, client_seed: str, nonce: int) -> list[str]:

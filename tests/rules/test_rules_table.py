@@ -1,0 +1,228 @@
+"""The table's life: creation, seats, the first banker's draw, hand opening, bets, leaving, sitting out."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from rules_helpers import Table, entropy_for
+
+from tables.rules import (
+    AlreadySeated,
+    BetOutOfLimits,
+    CardDealt,
+    Context,
+    CreateTable,
+    FirstBankerDrawn,
+    HandAbandoned,
+    HandOpened,
+    HandSettled,
+    Hit,
+    IllegalAction,
+    InvalidRequest,
+    LeaveSeat,
+    NotFound,
+    PlaceBet,
+    SeatLeft,
+    SeatTaken,
+    SeatTakenEvent,
+    SetClientSeed,
+    SitDown,
+    SitIn,
+    SitOut,
+    Stand,
+    TableCreated,
+    TableFull,
+    Timeout,
+    decide,
+    handle,
+    initial_state,
+)
+
+
+def ctx(n: int = 1, wallets: dict[str, int] | None = None) -> Context:
+    return Context(now_ms=1_000_000 + n, wallets=wallets or {}, entropy=entropy_for(n))
+
+
+def created(preset: str = "classic", **kwargs: object) -> tuple[list[object], object]:
+    events, state = handle(CreateTable(ctx(), preset, **kwargs), initial_state())  # type: ignore[arg-type]
+    return list(events), state
+
+
+def test_the_first_event_of_a_table_is_table_created_with_the_resolved_rules() -> None:
+    events, state = created("italian", overrides={"reale_with_matta": "never"}, min_bet=5, max_bet=50, max_seats=6)
+    assert len(events) == 1 and isinstance(events[0], TableCreated)
+    assert events[0].config.rules.reale_with_matta == "never"
+    assert state.version == 1  # type: ignore[attr-defined]
+
+
+def test_an_invalid_table_command_is_refused_naming_the_field_and_no_second_creation() -> None:
+    with pytest.raises(InvalidRequest) as refused:
+        decide(CreateTable(ctx(), "classic", min_bet=10, max_bet=5), initial_state())
+    assert refused.value.details["field"] == "max_bet"
+    _, state = created()
+    with pytest.raises(Exception) as again:
+        decide(CreateTable(ctx(), "classic"), state)  # type: ignore[arg-type]
+    assert getattr(again.value, "code", None) == "wrong_phase"
+
+
+def test_commands_on_a_table_that_does_not_exist_are_not_found() -> None:
+    with pytest.raises(NotFound):
+        decide(SitDown(ctx(), "a", "A"), initial_state())
+
+
+def test_seats_taken_lowest_free_then_seat_taken_table_full_already_seated() -> None:
+    _, state = created(max_seats=2, bank="house")
+    events, state = handle(SitDown(ctx(2, {"a": 0}), "a", "A"), state)  # type: ignore[arg-type]
+    assert events == [SeatTakenEvent(1, "a", "A", "a")]
+    with pytest.raises(AlreadySeated):
+        decide(SitDown(ctx(3), "a", "A"), state)
+    with pytest.raises(SeatTaken):
+        decide(SitDown(ctx(3), "b", "B", seat=1), state)
+    with pytest.raises(NotFound):
+        decide(SitDown(ctx(3), "b", "B", seat=3), state)
+    _, state = handle(SitDown(ctx(4, {"a": 0, "b": 0}), "b", "B", client_seed="lucky"), state)
+    with pytest.raises(TableFull):
+        decide(SitDown(ctx(5), "c", "C"), state)
+    with pytest.raises(InvalidRequest):
+        decide(SitDown(ctx(5), "house", "H"), state)
+
+
+def test_the_first_banker_is_drawn_among_those_who_can_cover_and_the_hand_opens_with_its_commitment() -> None:
+    _, state = created("italian", min_bet=10, max_bet=50, max_seats=4)
+    wallets = {"a": 20, "b": 500}  # italian: a punter risks 1 x 10, a banker 3 x 10; a cannot hold the bank
+    events: list[object] = []
+    for n, pid in enumerate(["a", "b"], start=2):
+        evs, state = handle(SitDown(ctx(n, wallets), pid, pid.upper(), client_seed=f"cs-{pid}"), state)  # type: ignore[arg-type]
+        events += evs
+    draw = next(e for e in events if isinstance(e, FirstBankerDrawn))
+    assert draw.candidates == (2,) and draw.player_id == "b"
+    opened = next(e for e in events if isinstance(e, HandOpened))
+    seed = bytes.fromhex(entropy_for(3))
+    assert opened.number == 1 and opened.server_seed == entropy_for(3)
+    assert opened.seed_commitment == hashlib.sha256(seed).hexdigest()
+    assert opened.client_seed == "cs-a:cs-b" and opened.banker_id == "b" and opened.entrants == (1,)
+
+
+def test_the_first_banker_draw_is_a_deterministic_function_of_the_entropy() -> None:
+    picks = set()
+    for n in range(12):
+        _, s = created()
+        s = handle(SitDown(ctx(100 + n, {"a": 99, "b": 99}), "a", "A"), s)[1]
+        evs = decide(SitDown(ctx(200 + n, {"a": 99, "b": 99}), "b", "B"), s)
+        again = decide(SitDown(ctx(200 + n, {"a": 99, "b": 99}), "b", "B"), s)
+        assert evs == again
+        picks.add(next(e for e in evs if isinstance(e, FirstBankerDrawn)).player_id)
+    assert picks == {"a", "b"}
+
+
+def test_classic_bets_are_placed_before_any_card_within_the_limits() -> None:
+    t = Table("classic", min_bet=5, max_bet=50)
+    t.when(SitIn, "B")
+    assert t.state.phase == "betting" and not t.hand.punters[0].cards
+    assert isinstance(t.refused(PlaceBet, "P1", 4), BetOutOfLimits)
+    assert isinstance(t.refused(PlaceBet, "P1", 51), BetOutOfLimits)
+    assert t.refused(PlaceBet, "B", 10).code == "illegal_action"
+    t.when(PlaceBet, "P1", 50)
+    assert t.refused(PlaceBet, "P1", 10).code == "illegal_action"
+    t.when(PlaceBet, "P2", 5)
+    assert [type(e).__name__ for e in t.last].count("CardDealt") == 3
+    assert t.state.phase == "punters" and t.state.waiting_on is not None and t.state.waiting_on.seat == 2
+
+
+def test_a_punter_who_joins_during_a_hand_takes_part_from_the_next_one() -> None:
+    t = Table("classic", players=("B", "P1"), stock=["5O", "4O"])
+    t.when(SitIn, "B")
+    t.wallets["P2"] = 100
+    t.when(SitDown, "P2", "P2")
+    assert t.refused(PlaceBet, "P2", 10).code == "illegal_action"
+    t.when(PlaceBet, "P1", 10)
+    t.when(Stand, "P1")
+    t.when(Stand, "B")
+    opened = t.of_type(HandOpened)
+    assert opened and opened[0].entrants == (2, 3)
+
+
+def test_an_empty_betting_window_closes_without_a_deal_and_the_table_waits_for_a_player() -> None:
+    t = Table("classic")
+    t.when(SitIn, "B")
+    events = t.timeout()
+    assert t.of_type(HandAbandoned) and not t.of_type(CardDealt)
+    assert events[-1] == HandAbandoned(1, "no_stakes", t.hand.server_seed)
+    assert t.state.phase == "waiting" and t.state.idle
+    assert t.timeout() == []  # nothing to wait on: duplicate deliveries are harmless
+    t.when(PlaceBet, "P1", 10)  # a punter acting again opens a hand with his bet
+    assert t.of_type(HandOpened)[0].number == 2 and t.hand.find(2, 0).stake == 10
+
+
+def test_a_stale_timeout_is_a_no_op() -> None:
+    t = Table("classic")
+    t.when(SitIn, "B")
+    version = t.state.version
+    t.when(PlaceBet, "P1", 10)
+    assert t.send(Timeout(t.ctx(), version)) == []
+
+
+def test_leaving_between_hands_is_at_once_and_during_a_hand_after_it() -> None:
+    t = Table("classic", stock=["5O", "3E", "4O"])
+    t.when(SitIn, "B")
+    t.when(PlaceBet, "P1", 10)
+    t.when(PlaceBet, "P2", 10)
+    t.when(LeaveSeat, "P1")
+    assert t.state.seat_of("P1") is not None and t.state.seat_of("P1").leaving  # type: ignore[union-attr]
+    assert t.refused(LeaveSeat, "P1").code == "illegal_action"
+    t.when(Stand, "P1")
+    t.when(Stand, "P2")
+    t.when(Stand, "B")
+    assert SeatLeft(2, "P1", "after_hand") in t.last
+    assert t.state.seat_of("P1") is None
+    t.when(LeaveSeat, "P2")  # in the betting window of the next hand without a stake: leaves at once
+    assert t.state.seat_of("P2") is None
+
+
+def test_sitting_out_skips_later_hands_and_sitting_in_takes_part_again() -> None:
+    t = Table("italian", players=("B", "P1", "P2"))
+    t.when(SitOut, "P2")  # any player's command lets a waiting table open a hand
+    assert t.of_type(HandOpened)[0].entrants == (2,)
+    assert t.refused(SitOut, "P2").code == "illegal_action"
+    t.when(SitIn, "P2")
+    assert t.state.seat_of("P2").sitting_out is False  # type: ignore[union-attr]
+    assert t.refused(SitIn, "P1").code == "illegal_action"  # already taking part in the hand in play
+
+
+def test_client_seed_changes_apply_to_hands_opened_later() -> None:
+    t = Table("classic", players=("B", "P1"))
+    t.when(SetClientSeed, "P1", "my-lucky-seed")
+    assert t.of_type(HandOpened)[0].client_seed == "B:my-lucky-seed"
+    assert t.refused(SetClientSeed, "P1", "").code == "invalid_request"
+
+
+def test_the_context_must_carry_64_lowercase_hex_of_entropy() -> None:
+    t = Table("classic")
+    with pytest.raises(InvalidRequest) as refused:
+        handle(SitIn(Context(1, {}, "XYZ"), "B"), t.state)
+    assert refused.value.details["field"] == "entropy"
+
+
+def test_a_punter_cannot_act_out_of_turn() -> None:
+    t = Table("classic", stock=["5O", "3E", "4O"])
+    t.when(SitIn, "B")
+    t.when(PlaceBet, "P1", 10)
+    t.when(PlaceBet, "P2", 10)
+    assert t.refused(Hit, "P2").code == "not_your_turn"
+    assert t.refused(Hit, "B").code == "not_your_turn"
+    assert t.refused(Hit, "nobody").code == "not_found"
+    assert isinstance(t.refused(Hit, "P1", 1), NotFound)
+    t.when(Stand, "P1")
+    assert isinstance(t.refused(PlaceBet, "P1", 10), IllegalAction)
+
+
+def test_every_settled_hand_reveals_its_seed_and_the_next_hand_opens() -> None:
+    t = Table("classic", players=("B", "P1"), stock=["5O", "4O"])
+    t.when(SitIn, "B")
+    t.when(PlaceBet, "P1", 10)
+    t.when(Stand, "P1")
+    t.when(Stand, "B")
+    settled = t.of_type(HandSettled)[0]
+    assert settled.server_seed == t.events[[type(e) for e in t.events].index(HandOpened)].server_seed  # type: ignore[attr-defined]
+    assert t.of_type(HandOpened)[0].number == 2
