@@ -1,0 +1,306 @@
+"""Benchmark of the double-entry ledger (issue 4), against real PostgreSQL.
+
+Prints:
+  1. postings per second for reserve+settle cycles: one hand = 4 stake reserves (punter wallet and player banker
+     wallet into the table's escrow, 3 postings each) + 1 settlement (escrow out to the parties), each service
+     call its own committed transaction, as one game command is; one thread, then several threads on their own
+     tables (player banks), then several threads on house-bank tables (which all lock house:bankroll);
+  2. the time to read an account's balance as its postings grow to a million (it must not grow with the
+     count), against summing its postings for contrast, and the time to read its first /me/ledger page.
+
+Usage: python -m casino.devenv bench bench/ledger.py [--hands 400] [--threads 4] [--postings 1000000]
+(uses DATABASE_URL / REDIS_URL, or the embedded services; works in a database of its own, casino_ledger_bench,
+dropped and created afresh).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+BENCH_DB = "casino_ledger_bench"
+PUNTERS = 4
+
+
+def setup_database() -> None:
+    import psycopg
+
+    url = urlsplit(os.environ["DATABASE_URL"])
+    maintenance = url._replace(path="/postgres").geturl().replace("postgres://", "postgresql://", 1)
+    with psycopg.connect(maintenance, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {BENCH_DB}")
+    os.environ["DATABASE_URL"] = url._replace(path=f"/{BENCH_DB}").geturl()
+    os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings_test"  # plain connections, one per thread
+    os.environ.setdefault("SECRET_KEY", "bench")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def make_players(prefix: str, n: int, chips: int) -> list[Any]:
+    from django.contrib.auth import get_user_model
+
+    from ledger import services
+
+    user_model = get_user_model()
+    cashier, _ = user_model.objects.get_or_create(username="bench-cashier", defaults={"is_staff": True})
+    players = []
+    for i in range(n):
+        user = user_model.objects.create(username=f"{prefix}{i}")
+        services.deposit(user=user, amount=chips, reference="bench", operator=cashier, cause=f"bench:{prefix}{i}")
+        players.append(user)
+    return players
+
+
+def play_hands(table_id: int, people: list[Any], hands: int, house_bank: bool, timings: dict[str, list[float]]) -> int:
+    """Play ``hands`` hands at one table; return the number of postings written."""
+    from ledger import services
+
+    banker = None if house_bank else people[0]
+    punters = people[1:]
+    postings = 0
+    for hand_id in range(1, hands + 1):
+        reserved: dict[int | None, int] = {}
+        for seat, punter in enumerate(punters):
+            stake = 10 + (hand_id + seat) % 90
+            started = time.perf_counter()
+            tx = services.reserve_stake(
+                cause=f"event:{table_id}:{hand_id}:{seat}", table_id=table_id, hand_id=hand_id, punter=punter,
+                punter_amount=stake, banker=banker, banker_amount=stake, memo="bet",
+            )
+            timings["reserve_stake"].append(time.perf_counter() - started)
+            postings += len(tx.posted)
+            reserved[punter.pk] = stake
+            key = None if banker is None else banker.pk
+            reserved[key] = reserved.get(key, 0) + stake
+        results = []
+        for seat, punter in enumerate(punters):  # alternate wins, losses and pushes
+            net = (reserved[punter.pk], -reserved[punter.pk], 0)[(hand_id + seat) % 3]
+            results.append({"seat": seat + 1, "user_id": punter.pk, "net": net})
+        bank = None if banker is None else banker.pk
+        payouts = {row["user_id"]: reserved[row["user_id"]] + row["net"] for row in results}
+        payouts[bank] = reserved[bank] - sum(row["net"] for row in results)
+        started = time.perf_counter()
+        tx = services.settle_hand(
+            cause=f"event:{table_id}:{hand_id}:settle", table_id=table_id, hand_id=hand_id, payouts=payouts,
+            results=results,
+        )
+        timings["settle_hand"].append(time.perf_counter() - started)
+        postings += len(tx.posted)
+    return postings
+
+
+def run_in_threads(threads: int, work: Callable[[int], int]) -> tuple[int, float]:
+    from django.db import connections
+
+    barrier = threading.Barrier(threads + 1)
+    counts = [0] * threads
+    errors: list[BaseException] = []
+
+    def target(i: int) -> None:
+        try:
+            barrier.wait()
+            counts[i] = work(i)
+        except BaseException as error:  # reported below
+            errors.append(error)
+        finally:
+            connections.close_all()
+
+    pool = [threading.Thread(target=target, args=(i,)) for i in range(threads)]
+    for thread in pool:
+        thread.start()
+    barrier.wait()
+    started = time.perf_counter()
+    for thread in pool:
+        thread.join()
+    elapsed = time.perf_counter() - started
+    if errors:
+        raise errors[0]
+    return sum(counts), elapsed
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+def bench_cycles(hands: int, threads: int) -> None:
+    from django.db import connection
+
+    print(f"1. reserve+settle cycles ({PUNTERS} stakes + 1 settlement per hand, each call its own transaction)")
+    next_table = iter(range(1, 10_000))
+    for label, n_threads, house, durable in (
+        ("1 thread, player bank", 1, False, True),
+        ("1 thread, player bank, synchronous_commit off (no wait for the WAL flush)", 1, False, False),
+        (f"{threads} threads, player banks (own tables)", threads, False, True),
+        (f"{threads} threads, house bank (all lock the house:bankroll row)", threads, True, True),
+    ):
+        timings: dict[str, list[float]] = {"reserve_stake": [], "settle_hand": []}
+        tables = [next(next_table) for _ in range(n_threads)]
+        people = {table: make_players(f"t{table}-", PUNTERS + 1, 10**9) for table in tables}
+
+        def work(i: int, tables=tables, people=people, house=house, durable=durable, timings=timings) -> int:
+            if not durable:
+                with connection.cursor() as cursor:
+                    cursor.execute("SET synchronous_commit = off")
+            return play_hands(tables[i], people[tables[i]], hands, house, timings)
+
+        postings, wall = run_in_threads(n_threads, work)
+        calls = len(timings["reserve_stake"]) + len(timings["settle_hand"])
+        print(
+            f"   {label}: {n_threads * hands} hands, {postings} postings, {calls} transactions in {wall:.1f} s"
+            f" -> {postings / wall:,.0f} postings/s, {calls / wall:,.0f} transactions/s,"
+            f" {n_threads * hands / wall:,.0f} hands/s"
+        )
+        for name, values in timings.items():
+            values.sort()
+            print(
+                f"      {name}: median {ms(statistics.median(values))}, p95 {ms(values[int(len(values) * 0.95)])}"
+            )
+
+
+def load_postings(owner: Any, account_id: int, cage_id: int, count: int, batch: int = 200_000) -> None:
+    """Add ``count`` one-chip deposits into ``account_id`` (2 postings each), fast: with the triggers bypassed
+    (as a superuser's bulk restore would), computing ``balance_after`` and the balance rows the way the triggers
+    do. The reconcile at the end of the bench proves the result is exactly what the triggers would have written.
+    (Through the triggers, many postings to one account inside one transaction are slow: each update of the
+    balance row walks the row versions the same transaction left behind. The services never do that: a
+    transaction posts to an account once.)"""
+    from django.db import connection, transaction
+
+    from ledger import services
+
+    done = 0
+    while done < count:
+        size = min(batch, count - done)
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL session_replication_role = replica")
+            start, cage_start = services.balance(services.wallet_for(owner)), services.balance("house:cage")
+            cursor.execute(
+                """
+                WITH tx AS (
+                    INSERT INTO ledger_transaction (kind, memo, cause, fingerprint, details)
+                    SELECT 'deposit', 'bench load', 'bench:load:' || g, '', '{}'
+                      FROM generate_series(%s, %s) g  -- causes numbered by the account's balance: unique
+                    RETURNING id
+                ), legs AS (
+                    SELECT tx.id, leg.account_id, leg.amount,
+                           row_number() OVER (PARTITION BY leg.account_id ORDER BY tx.id) AS n
+                      FROM tx CROSS JOIN (VALUES (%s::bigint, 1::bigint), (%s::bigint, -1::bigint))
+                           AS leg (account_id, amount)
+                )
+                INSERT INTO ledger_posting (transaction_id, account_id, amount, balance_after)
+                SELECT id, account_id, amount,
+                       CASE WHEN amount > 0 THEN %s + n ELSE %s - n END
+                  FROM legs ORDER BY id, amount
+                """,
+                [start + 1, start + size, account_id, cage_id, start, cage_start],
+            )
+            cursor.execute(
+                "UPDATE ledger_balance SET balance = balance + %s WHERE account_id = %s", [size, account_id]
+            )
+            cursor.execute("UPDATE ledger_balance SET balance = balance - %s WHERE account_id = %s", [size, cage_id])
+        done += size
+
+
+def timed_reads(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - started)
+    samples.sort()
+    return statistics.median(samples), samples[int(len(samples) * 0.99)]
+
+
+def bench_balance_reads(postings: int, reads: int) -> None:
+    from django.db import connection
+
+    from ledger import services
+    from ledger.accounts import house_account
+
+    print(f"2. reading a balance as the account's postings grow to {postings:,}")
+    (whale,) = make_players("whale", 1, 1)
+    (minnow,) = make_players("minnow", 1, 1)
+    whale_code, minnow_code = f"player:{whale.username}", f"player:{minnow.username}"
+    cage_id = house_account("house:cage").pk
+    whale_id = services.wallet_for(whale).pk
+
+    def sum_postings() -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT sum(amount) FROM ledger_posting WHERE account_id = %s", [whale_id])
+            cursor.fetchone()
+
+    def first_page() -> None:
+        rows = [services.ledger_row(p) for p in services.account_postings(whale_code)[:50]]
+        assert len(rows) == min(50, services.balance(whale_code))
+
+    checkpoints = [c for c in (1, 10_000, 100_000, postings) if c <= postings]
+    loaded = 1  # the deposit made by make_players
+    load_started = time.perf_counter()
+    print(f"   {'postings':>10}  {'balance() median':>17}  {'p99':>9}  {'sum(postings)':>14}  {'/me/ledger page':>15}")
+    for checkpoint in checkpoints:
+        if checkpoint > loaded:
+            load_postings(whale, whale_id, cage_id, checkpoint - loaded)
+            loaded = checkpoint
+            with connection.cursor() as cursor:
+                cursor.execute("ANALYZE ledger_posting")
+        assert services.balance(whale_code) == checkpoint
+        median, p99 = timed_reads(lambda: services.balance(whale_code), reads)
+        summed, _ = timed_reads(sum_postings, 5 if checkpoint > 100_000 else 50)
+        page, _ = timed_reads(first_page, 50)
+        print(f"   {checkpoint:>10,}  {ms(median):>17}  {ms(p99):>9}  {ms(summed):>14}  {ms(page):>15}")
+    print(f"   (bulk-loading {loaded:,} postings took {time.perf_counter() - load_started:.0f} s)")
+    median, p99 = timed_reads(lambda: services.balance(minnow_code), reads)
+    print(f"   an account with 1 posting, for comparison: balance() median {ms(median)}, p99 {ms(p99)}")
+    median, _ = timed_reads(lambda: services.wallet_balances([whale.pk, minnow.pk]), reads)
+    print(f"   wallet_balances() of both (one query): median {ms(median)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=400, help="hands per thread and scenario (default 400)")
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--postings", type=int, default=1_000_000)
+    parser.add_argument("--reads", type=int, default=2000)
+    args = parser.parse_args()
+    if not os.environ.get("DATABASE_URL"):
+        sys.exit("DATABASE_URL is not set: run it as `python -m casino.devenv bench bench/ledger.py`")
+    setup_database()
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW server_version")
+        (version,) = cursor.fetchone()
+    print(f"PostgreSQL {version}, {os.cpu_count()} CPUs, database {BENCH_DB}")
+    bench_cycles(args.hands, args.threads)
+    bench_balance_reads(args.postings, args.reads)
+    from ledger.reconcile import reconcile
+
+    started = time.perf_counter()
+    report = reconcile()
+    print(
+        f"3. reconcile of the whole bench database: {'ok' if report.ok else 'DIFFERENCES'} in"
+        f" {time.perf_counter() - started:.1f} s ({report.counts['postings']:,} postings)"
+    )
+    if not report.ok:
+        print(report.render())
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
