@@ -1,0 +1,107 @@
+"""What each viewer may see: the table view, the events feed, legal actions in the view."""
+
+from __future__ import annotations
+
+from rules_helpers import Table
+
+from tables.rules import CardDealt, HandOpened, Hit, HitFaceDown, PlaceBet, SitIn, Stand, Viewer, view, view_event
+
+
+def _cards(data: dict, seat: int | None) -> list[str | None]:  # type: ignore[type-arg]
+    part = next(p for p in data["hand"]["participants"] if p["seat"] == seat)
+    return [c["code"] for c in part["hands"][0]["cards"]]
+
+
+def _spanish_table() -> Table:
+    t = Table("spanish", players=("B", "P1", "P2"), stock=["6O", "2C", "5E", "10C", "4B"])
+    t.when(SitIn, "B")
+    t.when(PlaceBet, "P1", 10)
+    t.when(HitFaceDown, "P1")  # 6O turned up, 10C dealt down
+    return t
+
+
+def test_a_player_sees_his_own_face_down_card_and_nobody_else_does() -> None:
+    t = _spanish_table()
+    assert _cards(view(t.state, Viewer.player("P1")), 2) == ["6O", "10C"]
+    assert _cards(view(t.state, Viewer.player("P2")), 2) == ["6O", None]
+    assert _cards(view(t.state, Viewer.player("B")), 2) == ["6O", None]
+    assert _cards(view(t.state, Viewer.spectator()), 2) == ["6O", None]
+    assert _cards(view(t.state, Viewer.auditor()), 2) == ["6O", None]  # not settled yet
+
+
+def test_the_banker_card_is_seen_by_the_player_banker_only_until_his_turn() -> None:
+    t = _spanish_table()
+    assert _cards(view(t.state, Viewer.player("B")), 1) == ["5E"]
+    assert _cards(view(t.state, Viewer.player("P1")), 1) == [None]
+
+
+def test_totals_are_given_only_where_the_viewer_sees_every_card() -> None:
+    t = _spanish_table()
+    mine = next(p for p in view(t.state, Viewer.player("P1"))["hand"]["participants"] if p["seat"] == 2)
+    theirs = next(p for p in view(t.state, Viewer.player("P2"))["hand"]["participants"] if p["seat"] == 2)
+    assert (mine["hands"][0]["total_half_points"], mine["hands"][0]["total"]) == (13, "6.5")
+    assert theirs["hands"][0]["total_half_points"] is None and theirs["hands"][0]["category"] is None
+
+
+def test_the_server_seed_is_hidden_until_settlement_and_everything_is_shown_after() -> None:
+    t = Table("classic", players=("B", "P1"), stock=["5O", "4O"])
+    t.when(SitIn, "B")
+    t.when(PlaceBet, "P1", 10)
+    assert view(t.state, Viewer.player("P1"))["hand"]["server_seed"] is None
+    opened = next(e for e in t.events if isinstance(e, HandOpened))
+    assert view_event(opened, Viewer.player("P1"), t.state)["server_seed"] is None
+    t.when(Stand, "P1")
+    settled_state = t.state
+    t.when(Stand, "B")
+    assert view_event(opened, Viewer.spectator(), t.state)["server_seed"] == opened.server_seed
+    dealt = next(e for e in t.events if isinstance(e, CardDealt) and not e.face_up)
+    assert view_event(dealt, Viewer.player("B"), settled_state)["card"] is None
+    assert view_event(dealt, Viewer.player("B"), t.state)["card"] == dealt.card
+
+
+def test_the_auditor_sees_the_whole_deck_after_settlement_and_players_do_not() -> None:
+    t = Table("classic", players=("B", "P1"), stock=["5O", "4O"])
+    t.when(SitIn, "B")
+    t.when(PlaceBet, "P1", 10)
+    t.when(Stand, "P1")
+    events = t.events
+    t.when(Stand, "B")
+    from tables.rules import HandSettled, fold
+
+    index = max(i for i, e in enumerate(t.events) if isinstance(e, HandSettled))
+    after = fold(t.events[: index + 1])
+    assert len(view(after, Viewer.auditor())["hand"]["deck"]) == 40
+    assert "deck" not in view(after, Viewer.player("P1"))["hand"]
+    assert view(after, Viewer.player("P1"))["hand"]["server_seed"] == after.hand.server_seed  # type: ignore[union-attr]
+    assert events
+
+
+def test_the_view_lists_the_players_legal_actions() -> None:
+    t = Table("italian", players=("B", "P1", "P2"))
+    t.when(SitIn, "B")
+    assert view(t.state, Viewer.player("P1"))["you"]["legal_actions"] == ["leave", "bet", "sit_out"]
+    assert "bet" not in view(t.state, Viewer.player("P2"))["you"]["legal_actions"]
+    assert view(t.state, Viewer.player("stranger"))["you"]["legal_actions"] == ["sit_down"]
+    assert "you" not in view(t.state, Viewer.spectator())
+    t.when(PlaceBet, "P1", 10)
+    assert view(t.state, Viewer.player("P1"))["you"]["legal_actions"] == ["leave", "hit", "stand", "sit_out"]
+
+
+def test_the_view_has_the_api_shape() -> None:
+    t = _spanish_table()
+    data = view(t.state, Viewer.player("P1"))
+    assert data["phase"] == "punters" and data["version"] == t.state.version
+    assert {"seat", "username", "is_banker", "sitting_out"} <= set(data["seats"][0])
+    assert data["hand"]["turn"]["seat"] == 2 and data["hand"]["turn"]["deadline"] == t.state.deadline_ms
+    assert data["rules"]["split_mode"] == "spanish" and data["preset"] == "spanish"
+    hand = data["hand"]["participants"][1]["hands"][0]
+    assert set(hand) >= {"index", "bet", "cards", "total", "total_half_points", "category", "status"}
+
+
+def test_a_busted_hand_is_shown_to_everybody_at_once() -> None:
+    t = Table("classic", players=("B", "P1", "P2"), stock=["6O", "3E", "5B", "6C"])
+    t.when(SitIn, "B")
+    t.when(PlaceBet, "P1", 10)
+    t.when(PlaceBet, "P2", 10)
+    t.when(Hit, "P1")
+    assert _cards(view(t.state, Viewer.player("P2")), 2) == ["6O", "6C"]
