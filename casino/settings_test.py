@@ -16,3 +16,8 @@ DATABASES["default"]["CONN_MAX_AGE"] = 0
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Django's flush between transactional tests must empty the append-only tables (see casino/testing_db).
 DATABASES["default"]["ENGINE"] = "casino.testing_db"
+# Throttling is exercised by its own tests (they set their rates); the rest of the suite must not trip it.
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {  # noqa: F405
+    scope: None for scope in ("auth_burst", "auth_sustained", "user_burst", "user_sustained")
+}
+TABLE_TIMERS = False  # tests that need the Celery timers turn them on

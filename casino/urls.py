@@ -11,3 +11,9 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
 ]
+
+# JSON error bodies on /api/ paths (API.md), Django's pages elsewhere
+handler400 = "casino.api.errors.bad_request"
+handler403 = "casino.api.errors.permission_denied"
+handler404 = "casino.api.errors.page_not_found"
+handler500 = "casino.api.errors.server_error"

@@ -81,7 +81,7 @@ def load_table(table_id: int, *, lock: bool = False) -> LoadedTable:
     current_hand_id = row[0]
     if row[1] is not None and row[2] == SNAPSHOT_SCHEMA:
         try:
-            candidate = pickle.loads(bytes(row[3]))  # noqa: S301 - our own cache, written by save_snapshot
+            candidate = pickle.loads(bytes(row[3]))
         except Exception:
             candidate = None
         if isinstance(candidate, TableState) and candidate.version == row[1]:

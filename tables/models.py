@@ -101,6 +101,10 @@ class Hand(models.Model):
     house_banked = models.BooleanField(default=False)
     banker_net = models.IntegerField(null=True, blank=True)
     disputed = models.BooleanField(default=False)
+    # cache for verification: the table state before the command that opened the hand (rebuildable)
+    start_version = models.PositiveIntegerField(null=True, blank=True)
+    start_schema = models.CharField(max_length=64, blank=True, default="")
+    start_state = models.BinaryField(null=True, blank=True, editable=False)
     verified_at = models.DateTimeField(null=True, blank=True)
     verified_ok = models.BooleanField(null=True, blank=True)
 

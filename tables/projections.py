@@ -6,6 +6,7 @@ The same projector runs live (in the command's transaction, writing to the datab
 
 from __future__ import annotations
 
+import pickle
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from typing import Any, Protocol
 
 from django.db import connection
 
+from tables import engine
 from tables.rules import (
     Event,
     HandAbandoned,
@@ -104,6 +106,8 @@ def project(
                     "seed_commitment": event.seed_commitment,
                     "banker_username": banker.username if banker else "",
                     "house_banked": event.banker_id is None,
+                    "start_version": before.version,
+                    "start_state": before,
                 },
             )
         elif isinstance(event, HandSettled):
@@ -147,8 +151,8 @@ class DatabaseSink:
         with connection.cursor() as cursor:
             cursor.execute(
                 "INSERT INTO tables_hand (table_id, number, preset, status, opened_version, opened_at, "
-                "seed_commitment, banker_username, house_banked, disputed) "
-                "VALUES (%s, %s, %s, 'in_play', %s, %s, %s, %s, %s, false) RETURNING id",
+                "seed_commitment, banker_username, house_banked, disputed, start_version, start_schema, start_state) "
+                "VALUES (%s, %s, %s, 'in_play', %s, %s, %s, %s, %s, false, %s, %s, %s) RETURNING id",
                 [
                     table_id,
                     number,
@@ -158,6 +162,9 @@ class DatabaseSink:
                     row["seed_commitment"],
                     row["banker_username"],
                     row["house_banked"],
+                    row["start_version"],
+                    engine.SNAPSHOT_SCHEMA,
+                    pickle.dumps(row["start_state"], protocol=5),
                 ],
             )
             return int(cursor.fetchone()[0])
@@ -218,6 +225,7 @@ class MemorySink:
     def open_hand(self, table_id: int, number: int, row: dict[str, Any]) -> int:
         fake_id = len(self._keys) + 1
         self._keys[fake_id] = (table_id, number)
+        row = {k: v for k, v in row.items() if not k.startswith("start_")}  # a cache, not a read model
         self.hands[(table_id, number)] = {
             **row,
             "status": "in_play",
@@ -270,7 +278,6 @@ def rebuild(table_ids: Sequence[int] | None = None) -> tuple[MemorySink, list[st
 
     Returns the rebuilt models and one sentence per difference (an empty list: the live models are exact).
     """
-    from tables import engine
     from tables.models import Hand, HandParticipant, Table, TableSeat
     from tables.rules import evolve, initial_state
     from tables.store import load_stream

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import pickle
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -71,22 +72,45 @@ def _batch_start(event: StoredEvent) -> int:
     return int(event.metadata.get("command_version") or event.version)
 
 
-def load_hand(hand: Hand) -> HandEvents:
-    """The events of ``hand`` grouped to whole commands, and the state before them (folded from the start)."""
-    closed = hand.closed_version
-    stream = load_stream(hand.table_id, upto_version=None)
-    upto = len(stream)
-    if closed is not None:
-        # extend to the end of the command that closed the hand
-        batch = _batch_start(stream[closed - 1])
-        upto = closed
-        while upto < len(stream) and _batch_start(stream[upto]) == batch:
+def _cached_start(hand: Hand) -> TableState | None:
+    """The state before the hand's first command, cached when the hand opened (None if unusable)."""
+    if hand.start_state is None or hand.start_schema != engine.SNAPSHOT_SCHEMA or hand.start_version is None:
+        return None
+    try:
+        state = pickle.loads(bytes(hand.start_state))
+    except Exception:
+        return None
+    return state if isinstance(state, TableState) and state.version == hand.start_version else None
+
+
+def load_hand(hand: Hand, *, full: bool = False) -> HandEvents:
+    """The events of ``hand`` grouped to whole commands, and the state before them.
+
+    The starting state comes from the cache written when the hand opened; ``full`` (or a missing or outdated
+    cache) folds it from the table's first event instead, and then ``before`` holds every earlier event so the
+    whole chain up to the hand is checked too.
+    """
+    start = None if full else _cached_start(hand)
+    if start is not None:
+        first = start.version + 1
+        stream = load_stream(hand.table_id, after_version=max(first - 2, 0))
+        before, rest = ([stream[0]], stream[1:]) if first > 1 else ([], stream)
+    else:
+        stream = load_stream(hand.table_id)
+        first = _batch_start(stream[hand.opened_version - 1])
+        before, rest = stream[: first - 1], stream[first - 1 :]
+        start = initial_state()
+        for stored in before:
+            start = evolve(start, engine.decode(stored))
+    upto = len(rest)
+    if hand.closed_version is not None:
+        # up to the end of the command that closed the hand
+        closing = hand.closed_version - first
+        batch = _batch_start(rest[closing])
+        upto = closing + 1
+        while upto < len(rest) and _batch_start(rest[upto]) == batch:
             upto += 1
-    first = _batch_start(stream[hand.opened_version - 1])
-    state = initial_state()
-    for stored in stream[: first - 1]:
-        state = evolve(state, engine.decode(stored))
-    return HandEvents(hand, state, stream[: first - 1], stream[first - 1 : upto], hand.opened_version, closed)
+    return HandEvents(hand, start, before, rest[:upto], hand.opened_version, hand.closed_version)
 
 
 def replay_hand(hand: Hand) -> list[tuple[StoredEvent, TableState]]:
@@ -218,11 +242,15 @@ def _check_ledger(hand: Hand, decoded: Sequence[tuple[StoredEvent, Event]]) -> s
     return "ok"
 
 
-def verify_hand(hand: Hand, *, record: bool = True) -> dict[str, str]:
-    """Run every check on a settled (or abandoned) hand; each value is "ok" or what differs."""
+def verify_hand(hand: Hand, *, record: bool = True, full: bool = False) -> dict[str, str]:
+    """Run every check on a settled (or abandoned) hand; each value is "ok" or what differs.
+
+    By default the hand starts from the state cached when it opened and the chain is checked from the event
+    before it; ``full`` folds the table from its first event and checks the whole chain up to the hand.
+    """
     if hand.status == "in_play":
         raise HandInPlay("the hand is still in play: it can be verified once it is settled", {"hand": hand.pk})
-    loaded = load_hand(hand)
+    loaded = load_hand(hand, full=full)
     decoded = [(s, engine.decode(s)) for s in loaded.events]
     in_hand = [
         (s, e)
@@ -242,7 +270,12 @@ def verify_hand(hand: Hand, *, record: bool = True) -> dict[str, str]:
         )
     report["replay"] = _check_replay(loaded.start_state, loaded.events)
     report["ledger"] = _check_ledger(hand, in_hand)
-    problems = chain_problems(loaded.before + loaded.events)
+    chained = loaded.before + loaded.events
+    problems = (
+        chain_problems(chained)
+        if not loaded.before or loaded.before[0].version == 1
+        else chain_problems(chained[1:], prev_hash=chained[0].hash)
+    )
     report["chain"] = "ok" if not problems else "; ".join(problems[:5])
     if record:
         with transaction.atomic():
