@@ -56,7 +56,7 @@ class Bench:
         self.state: TableState = initial_state()
         self.hands = 0
         fixed = 10 if preset == "hungarian" else None
-        self.send(CreateTable(self.ctx(), preset, {}, 10, 100, 8, bank, fixed))
+        self.send(CreateTable(self.ctx(), preset, {}, 10, 100, 8 if bank == "player" else 7, bank, fixed))
         for p in self.players:
             self.send(SitDown(self.ctx(), p, p))
         self.rules = self.state.config.rules if self.state.config else None
