@@ -93,21 +93,25 @@ class Bench:
         hand = state.hand
         assert aw is not None and hand is not None, "the bench table always waits on someone"
         rng = self.rng
-        seat_ids = {s.seat: s.player_id for s in state.seats}
+        rules = self.rules
+        assert rules is not None
         if aw.kind == "bets":
             for h in hand.punters:
                 if h.stake == 0:
-                    self.send(PlaceBet(self.ctx(), h.player_id, hand.stake or rng.randint(10, 100)))
+                    self.send(PlaceBet(self.ctx(), h.player_id, hand.stake or 10 + int(rng.random() * 91)))
                     if self.state.awaiting is None or self.state.awaiting.kind != "bets":
                         return
             return
-        pid = seat_ids[aw.seat] if aw.seat is not None else ""
+        pid = ""
+        for s in state.seats:
+            if s.seat == aw.seat:
+                pid = s.player_id
         if aw.kind == "bet":
-            self.send(PlaceBet(self.ctx(), pid, hand.stake or rng.randint(10, 100)))
+            self.send(PlaceBet(self.ctx(), pid, hand.stake or 10 + int(rng.random() * 91)))
             return
         if aw.kind == "banker":
-            total = evaluate(hand.banker.cards, self.rules).total_hp  # type: ignore[arg-type]
-            self.send(Hit(self.ctx(), pid) if total < rng.randint(8, 14) else Stand(self.ctx(), pid))
+            total = evaluate(hand.banker.cards, rules).total_hp
+            self.send(Hit(self.ctx(), pid) if total < 8 + 7 * rng.random() else Stand(self.ctx(), pid))
             return
         if aw.kind == "assign":
             if rng.random() < 0.3 and self.try_send(Split(self.ctx(), pid)):
@@ -118,13 +122,14 @@ class Bench:
         h = hand.find(aw.seat, aw.hand)  # type: ignore[arg-type]
         assert h is not None
         roll = rng.random()
-        if roll < 0.15 and self.try_send(Split(self.ctx(), pid)):
+        # the driver only tries moves its table's rules allow (a refused try still goes through decide)
+        if roll < 0.15 and rules.split_mode != "none" and self.try_send(Split(self.ctx(), pid)):
             return
-        if roll < 0.25 and self.try_send(Raise(self.ctx(), pid, 5)):
+        if roll < 0.25 and rules.raise_on_draw and self.try_send(Raise(self.ctx(), pid, 5)):
             return
-        total = evaluate(h.cards, self.rules, split=aw.seat in hand.split_seats).total_hp  # type: ignore[arg-type]
-        if total < rng.randint(6, 14):
-            if roll > 0.8 and self.try_send(HitFaceDown(self.ctx(), pid)):
+        total = evaluate(h.cards, rules, split=aw.seat in hand.split_seats).total_hp
+        if total < 6 + 8 * rng.random():
+            if roll > 0.8 and rules.hidden_card_swap and self.try_send(HitFaceDown(self.ctx(), pid)):
                 return
             self.send(Hit(self.ctx(), pid))
         else:

@@ -74,6 +74,16 @@ _P_FACE = PunterHand._fields.index("face_up")
 _P_STATUS = PunterHand._fields.index("status")
 _P_MATTA = PunterHand._fields.index("matta_hp")
 _P_STAKE = PunterHand._fields.index("stake")
+_P_SHOWN = PunterHand._fields.index("shown")
+assert PunterHand._fields[_P_SHOWN:] == (
+    "shown",
+    "category",
+    "total_hp",
+    "matta_hp",
+    "punter_reserve",
+    "banker_reserve",
+    "result",
+)
 _P_PRES = PunterHand._fields.index("punter_reserve")
 assert PunterHand._fields[_P_PRES + 1] == "banker_reserve"
 assert PunterHand._fields[_P_STATUS : _P_MATTA + 1] == ("status", "shown", "category", "total_hp", "matta_hp")
@@ -272,7 +282,8 @@ def _betting_closed(state: TableState, e: BettingClosed) -> TableState:
 
 
 def _card_dealt(state: TableState, e: CardDealt) -> TableState:
-    hand = _hand(state)
+    hand = state.hand
+    assert hand is not None
     if e.banker:
         b = hand.banker
         banker = b._replace(cards=(*b.cards, e.card), face_up=(*b.face_up, e.face_up))
@@ -411,15 +422,12 @@ def _hand_settled(state: TableState, e: HandSettled) -> TableState:
     by_hand = {(r.seat, r.hand): r for r in e.results}
     punters = []
     for h in hand.punters:
-        r = by_hand.get((h.seat, h.hand_index))
+        r = by_hand.get((h[0], h[1]))
         if r is None:
-            punters.append(h._replace(shown=True))
+            punters.append(_set(PunterHand, h, _P_SHOWN, True))
         else:
-            punters.append(
-                h._replace(
-                    shown=True, result=r, category=r.category, total_hp=r.total_half_points, matta_hp=r.matta_value
-                )
-            )
+            shown = (True, r.category, r.total_half_points, r.matta_value, h.punter_reserve, h.banker_reserve, r)
+            punters.append(_new(PunterHand, (*h[:_P_SHOWN], *shown)))
     banker = hand.banker
     if banker.played:
         banker = banker._replace(

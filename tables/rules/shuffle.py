@@ -17,6 +17,8 @@ from .cards import CANONICAL_DECK
 
 _EIGHT_U32 = struct.Struct(">8I")
 _TWO_32 = 2**32
+#: Rejection limits for n = 0..64 (index n): the largest multiple of n not above 2**32.
+_LIMITS: tuple[int, ...] = (0, *(_TWO_32 - (_TWO_32 % n) for n in range(1, 65)))
 
 
 def seed_commitment(server_seed: bytes) -> str:
@@ -44,14 +46,21 @@ def uniform_below(stream: Iterator[int], n: int) -> int:
 def shuffle_cards(cards: Sequence[str], server_seed: bytes, client_seed: str, nonce: int) -> list[str]:
     """Fisher-Yates shuffle of ``cards`` driven by the hand's u32 stream (API.md)."""
     deck = list(cards)
-    stream = u32_stream(server_seed, f"{client_seed}:{nonce}")
-    draw = stream.__next__
+    prefix = f"{client_seed}:{nonce}:"
+    values: list[int] = []
+    block = 0
+    position = 0
     for i in range(len(deck) - 1, 0, -1):
         n = i + 1
-        limit = _TWO_32 - (_TWO_32 % n)
-        x = draw()
-        while x >= limit:
-            x = draw()
+        limit = _LIMITS[n] if n < len(_LIMITS) else _TWO_32 - (_TWO_32 % n)
+        while True:
+            if position == len(values):
+                values.extend(_EIGHT_U32.unpack(hmac.digest(server_seed, f"{prefix}{block}".encode(), "sha256")))
+                block += 1
+            x = values[position]
+            position += 1
+            if x < limit:
+                break
         j = x % n
         deck[i], deck[j] = deck[j], deck[i]
     return deck
