@@ -13,6 +13,7 @@ import hashlib
 import random
 import sys
 import time
+import timeit
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -150,7 +151,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--preset", choices=PRESETS, action="append")
     args = parser.parse_args()
+    calibration = min(timeit.repeat("sum(range(1000))", number=2000, repeat=5)) / 2000 * 1e6
     print(f"rules core: random complete hands, {args.punters} punters, {args.bank} bank, one core")
+    print(f"machine calibration: sum(range(1000)) takes {calibration:.1f} us (compare benches across machines)")
     for preset in args.preset or PRESETS:
         bench = Bench(preset, args.punters, args.bank, args.seed)
         seconds = bench.play(args.hands)

@@ -48,7 +48,8 @@ from tables.rules import (
     view_event,
 )
 
-PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+LIGHT = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 tables = st.tuples(
     st.sampled_from(PRESETS),
     st.sampled_from(["player", "house"]),
@@ -156,7 +157,7 @@ def _accepts(command: Any, state: Any) -> bool:
     return True
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@LIGHT
 @given(tables)
 def test_legal_actions_are_exactly_what_decide_accepts(spec: Any) -> None:
     table = _play(spec, steps=45, track_legal=True)
@@ -198,7 +199,7 @@ def _visible_codes(view_dict: dict[str, Any]) -> set[str]:
     return codes
 
 
-@PROPERTY
+@LIGHT
 @given(tables)
 def test_no_viewer_ever_sees_a_card_he_may_not_see(spec: Any) -> None:
     table = _play(spec, steps=60)
