@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any, TypedDict
 
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import QuerySet, Subquery
 
 from ledger.accounts import ESCROW_PREFIX, HOUSE_CODES, PLAYER_PREFIX, UserRef, check_int, user_id_of
 from ledger.errors import InvalidEntry
@@ -58,10 +58,14 @@ def account_postings(account: Account | str, *, before_id: int | None = None) ->
     balance view). Paginate by slicing, or by keyset with ``before_id`` (the last id of the previous page)."""
     postings = Posting.objects.select_related("transaction").order_by("-id")
     if isinstance(account, Account):
-        postings = postings.filter(account=account)
+        postings = postings.filter(account_id=account.pk)
     else:
         _check_code(account)
-        postings = postings.filter(account__code=account)
+        # ``account_id = (SELECT ...)``, not a join on the code: with a join, the planner may walk the whole
+        # posting table backwards by id looking for the 50 newest of a small account (measured: 1.3 s at 2
+        # million postings, against 0.1 ms through the (account, id DESC) index).
+        account_id = Account.objects.filter(code=account).values("id")[:1]
+        postings = postings.filter(account_id=Subquery(account_id))
     if before_id is not None:
         postings = postings.filter(id__lt=before_id)
     return postings
