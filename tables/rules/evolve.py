@@ -69,6 +69,7 @@ _H_PHASE = HandState._fields.index("phase")
 _H_BANKER = HandState._fields.index("banker")
 _H_NEXT = HandState._fields.index("next_card")
 _H_PUNTERS = HandState._fields.index("punters")
+assert _H_PUNTERS == _H_NEXT + 1
 _P_CARDS = PunterHand._fields.index("cards")
 _P_FACE = PunterHand._fields.index("face_up")
 _P_STATUS = PunterHand._fields.index("status")
@@ -292,10 +293,15 @@ def _card_dealt(state: TableState, e: CardDealt) -> TableState:
         assert e.seat is not None
         hand = hand._replace(next_card=e.deck_index + 1, pending=(e.seat, e.card))
     else:
-        i = _find(hand.punters, e.seat, e.hand)
-        h = hand.punters[i]
+        punters = hand.punters
+        i = _find(punters, e.seat, e.hand)
+        h = punters[i]
         h = _new(PunterHand, (*h[:_P_CARDS], (*h.cards, e.card), (*h.face_up, e.face_up), *h[_P_FACE + 1 :]))
-        hand = _set(HandState, _put(hand, i, h), _H_NEXT, e.deck_index + 1)
+        # next_card and punters are neighbours: one rebuild of the hand sets both
+        hand = _new(
+            HandState,
+            (*hand[:_H_NEXT], e.deck_index + 1, (*punters[:i], h, *punters[i + 1 :]), *hand[_H_PUNTERS + 1 :]),
+        )
     return _with_hand(state, hand)
 
 
