@@ -17,6 +17,7 @@ from rest_framework.authtoken.models import Token
 
 from casino.api.errors import invalid_field
 from tables.models import PlayerProfile
+from tables.services import player_set_client_seed
 
 # Letters, digits and . _ - (no ':' or spaces: a username is part of ledger account codes and of URLs in
 # clients), starting with a letter or digit. Unique regardless of case, so "Alice" cannot pose as "alice".
@@ -70,7 +71,8 @@ def player_profile(user: AbstractBaseUser) -> PlayerProfile:
 
 @transaction.atomic
 def set_client_seed(user: AbstractBaseUser, seed: str) -> PlayerProfile:
-    """Set the player's client seed for the hands he joins from now on (1-64 printable ASCII, no spaces)."""
+    """Set the player's client seed for the hands he joins from now on (1-64 printable ASCII, no spaces), and
+    at every table he sits at (a ``SetClientSeed`` command each: it goes into that table's next hand)."""
     check_client_seed(seed)
-    profile, _ = PlayerProfile.objects.update_or_create(user=user, defaults={"client_seed": seed})
-    return profile
+    player_set_client_seed(user=user, client_seed=seed)
+    return PlayerProfile.objects.get(user=user)

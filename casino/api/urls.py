@@ -1,6 +1,6 @@
 """URLs of the REST API v1, mounted at ``/api/v1/`` (spec/API.md)."""
 
-from django.urls import URLPattern, URLResolver, path
+from django.urls import URLPattern, URLResolver, include, path
 
 from casino.api.views.auth import RegisterView, TokenView
 from casino.api.views.cashier import DepositView, WithdrawalView
@@ -15,4 +15,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("me/hands", MyHandsView.as_view(), name="api-me-hands"),
     path("cashier/deposits", DepositView.as_view(), name="api-cashier-deposits"),
     path("cashier/withdrawals", WithdrawalView.as_view(), name="api-cashier-withdrawals"),
+    path("", include("tables.api.urls")),
 ]

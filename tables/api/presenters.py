@@ -1,0 +1,293 @@
+"""The API's JSON shapes (spec/API.md) built from the core's viewer projections.
+
+These functions rename and drop fields; they never decide what a viewer may see. Every card, seed and deck
+they return comes out of ``view``, ``view_event`` or ``hand_history`` called with the read's viewer. The one
+thing added from outside the projections is a hand's ``actions``, taken from the commands recorded in event
+metadata without their ``ctx`` (its entropy is the server seed of any hand the command opens, its wallets are
+other players' balances).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from tables.rules import (
+    ACTION_COMMANDS,
+    BankerTurnStarted,
+    CardDealt,
+    Event,
+    HandOpened,
+    HandSettled,
+    HandStood,
+    TableState,
+    Viewer,
+    evolve,
+    hand_history,
+    view,
+    view_event,
+)
+from tables.selectors import EventsRead, HandRead, TableRead
+from tables.store import StoredEvent
+
+#: What ``POST /tables/{id}/actions`` accepts (sit_down and leave are the seat endpoints).
+API_ACTIONS: tuple[str, ...] = tuple(name for name in ACTION_COMMANDS if name not in ("sit_down", "leave"))
+_ACTION_BY_COMMAND = {cls.__name__: name for name, cls in ACTION_COMMANDS.items()} | {
+    "CreateTable": "create_table",
+    "SetClientSeed": "set_client_seed",
+    "Timeout": "timeout",
+}
+_COMMAND_PRIVATE = ("ctx", "type", "player_id", "username")
+
+
+def _at(ms: int | None) -> datetime | None:
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+def _results(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in row.items() if k != "player_id"} for row in rows]
+
+
+# --- the table view -----------------------------------------------------------------------------------------------
+
+
+def present_table(read: TableRead) -> dict[str, Any]:
+    """``GET /tables/{id}`` (and ``table`` of an action's answer) for the read's viewer."""
+    core = view(read.state, read.viewer, read.wallets)
+    you = core.get("you") or {}
+    legal = [action for action in you.get("legal_actions", ()) if action in API_ACTIONS]
+    return {
+        "id": read.table_id,
+        "name": read.name,
+        "preset": core["preset"],
+        "rules": core["rules"],
+        "min_bet": core["min_bet"],
+        "max_bet": core["max_bet"],
+        "bank": core["bank"],
+        "max_seats": core["max_seats"],
+        "fixed_stake": core["fixed_stake"],
+        "turn_timeout_s": core["turn_timeout_s"],
+        "betting_timeout_s": core["betting_timeout_s"],
+        "version": core["version"],
+        "phase": core["phase"],
+        "seats": [
+            {
+                "seat": s["seat"],
+                "username": s["username"],
+                "is_banker": s["is_banker"],
+                "sitting_out": s["sitting_out"],
+                "leaving": s["leaving"],
+            }
+            for s in core["seats"]
+        ],
+        "hand": _hand(core["hand"], read.hand_id) if core["hand"] is not None else None,
+        "you": {"seat": you.get("seat"), "balance": read.balance, "legal_actions": legal},
+    }
+
+
+def _hand(hand: Mapping[str, Any], hand_id: int | None) -> dict[str, Any]:
+    turn = hand["turn"]
+    settled = hand["phase"] == "settled"
+    return {
+        "id": hand_id,
+        "number": hand["number"],
+        "nonce": hand["nonce"],
+        "seed_commitment": hand["seed_commitment"],
+        "client_seed": hand["client_seed"],
+        "server_seed": hand["server_seed"],
+        "phase": hand["phase"],
+        "stake": hand["stake"],
+        "turn": None
+        if turn is None
+        else {"seat": turn["seat"], "hand": turn["hand"], "kind": turn["kind"], "deadline": _at(turn["deadline"])},
+        "participants": [
+            {
+                "seat": p["seat"],
+                "username": p["username"],
+                "role": p["role"],
+                "hands": [_punter_hand(h) for h in p["hands"]],
+            }
+            for p in hand["participants"]
+        ],
+        "pending_card": hand["pending_card"],
+        "stock_left": hand["stock_left"],
+        "results": _results(hand["results"]) if settled else None,
+        "next_banker": hand.get("next_banker") if settled else None,
+        "deck": hand.get("deck"),
+    }
+
+
+def _punter_hand(h: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "index": h["index"],
+        "bet": h["bet"],
+        "cards": [{"code": c["code"], "face_up": c["face_up"]} for c in h["cards"]],
+        "total": h["total"],
+        "total_half_points": h["total_half_points"],
+        "category": h["category"],
+        "matta_value": h["matta_value"],
+        "status": h["status"],
+        "result": h.get("result"),
+    }
+
+
+# --- events --------------------------------------------------------------------------------------------------------
+
+
+def present_event(stored: StoredEvent, event: Event, viewer: Viewer, state: TableState) -> dict[str, Any]:
+    """One event of the feed as ``viewer`` may see it (``state``: any state at or after the event)."""
+    data = view_event(event, viewer, state)
+    data.pop("type", None)
+    return {"seq": stored.version, "type": stored.type, "at": stored.recorded_at, "data": data}
+
+
+def present_outcome(read: TableRead) -> dict[str, Any]:
+    """An action's answer: the table after it and the events it appended, as the caller may see them."""
+    return {
+        "table": present_table(read),
+        "events": [present_event(s, e, read.viewer, read.state) for s, e in read.events],
+    }
+
+
+def present_events(read: EventsRead) -> dict[str, Any]:
+    """``GET /tables/{id}/events``."""
+    return {
+        "events": [present_event(s, e, read.viewer, read.state) for s, e in read.events],
+        "last_seq": read.last_seq,
+    }
+
+
+# --- a hand's history ----------------------------------------------------------------------------------------------
+
+
+def present_history(read: HandRead) -> dict[str, Any]:
+    """``GET /hands/{id}`` for the read's viewer (a participant, or staff as auditor)."""
+    hand = read.hand
+    events = [event for _, event in read.events]
+    core = hand_history(
+        events, hand.number, start_version=read.events[0][0].version, state=read.start_state, viewer=read.viewer
+    )
+    participants = core["participants"]
+    if hand.status == "in_play" and read.state.hand is not None and read.state.hand.number == hand.number:
+        participants = _participants_in_play(read.state, read.viewer)
+    banker = core["participants"][0]
+    return {
+        "id": hand.pk,
+        "table": hand.table_id,
+        "number": core["number"],
+        "status": hand.status,
+        "rules": core["rules"],
+        "seed_commitment": core["seed_commitment"],
+        "server_seed": core["server_seed"],
+        "client_seed": core["client_seed"],
+        "nonce": core["nonce"],
+        "deck": core["deck"],
+        "banker": {"seat": banker["seat"], "username": banker["username"]},
+        "participants": [
+            {
+                "seat": p["seat"],
+                "username": p["username"],
+                "role": p["role"],
+                "hands": [
+                    {
+                        "index": h["index"],
+                        "bet": h["bet"],
+                        "cards": h["cards"],
+                        "total_half_points": h["total_half_points"],
+                    }
+                    for h in p["hands"]
+                ],
+            }
+            for p in participants
+        ],
+        "deals": [
+            {
+                "seq": d["seq"],
+                "to_seat": d["to_seat"],
+                "banker": d["banker"],
+                "hand": d["hand"],
+                "card": d["card"],
+                "face_up": d["face_up"],
+            }
+            for d in core["deals"]
+        ],
+        "actions": hand_actions(read.start_state, read.events, hand.number),
+        "results": _results(core["results"]),
+        "next_banker": core["next_banker"],
+        "ledger": read.ledger,
+    }
+
+
+def _participants_in_play(state: TableState, viewer: Viewer) -> list[dict[str, Any]]:
+    # A hand in play is shown as the viewer's table view shows it (hidden cards null).
+    table = view(state, viewer)
+    assert table["hand"] is not None
+    return [
+        {
+            **p,
+            "hands": [
+                {
+                    "index": h["index"],
+                    "bet": h["bet"],
+                    "cards": [c["code"] for c in h["cards"]],
+                    "total_half_points": h["total_half_points"],
+                }
+                for h in p["hands"]
+            ],
+        }
+        for p in table["hand"]["participants"]
+    ]
+
+
+def hand_actions(start: TableState, events: Sequence[tuple[StoredEvent, Event]], number: int) -> list[dict[str, Any]]:
+    """Every command recorded in ``events`` (grouped by ``metadata.command_version``) as ``{seq, at, seat,
+    action, args}``, never with its ``ctx``; a system command has ``seat`` null and ``args.reason``. A house
+    banker's draws and stand in hand ``number`` are rows of their own (``seat`` null, reason ``house_rule``)."""
+    rows: list[dict[str, Any]] = []
+    state = start
+    house_turn = False
+    for stored, event in events:
+        before = state
+        state = evolve(state, event)
+        metadata = stored.metadata
+        command = metadata.get("command")
+        if command is not None and metadata.get("command_version", stored.version) == stored.version:
+            rows.append(_action_row(stored, command, before, state))
+        if isinstance(event, HandOpened):
+            house_turn = False
+        elif isinstance(event, BankerTurnStarted) and event.seat is None:
+            house_turn = True
+        elif house_turn and isinstance(event, CardDealt) and event.banker and event.number == number:
+            rows.append(_house_row(stored, "hit"))
+        elif house_turn and isinstance(event, HandStood) and event.banker and event.seat is None:
+            rows.append(_house_row(stored, "stand", event.reason))
+        elif isinstance(event, HandSettled):
+            house_turn = False
+    return rows
+
+
+def _action_row(
+    stored: StoredEvent, command: Mapping[str, Any], before: TableState, after: TableState
+) -> dict[str, Any]:
+    actor = stored.metadata.get("actor")
+    kind = str(command.get("type", ""))
+    args = {k: v for k, v in command.items() if k not in _COMMAND_PRIVATE}
+    seat: int | None = None
+    player_id = command.get("player_id")
+    if actor is None or player_id is None:
+        args["reason"] = stored.metadata.get("reason") or "system"
+    else:
+        taken = before.seat_of(str(player_id)) or after.seat_of(str(player_id))
+        seat = taken.seat if taken is not None else None
+    return {
+        "seq": stored.version,
+        "at": stored.recorded_at,
+        "seat": seat,
+        "action": _ACTION_BY_COMMAND.get(kind, kind),
+        "args": args,
+    }
+
+
+def _house_row(stored: StoredEvent, action: str, reason: str = "house_rule") -> dict[str, Any]:
+    return {"seq": stored.version, "at": stored.recorded_at, "seat": None, "action": action, "args": {"reason": reason}}

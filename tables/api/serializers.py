@@ -1,0 +1,420 @@
+"""Request bodies (strict) and the response shapes of the game endpoints (spec/API.md).
+
+Responses are built as plain dicts by :mod:`tables.api.presenters` (cheap on the hot path of every action);
+the output serializers below describe them for the OpenAPI schema, and the schemathesis run of the test suite
+checks every response against that schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.settings import api_settings
+
+from casino.api.serializers import StrictCharField, StrictIntegerField, StrictSerializer
+from tables.api.presenters import API_ACTIONS
+from tables.rules import PRESETS, TOGGLES, DomainError, make_table_config
+
+# Read models keep chips per hand in 32-bit columns: a bet of at most this many chips keeps even the worst
+# hand (8 hands x 7 punters x a 100x multiplier) inside them.
+MAX_TABLE_BET = 100_000
+MAX_TIMEOUT_S = 3600
+
+# --- requests --------------------------------------------------------------------------------------------------
+
+
+class TableCreateInput(StrictSerializer):
+    name = StrictCharField(max_length=100, help_text="Shown in the lobby.")
+    preset = serializers.ChoiceField(choices=list(PRESETS), help_text="classic, italian, spanish or hungarian.")
+    rules = serializers.DictField(
+        required=False,
+        child=serializers.JSONField(),
+        help_text="Overrides of single toggles of the preset, by name (RULES.md §4).",
+    )
+    min_bet = StrictIntegerField(min_value=1, max_value=MAX_TABLE_BET)
+    max_bet = StrictIntegerField(min_value=1, max_value=MAX_TABLE_BET)
+    max_seats = StrictIntegerField(
+        min_value=2, max_value=8, help_text="Every seated player, a player banker included (house bank: 2-7)."
+    )
+    bank = serializers.ChoiceField(choices=["player", "house"])
+    fixed_stake = StrictIntegerField(
+        required=False, allow_null=True, min_value=1, max_value=MAX_TABLE_BET, help_text="S under bank_fixed."
+    )
+    turn_timeout_s = StrictIntegerField(required=False, min_value=1, max_value=MAX_TIMEOUT_S, default=30)
+    betting_timeout_s = StrictIntegerField(required=False, min_value=1, max_value=MAX_TIMEOUT_S, default=30)
+
+    class Meta:
+        ref_name = "TableCreateRequest"
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # The whole combination is the core's to judge (the same validation CreateTable runs), so a bad one is
+        # a 400 naming the field; a toggle is named inside ``rules``.
+        try:
+            make_table_config(
+                preset=attrs["preset"],
+                overrides=attrs.get("rules") or {},
+                min_bet=attrs["min_bet"],
+                max_bet=attrs["max_bet"],
+                max_seats=attrs["max_seats"],
+                bank=attrs["bank"],
+                fixed_stake=attrs.get("fixed_stake"),
+                turn_timeout_s=attrs.get("turn_timeout_s", 30),
+                betting_timeout_s=attrs.get("betting_timeout_s", 30),
+            )
+        except DomainError as exc:
+            field = str(exc.details.get("field") or api_settings.NON_FIELD_ERRORS_KEY)
+            if field in TOGGLES or field not in self.fields:
+                raise serializers.ValidationError({"rules": {field: [exc.message]}}) from exc
+            raise serializers.ValidationError({field: [exc.message]}) from exc
+        return attrs
+
+
+class SeatInput(StrictSerializer):
+    seat = StrictIntegerField(required=False, min_value=1, max_value=8, help_text="Default: the lowest free seat.")
+
+    class Meta:
+        ref_name = "SeatRequest"
+
+
+class ActionInput(StrictSerializer):
+    action = serializers.ChoiceField(choices=list(API_ACTIONS))
+    amount = StrictIntegerField(required=False, min_value=1, max_value=10**12, help_text="Chips (bet, raise, ...).")
+    hand = StrictIntegerField(
+        required=False, min_value=0, max_value=15, help_text="Hand index (0 = first); default: the hand in turn."
+    )
+    target = StrictIntegerField(
+        required=False, min_value=0, max_value=15, help_text="For assign: the hand to give the drawn card to."
+    )
+    expected_version = StrictIntegerField(
+        required=False, min_value=0, max_value=2**31 - 1, help_text="409 stale_version if the table moved on."
+    )
+
+    class Meta:
+        ref_name = "TableActionRequest"
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "target" in attrs:
+            if attrs["action"] != "assign":
+                raise serializers.ValidationError({"target": ["Only assign takes a target."]})
+            if "hand" in attrs and attrs["hand"] != attrs["target"]:
+                raise serializers.ValidationError({"target": ["Give the hand to assign to once (hand or target)."]})
+            attrs["hand"] = attrs.pop("target")
+        return attrs
+
+    def command_args(self) -> dict[str, Any]:
+        """The action's arguments for ``tables.services.table_act``."""
+        return {k: v for k, v in self.validated_data.items() if k in ("amount", "hand")}
+
+
+class DisputeInput(StrictSerializer):
+    reason = StrictCharField(max_length=2000, help_text="What went wrong, in your words.")
+
+    class Meta:
+        ref_name = "DisputeRequest"
+
+
+# --- responses (schema) -------------------------------------------------------------------------------------
+
+
+class LobbyTableSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    preset = serializers.CharField()
+    min_bet = serializers.IntegerField()
+    max_bet = serializers.IntegerField()
+    bank = serializers.CharField(help_text="player or house.")
+    seats_taken = serializers.IntegerField()
+    max_seats = serializers.IntegerField()
+    phase = serializers.CharField(help_text="waiting, betting, dealing, punters, banker or settled.")
+
+    class Meta:
+        ref_name = "LobbyTable"
+
+
+class SeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    username = serializers.CharField()
+    is_banker = serializers.BooleanField()
+    sitting_out = serializers.BooleanField()
+    leaving = serializers.BooleanField(help_text="Leaves after the current hand.")
+
+    class Meta:
+        ref_name = "TableSeat"
+
+
+class CardSerializer(serializers.Serializer):
+    code = serializers.CharField(allow_null=True, help_text="Such as 12O; null when you may not see it.")
+    face_up = serializers.BooleanField()
+
+    class Meta:
+        ref_name = "Card"
+
+
+class HandResultOfHandSerializer(serializers.Serializer):
+    outcome = serializers.CharField(help_text="win, lose or push.")
+    tie = serializers.BooleanField()
+    multiplier = serializers.IntegerField()
+    net = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "PunterHandResult"
+
+
+class PlayerHandSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    bet = serializers.IntegerField(allow_null=True, help_text="null for the banker's hand.")
+    cards = CardSerializer(many=True)
+    total = serializers.CharField(allow_null=True, help_text='Such as "7.5"; only when you can see every card.')
+    total_half_points = serializers.IntegerField(allow_null=True)
+    category = serializers.CharField(allow_null=True, help_text="pair7, reale, seven_half, points or bust.")
+    matta_value = serializers.IntegerField(allow_null=True, help_text="The wild card's value in half-points.")
+    status = serializers.CharField(help_text="waiting, playing, stood, bust, closed or settled.")
+    result = HandResultOfHandSerializer(allow_null=True, required=False)
+
+    class Meta:
+        ref_name = "TableHand"
+
+
+class ParticipantSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(allow_null=True, help_text="null for the house banker.")
+    username = serializers.CharField(allow_null=True)
+    role = serializers.CharField(help_text="banker or punter.")
+    hands = PlayerHandSerializer(many=True)
+
+    class Meta:
+        ref_name = "HandParticipant"
+
+
+class TurnSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(allow_null=True, help_text="null: every punter who owes a bet.")
+    hand = serializers.IntegerField(allow_null=True)
+    kind = serializers.CharField(help_text="What the table waits for (bets, bet, play, assign, banker, ...).")
+    deadline = serializers.DateTimeField(help_text="When the wait times out.")
+
+    class Meta:
+        ref_name = "Turn"
+
+
+class PendingCardSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    code = serializers.CharField()
+
+    class Meta:
+        ref_name = "PendingCard"
+
+
+class ResultSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    hand = serializers.IntegerField()
+    bet = serializers.IntegerField()
+    category = serializers.CharField()
+    total_half_points = serializers.IntegerField()
+    matta_value = serializers.IntegerField(allow_null=True)
+    outcome = serializers.CharField(help_text="win, lose or push.")
+    tie = serializers.BooleanField()
+    multiplier = serializers.IntegerField()
+    net = serializers.IntegerField(help_text="The punter's net chips on this hand; the banker's is minus the sum.")
+
+    class Meta:
+        ref_name = "HandResult"
+
+
+class SeatRefSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(allow_null=True)
+    username = serializers.CharField(allow_null=True)
+
+    class Meta:
+        ref_name = "SeatRef"
+
+
+class CurrentHandSerializer(serializers.Serializer):
+    id = serializers.IntegerField(allow_null=True, help_text="The hand's id for /hands/{id}.")
+    number = serializers.IntegerField()
+    nonce = serializers.IntegerField()
+    seed_commitment = serializers.CharField()
+    client_seed = serializers.CharField()
+    server_seed = serializers.CharField(allow_null=True, help_text="Revealed once the hand is settled.")
+    phase = serializers.CharField()
+    stake = serializers.IntegerField(allow_null=True, help_text="S under bank_fixed.")
+    turn = TurnSerializer(allow_null=True)
+    participants = ParticipantSerializer(many=True)
+    pending_card = PendingCardSerializer(allow_null=True, help_text="Hungarian: a drawn card to assign.")
+    stock_left = serializers.IntegerField()
+    results = ResultSerializer(many=True, allow_null=True)
+    next_banker = SeatRefSerializer(allow_null=True)
+    deck = serializers.ListField(
+        child=serializers.CharField(), allow_null=True, help_text="Staff only, once the hand is settled."
+    )
+
+    class Meta:
+        ref_name = "CurrentHand"
+
+
+class YouSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(allow_null=True)
+    balance = serializers.IntegerField(help_text="Chips in your wallet.")
+    legal_actions = serializers.ListField(child=serializers.CharField(), help_text="What you may send now.")
+
+    class Meta:
+        ref_name = "You"
+
+
+class TableViewSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    preset = serializers.CharField()
+    rules = serializers.DictField(child=serializers.JSONField(), help_text="Every resolved toggle.")
+    min_bet = serializers.IntegerField()
+    max_bet = serializers.IntegerField()
+    bank = serializers.CharField()
+    max_seats = serializers.IntegerField()
+    fixed_stake = serializers.IntegerField(allow_null=True)
+    turn_timeout_s = serializers.IntegerField()
+    betting_timeout_s = serializers.IntegerField()
+    version = serializers.IntegerField(help_text="The seq of the table's latest event.")
+    phase = serializers.CharField()
+    seats = SeatSerializer(many=True)
+    hand = CurrentHandSerializer(allow_null=True)
+    you = YouSerializer()
+
+    class Meta:
+        ref_name = "TableView"
+
+
+@extend_schema_field(OpenApiTypes.OBJECT)
+class EventDataField(serializers.DictField):
+    pass
+
+
+class EventSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    type = serializers.CharField(help_text="CardDealt, BetPlaced, HandSettled, ...")
+    at = serializers.DateTimeField()
+    data = EventDataField(help_text="The event's fields as you may see them (hidden cards null).")
+
+    class Meta:
+        ref_name = "TableEvent"
+
+
+class ActionResultSerializer(serializers.Serializer):
+    table = TableViewSerializer()
+    events = EventSerializer(many=True, help_text="What this request appended, as you may see it.")
+
+    class Meta:
+        ref_name = "TableActionResponse"
+
+
+class EventsFeedSerializer(serializers.Serializer):
+    events = EventSerializer(many=True)
+    last_seq = serializers.IntegerField(help_text="Ask again with after=last_seq.")
+
+    class Meta:
+        ref_name = "TableEvents"
+
+
+class HistoryHandSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    bet = serializers.IntegerField(allow_null=True)
+    cards = serializers.ListField(child=serializers.CharField(allow_null=True), allow_null=True)
+    total_half_points = serializers.IntegerField(allow_null=True)
+
+    class Meta:
+        ref_name = "HistoryHand"
+
+
+class HistoryParticipantSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(allow_null=True)
+    username = serializers.CharField(allow_null=True)
+    role = serializers.CharField()
+    hands = HistoryHandSerializer(many=True)
+
+    class Meta:
+        ref_name = "HistoryParticipant"
+
+
+class DealSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    to_seat = serializers.IntegerField(allow_null=True)
+    banker = serializers.BooleanField()
+    hand = serializers.IntegerField()
+    card = serializers.CharField(allow_null=True)
+    face_up = serializers.BooleanField()
+
+    class Meta:
+        ref_name = "Deal"
+
+
+class ActionRecordSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    at = serializers.DateTimeField()
+    seat = serializers.IntegerField(allow_null=True, help_text="null: the system (timeouts, the house).")
+    action = serializers.CharField()
+    args = serializers.DictField(child=serializers.JSONField())
+
+    class Meta:
+        ref_name = "ActionRecord"
+
+
+class PostingSerializer(serializers.Serializer):
+    account = serializers.CharField()
+    amount = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "HandPosting"
+
+
+class LedgerTransactionSerializer(serializers.Serializer):
+    transaction_id = serializers.IntegerField()
+    kind = serializers.CharField()
+    postings = PostingSerializer(many=True)
+
+    class Meta:
+        ref_name = "HandTransaction"
+
+
+class HandHistorySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    table = serializers.IntegerField()
+    number = serializers.IntegerField()
+    status = serializers.CharField(help_text="in_play, settled or abandoned.")
+    rules = serializers.DictField(child=serializers.JSONField())
+    seed_commitment = serializers.CharField()
+    server_seed = serializers.CharField(allow_null=True)
+    client_seed = serializers.CharField()
+    nonce = serializers.IntegerField()
+    deck = serializers.ListField(child=serializers.CharField(), allow_null=True)
+    banker = SeatRefSerializer()
+    participants = HistoryParticipantSerializer(many=True)
+    deals = DealSerializer(many=True)
+    actions = ActionRecordSerializer(many=True)
+    results = ResultSerializer(many=True)
+    next_banker = SeatRefSerializer(allow_null=True)
+    ledger = LedgerTransactionSerializer(many=True)
+
+    class Meta:
+        ref_name = "HandHistory"
+
+
+class VerificationSerializer(serializers.Serializer):
+    commitment = serializers.CharField(help_text='"ok" or what differs.')
+    shuffle = serializers.CharField()
+    replay = serializers.CharField()
+    ledger = serializers.CharField()
+    chain = serializers.CharField(help_text="Extension: the hash chain of the table's events up to the hand.")
+
+    class Meta:
+        ref_name = "HandVerification"
+
+
+class DisputeSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    hand = serializers.IntegerField()
+    reason = serializers.CharField()
+    status = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+    class Meta:
+        ref_name = "Dispute"

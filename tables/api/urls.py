@@ -1,0 +1,34 @@
+"""URLs of the game endpoints, included by ``casino.api.urls`` under ``/api/v1/``."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern, URLResolver, path, register_converter
+
+from tables.api import views
+
+
+class IdConverter:
+    """A database id: 1 to 18 digits (anything longer is no id of ours: 404, never a database error)."""
+
+    regex = "[0-9]{1,18}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+register_converter(IdConverter, "dbid")
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("tables", views.TableListView.as_view(), name="api-tables"),
+    path("tables/<dbid:table_id>", views.TableDetailView.as_view(), name="api-table"),
+    path("tables/<dbid:table_id>/seats", views.SeatsView.as_view(), name="api-table-seats"),
+    path("tables/<dbid:table_id>/seats/me", views.MySeatView.as_view(), name="api-table-my-seat"),
+    path("tables/<dbid:table_id>/actions", views.ActionsView.as_view(), name="api-table-actions"),
+    path("tables/<dbid:table_id>/events", views.EventsView.as_view(), name="api-table-events"),
+    path("hands/<dbid:hand_id>", views.HandView.as_view(), name="api-hand"),
+    path("hands/<dbid:hand_id>/verify", views.HandVerifyView.as_view(), name="api-hand-verify"),
+    path("hands/<dbid:hand_id>/disputes", views.DisputesView.as_view(), name="api-hand-disputes"),
+]

@@ -1,0 +1,257 @@
+"""Thin views of the game endpoints: validate, one service or selector call, present.
+
+Every refusal is raised (a domain error with its code) and mapped by the one exception handler; every POST is
+``@idempotent`` and hands its ``Idempotency-Key`` down to the table services. What a caller may see is decided
+by the core's viewer projection (see :mod:`tables.selectors` and :mod:`tables.api.presenters`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.permissions import BasePermission, IsAdminUser, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from casino.api.idempotency import idempotency_key, idempotent
+from casino.api.pagination import ApiPagination
+from casino.api.schema import api_errors
+from tables import selectors, services
+from tables.api import presenters
+from tables.api import serializers as io
+from tables.api.services import hand_dispute_open
+from tables.models import Table
+
+ACTION_ERRORS = (
+    "not_found",
+    "bet_out_of_limits",
+    "not_your_turn",
+    "wrong_phase",
+    "illegal_action",
+    "insufficient_funds",
+    "bank_cannot_cover",
+    "stale_version",
+)
+MAX_WAIT_S = 30
+
+
+class TableListView(generics.ListAPIView):
+    """``GET /tables`` (the lobby) and ``POST /tables`` (staff)."""
+
+    serializer_class = io.LobbyTableSerializer
+    pagination_class = ApiPagination
+
+    def get_permissions(self) -> list[BasePermission]:
+        if self.request is not None and self.request.method == "POST":
+            return [IsAdminUser()]
+        return [IsAuthenticated()]
+
+    def get_queryset(self) -> QuerySet[Table]:
+        return selectors.lobby()
+
+    @extend_schema(operation_id="tables_list", summary="The lobby: every table, oldest first")
+    @api_errors("not_found")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="tables_create",
+        summary="Create a table (staff)",
+        description=(
+            "The body of API.md. The preset, its overrides and the limits are validated together by the rules "
+            "core; an invalid combination is 400 `invalid_request` naming the field (a toggle under `rules`). "
+            "Answers the table as you see it."
+        ),
+        request=io.TableCreateInput,
+        responses={201: io.TableViewSerializer},
+    )
+    @idempotent
+    def post(self, request: Request) -> Response:
+        data = io.TableCreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        table = services.table_create(
+            operator=request.user,
+            rules=fields.pop("rules", None),
+            idempotency_key=idempotency_key(request),
+            **fields,
+        )
+        read = selectors.table_read(table_id=table.pk, user=request.user)
+        return Response(presenters.present_table(read), status=status.HTTP_201_CREATED)
+
+
+class TableDetailView(APIView):
+    @extend_schema(
+        operation_id="tables_view",
+        summary="The table as you may see it",
+        description=(
+            "Seated players see their own face-down cards; nobody sees another player's face-down card (the "
+            "banker's included), an undealt card or the server seed before the hand is settled. `you` lists "
+            "your seat, balance and the actions you may send now."
+        ),
+        responses={200: io.TableViewSerializer},
+    )
+    @api_errors("not_found")
+    def get(self, request: Request, table_id: int) -> Response:
+        return Response(presenters.present_table(selectors.table_read(table_id=table_id, user=request.user)))
+
+
+class SeatsView(APIView):
+    @extend_schema(
+        operation_id="tables_sit",
+        summary="Take a seat",
+        description=(
+            "The lowest free seat unless `seat` is given. Answers the table as you now see it and the events "
+            "your request appended. A seat past the table's `max_seats` is 404 `not_found`."
+        ),
+        request=io.SeatInput,
+        responses={201: io.ActionResultSerializer},
+    )
+    @api_errors("not_found", "seat_taken", "table_full", "already_seated", "illegal_action")
+    @idempotent
+    def post(self, request: Request, table_id: int) -> Response:
+        data = io.SeatInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        outcome = services.table_sit(
+            table_id=table_id,
+            user=request.user,
+            seat=data.validated_data.get("seat"),
+            idempotency_key=idempotency_key(request),
+        )
+        body = presenters.present_outcome(selectors.outcome_read(outcome=outcome, user=request.user))
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class MySeatView(APIView):
+    @extend_schema(
+        operation_id="tables_leave",
+        summary="Leave the table",
+        description=(
+            "At once between hands; during a hand you take part in, after it (`leaving` is set on your seat). "
+            "404 `not_found` if you are not seated."
+        ),
+        responses={200: io.ActionResultSerializer},
+    )
+    @api_errors("not_found", "illegal_action")
+    def delete(self, request: Request, table_id: int) -> Response:
+        outcome = services.table_leave(table_id=table_id, user=request.user)
+        return Response(presenters.present_outcome(selectors.outcome_read(outcome=outcome, user=request.user)))
+
+
+class ActionsView(APIView):
+    @extend_schema(
+        operation_id="tables_act",
+        summary="Play: bet, hit, stand, ...",
+        description=(
+            "One action of API.md. `you.legal_actions` of the table view lists what you may send now. "
+            "Arguments an action does not take are 400 naming them; a stake outside the table's limits is 400 "
+            "`bet_out_of_limits`; `expected_version` other than the table's is 409 `stale_version`. Answers "
+            "the table after the action and the events it appended, as you may see them. A player who is not "
+            "seated gets 404 `not_found`."
+        ),
+        request=io.ActionInput,
+        responses={200: io.ActionResultSerializer},
+    )
+    @api_errors(*ACTION_ERRORS)
+    @idempotent
+    def post(self, request: Request, table_id: int) -> Response:
+        data = io.ActionInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        outcome = services.table_act(
+            table_id=table_id,
+            user=request.user,
+            action=data.validated_data["action"],
+            args=data.command_args(),
+            expected_version=data.validated_data.get("expected_version"),
+            idempotency_key=idempotency_key(request),
+        )
+        return Response(presenters.present_outcome(selectors.outcome_read(outcome=outcome, user=request.user)))
+
+
+class EventsQuery(serializers.Serializer):
+    after = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
+    wait = serializers.IntegerField(required=False, default=0, min_value=0, max_value=MAX_WAIT_S)
+
+
+class EventsView(APIView):
+    @extend_schema(
+        operation_id="tables_events",
+        summary="The table's events after a position (long-poll)",
+        description=(
+            "Events with `seq > after`, as you may see them, at most 500 per answer. With `wait` (0-30 s) and "
+            "nothing new yet, the answer comes as soon as the table's next event commits, or after `wait` "
+            "seconds with no events. Ask again with `after=last_seq`."
+        ),
+        parameters=[
+            OpenApiParameter("after", OpenApiTypes.INT, description="The last seq you have (default 0)."),
+            OpenApiParameter("wait", OpenApiTypes.INT, description="Seconds to wait for news, 0-30 (default 0)."),
+        ],
+        responses={200: io.EventsFeedSerializer},
+    )
+    @api_errors("not_found")
+    def get(self, request: Request, table_id: int) -> Response:
+        query = EventsQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        read = selectors.table_events(
+            table_id=table_id, user=request.user, after=query.validated_data["after"], wait=query.validated_data["wait"]
+        )
+        return Response(presenters.present_events(read))
+
+
+class HandView(APIView):
+    @extend_schema(
+        operation_id="hands_history",
+        summary="A hand's full history (participants, staff)",
+        description=(
+            "Hidden cards, the deck and the server seed only once the hand is settled; a hand in play is shown "
+            "as your table view shows it. `actions` are the recorded commands (seat null: the system)."
+        ),
+        responses={200: io.HandHistorySerializer},
+    )
+    @api_errors("not_found", "forbidden")
+    def get(self, request: Request, hand_id: int) -> Response:
+        return Response(presenters.present_history(selectors.hand_read(hand_id=hand_id, user=request.user)))
+
+
+class HandVerifyView(APIView):
+    @extend_schema(
+        operation_id="hands_verify",
+        summary="Verify a settled hand (participants, staff)",
+        description=(
+            'Each check is "ok" or what differs: commitment, shuffle, replay, ledger, and (extension) the '
+            "hash chain of the table's events. A hand in play is 409 `wrong_phase`."
+        ),
+        responses={200: io.VerificationSerializer},
+    )
+    @api_errors("not_found", "forbidden", "wrong_phase")
+    def get(self, request: Request, hand_id: int) -> Response:
+        return Response(selectors.hand_verification(hand_id=hand_id, user=request.user))
+
+
+class DisputesView(APIView):
+    @extend_schema(
+        operation_id="hands_dispute",
+        summary="Dispute a hand (participants)",
+        description="Operators see the dispute in the admin; the hand is marked disputed.",
+        request=io.DisputeInput,
+        responses={201: io.DisputeSerializer},
+    )
+    @api_errors("not_found", "forbidden")
+    @idempotent
+    def post(self, request: Request, hand_id: int) -> Response:
+        data = io.DisputeInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        dispute = hand_dispute_open(hand_id=hand_id, user=request.user, reason=data.validated_data["reason"])
+        body = {
+            "id": dispute.pk,
+            "hand": dispute.hand_id,
+            "reason": dispute.reason,
+            "status": dispute.status,
+            "created_at": dispute.created_at,
+        }
+        return Response(io.DisputeSerializer(body).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,227 @@
+"""Reads of the game for the API: who is looking (the viewer), the table, its events feed, a hand's history.
+
+Nothing here decides what a viewer may see: that is the rules core's viewer projection (``view``,
+``view_event``, ``hand_history`` with a :class:`~tables.rules.Viewer`). These functions only choose the viewer
+and load what the projection needs:
+
+- a user seated at the table, or holding cards in its current hand, is ``Viewer.player`` (sees his own
+  face-down cards); any other staff user is ``Viewer.auditor`` (sees everything once a hand is settled, like
+  everybody, plus the deck order); anyone else is ``Viewer.spectator``.
+- a hand's history is for its participants (``Viewer.player``) and staff (``Viewer.auditor``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import connection
+from django.db.models import QuerySet
+
+from ledger.selectors import hand_ledger, wallet_balances
+from tables import engine, notify, verify
+from tables.models import Hand, HandParticipant, Table
+from tables.pipeline import Outcome
+from tables.rules import DomainError, Event, NotFound, TableState, Viewer, evolve
+from tables.store import StoredEvent, load_stream
+
+MAX_FEED_EVENTS = 500
+
+
+class Forbidden(DomainError):
+    code = "forbidden"
+
+
+def lobby() -> QuerySet[Table]:
+    """Every table, oldest first, with its lobby columns (a read model of the events)."""
+    return Table.objects.order_by("id").only(
+        "id", "name", "preset", "min_bet", "max_bet", "bank", "seats_taken", "max_seats", "phase", "version"
+    )
+
+
+def _in_current_hand(state: TableState, player_id: str) -> bool:
+    hand = state.hand
+    if hand is None:
+        return False
+    return hand.banker.player_id == player_id or any(h.player_id == player_id for h in hand.punters)
+
+
+def viewer_for(state: TableState, user: AbstractBaseUser) -> Viewer:
+    """The viewer ``user`` is at this table (see the module docstring)."""
+    player_id = str(user.pk)
+    if state.seat_of(player_id) is not None or _in_current_hand(state, player_id):
+        return Viewer.player(player_id)
+    if getattr(user, "is_staff", False):
+        return Viewer.auditor()
+    return Viewer.spectator()
+
+
+@dataclass(frozen=True, slots=True)
+class TableRead:
+    """A table's state with what its view needs: name, current hand id, the viewer and the wallets."""
+
+    table_id: int
+    name: str
+    state: TableState
+    hand_id: int | None
+    viewer: Viewer
+    user_id: int
+    wallets: dict[str, int]
+    events: list[tuple[StoredEvent, Event]] = field(default_factory=list)
+
+    @property
+    def balance(self) -> int:
+        return self.wallets.get(str(self.user_id), 0)
+
+
+def _not_found(table_id: int) -> NotFound:
+    return NotFound(f"there is no table {table_id}", {"table": table_id})
+
+
+def _name_and_hand(table_id: int, state: TableState) -> tuple[str, int | None]:
+    number = state.hand.number if state.hand is not None else None
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT t.name, h.id FROM tables_table t "
+            "LEFT JOIN tables_hand h ON h.table_id = t.id AND h.number = %s WHERE t.id = %s",
+            [number, table_id],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise _not_found(table_id)
+    return row[0], row[1]
+
+
+def _wallets(state: TableState, user: AbstractBaseUser) -> dict[str, int]:
+    # every seated player's wallet, as the next command's context would carry them (legal_actions checks funds)
+    ids = {int(s.player_id) for s in state.seats} | {int(user.pk)}
+    return {str(uid): amount for uid, amount in wallet_balances(ids).items()}
+
+
+def table_read(*, table_id: int, user: AbstractBaseUser) -> TableRead:
+    """The table now, for ``user``. Raises ``not_found``."""
+    try:
+        state = engine.load_table(table_id).state
+    except engine.TableMissing:
+        raise _not_found(table_id) from None
+    return _read(table_id, state, user)
+
+
+def outcome_read(*, outcome: Outcome, user: AbstractBaseUser) -> TableRead:
+    """The table after a command of ``user`` and the events the command appended."""
+    read = _read(outcome.table_id, outcome.state, user)
+    decoded = [(stored, engine.decode(stored)) for stored in outcome.events]
+    return dataclasses.replace(read, events=decoded)
+
+
+def _read(table_id: int, state: TableState, user: AbstractBaseUser) -> TableRead:
+    name, hand_id = _name_and_hand(table_id, state)
+    viewer = viewer_for(state, user)
+    return TableRead(table_id, name, state, hand_id, viewer, int(user.pk), _wallets(state, user))
+
+
+# --- the events feed ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EventsRead:
+    """Events of a table after a position, the state they are seen against, and the viewer."""
+
+    state: TableState
+    viewer: Viewer
+    events: list[tuple[StoredEvent, Event]]
+
+    @property
+    def last_seq(self) -> int:
+        return self.events[-1][0].version if self.events else self.state.version
+
+
+def _read_events(table_id: int, user: AbstractBaseUser, after: int, limit: int) -> EventsRead:
+    try:
+        state = engine.load_table(table_id).state
+    except engine.TableMissing:
+        raise _not_found(table_id) from None
+    stored = load_stream(table_id, after_version=after, upto_version=min(state.version, after + limit))
+    return EventsRead(state, viewer_for(state, user), [(s, engine.decode(s)) for s in stored])
+
+
+def release_connection() -> None:
+    """Give the request's database connection back (to the pool, or close it) before blocking on Redis.
+
+    Inside an atomic block (a test's transaction) the connection is kept: closing it would break the block.
+    """
+    if not connection.in_atomic_block:
+        connection.close()
+
+
+def table_events(
+    *, table_id: int, user: AbstractBaseUser, after: int, wait: float = 0, limit: int = MAX_FEED_EVENTS
+) -> EventsRead:
+    """Events with ``seq > after`` (at most ``limit``); with ``wait`` > 0 and none yet, wait up to ``wait``
+    seconds for the next commit to the table, holding no database connection meanwhile, and read again."""
+    if wait <= 0:
+        return _read_events(table_id, user, after, limit)
+    deadline = time.monotonic() + wait
+    hub = notify.hub()
+    with hub.waiter(table_id, after) as waiter:  # before the read: a commit after it still wakes us
+        read = _read_events(table_id, user, after, limit)
+        while not read.events:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            release_connection()
+            hub.wait(waiter, remaining)
+            read = _read_events(table_id, user, after, limit)
+    return read
+
+
+# --- hands ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HandRead:
+    """A hand with its events (decoded), the state before them, the current state and the viewer."""
+
+    hand: Hand
+    viewer: Viewer
+    start_state: TableState
+    events: list[tuple[StoredEvent, Event]]
+    state: TableState
+    ledger: list[dict[str, Any]]
+
+
+def hand_access(*, hand_id: int, user: AbstractBaseUser, participants_only: bool = False) -> tuple[Hand, Viewer]:
+    """The hand and the viewer ``user`` is for it: a participant (player) or, unless ``participants_only``,
+    staff (auditor). Raises ``not_found`` and ``forbidden``."""
+    hand = Hand.objects.filter(pk=hand_id).defer("start_state").first()
+    if hand is None:
+        raise NotFound(f"there is no hand {hand_id}", {"hand": hand_id})
+    if HandParticipant.objects.filter(hand_id=hand.pk, user_id=user.pk).exists():
+        return hand, Viewer.player(str(user.pk))
+    if getattr(user, "is_staff", False) and not participants_only:
+        return hand, Viewer.auditor()
+    who = "its participants" if participants_only else "its participants and staff"
+    raise Forbidden(f"hand {hand_id} is open to {who} only", {"hand": hand_id})
+
+
+def hand_read(*, hand_id: int, user: AbstractBaseUser) -> HandRead:
+    """A hand's events and ledger for its history. Raises ``not_found`` and ``forbidden``."""
+    hand, viewer = hand_access(hand_id=hand_id, user=user)
+    hand = Hand.objects.get(pk=hand.pk)  # with the cached starting state
+    loaded = verify.load_hand(hand)
+    decoded = [(stored, engine.decode(stored)) for stored in loaded.events]
+    state = loaded.start_state
+    for _, event in decoded:
+        state = evolve(state, event)
+    ledger = hand_ledger(table_id=hand.table_id, hand_id=hand.pk)
+    return HandRead(hand, viewer, loaded.start_state, decoded, state, ledger)
+
+
+def hand_verification(*, hand_id: int, user: AbstractBaseUser) -> dict[str, str]:
+    """Every check of :func:`tables.verify.verify_hand` (not recorded: a GET changes nothing).
+    Raises ``not_found``, ``forbidden`` and, for a hand in play, ``wrong_phase``."""
+    hand, _ = hand_access(hand_id=hand_id, user=user)
+    return verify.verify_hand(Hand.objects.get(pk=hand.pk), record=False)
