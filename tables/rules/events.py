@@ -308,19 +308,20 @@ class HandStood(Event):
 @fast_frozen
 @dataclass(frozen=True, slots=True)
 class HandBusted(Event):
-    """A hand went over 7½: shown at once; a punter's stake is lost whatever the banker does."""
+    """A hand went over 7½: shown at once (``cards``); a punter's stake is lost whatever the banker does."""
 
     seat: int | None
     hand: int
     banker: bool
     total_half_points: int
     matta_value: int | None
+    cards: tuple[str, ...] = ()
 
 
 @fast_frozen
 @dataclass(frozen=True, slots=True)
 class HandMadeSevenHalf(Event):
-    """A hand reached 15 hp (``category`` seven_half or reale): shown at once, its turn ends."""
+    """A hand reached 15 hp (``category`` seven_half or reale): shown at once (``cards``), its turn ends."""
 
     seat: int | None
     hand: int
@@ -328,6 +329,7 @@ class HandMadeSevenHalf(Event):
     category: str
     total_half_points: int
     matta_value: int | None
+    cards: tuple[str, ...] = ()
 
 
 @fast_frozen
@@ -338,6 +340,7 @@ class HandMadePairOfSevens(Event):
     seat: int | None
     hand: int
     banker: bool
+    cards: tuple[str, ...] = ()
 
 
 @fast_frozen

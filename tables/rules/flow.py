@@ -234,11 +234,11 @@ def after_card(tx: Tx, seat: int, index: int) -> None:
     assert h is not None
     score = evaluate(h.cards, tx.rules, split=seat in hand.split_seats)
     if score.category == BUST:
-        tx.emit(HandBusted(seat, index, False, score.total_hp, score.matta_hp))
+        tx.emit(HandBusted(seat, index, False, score.total_hp, score.matta_hp, h.cards))
     elif score.category == PAIR7:
-        tx.emit(HandMadePairOfSevens(seat, index, False))
+        tx.emit(HandMadePairOfSevens(seat, index, False, h.cards))
     elif score.total_hp == 15:
-        tx.emit(HandMadeSevenHalf(seat, index, False, score.category, score.total_hp, score.matta_hp))
+        tx.emit(HandMadeSevenHalf(seat, index, False, score.category, score.total_hp, score.matta_hp, h.cards))
 
 
 def hungarian_multi(tx: Tx, seat: int) -> bool:
@@ -290,13 +290,13 @@ def banker_after_card(tx: Tx) -> bool:
     b = tx.hand.banker
     score = evaluate(b.cards, tx.rules)
     if score.category == BUST:
-        tx.emit(HandBusted(b.seat, 0, True, score.total_hp, score.matta_hp))
+        tx.emit(HandBusted(b.seat, 0, True, score.total_hp, score.matta_hp, b.cards))
         return True
     if score.category == PAIR7:
-        tx.emit(HandMadePairOfSevens(b.seat, 0, True))
+        tx.emit(HandMadePairOfSevens(b.seat, 0, True, b.cards))
         return True
     if score.total_hp == 15:
-        tx.emit(HandMadeSevenHalf(b.seat, 0, True, score.category, score.total_hp, score.matta_hp))
+        tx.emit(HandMadeSevenHalf(b.seat, 0, True, score.category, score.total_hp, score.matta_hp, b.cards))
         return True
     return False
 

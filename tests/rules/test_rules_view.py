@@ -105,3 +105,5 @@ def test_a_busted_hand_is_shown_to_everybody_at_once() -> None:
     t.when(PlaceBet, "P2", 10)
     t.when(Hit, "P1")
     assert _cards(view(t.state, Viewer.player("P2")), 2) == ["6O", "6C"]
+    busted = next(e for e in t.last if type(e).__name__ == "HandBusted")
+    assert view_event(busted, Viewer.spectator(), t.state)["cards"] == ["6O", "6C"]
