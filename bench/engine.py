@@ -65,7 +65,7 @@ class Bench:
 
     def ctx(self) -> Context:
         self.n += 1
-        return Context(self.n, self.wallets, self.entropy[self.n & 4095])
+        return Context(self.n, self.wallets, self.entropy[self.n & 4095])  # no "house" key: an unlimited bank
 
     def send(self, command: object) -> list[Event]:
         start = time.perf_counter()
@@ -78,12 +78,14 @@ class Bench:
             t = type(e)
             if t is BetPlaced or t is StakeRaised or t is HandSplit:
                 wallets[e.player_id] -= e.punter_reserve  # type: ignore[attr-defined]
-                bank = e.banker_id or HOUSE  # type: ignore[attr-defined]
-                wallets[bank] = wallets.get(bank, 0) - e.banker_reserve  # type: ignore[attr-defined]
+                bank = e.banker_id  # type: ignore[attr-defined]
+                if bank is not None:
+                    wallets[bank] -= e.banker_reserve  # type: ignore[attr-defined]
             elif t is HandSettled:
                 self.hands += 1
                 for party, amount in e.payouts.items():  # type: ignore[attr-defined]
-                    wallets[party] = wallets.get(party, 0) + amount
+                    if party != HOUSE:
+                        wallets[party] += amount
         return events
 
     def try_send(self, command: object) -> bool:

@@ -81,13 +81,16 @@ class Table:
         if stock is not None:
             self.state = rig_next_hand(self.state, stock)
         self.wallets: dict[str, int] = {p: wallet for p in players}
+        self.house_funded = False
         self.now_ms = 1_700_000_000_000
         self.count = 0
         self.last: list[Event] = []
 
     def ctx(self) -> Context:
+        """A fresh context; an unfunded house bank (no "house" wallet given) stays unlimited."""
         self.count += 1
-        return Context(now_ms=self.now_ms, wallets=dict(self.wallets), entropy=entropy_for(self.count))
+        wallets = {p: v for p, v in self.wallets.items() if p != HOUSE or self.house_funded}
+        return Context(now_ms=self.now_ms, wallets=wallets, entropy=entropy_for(self.count))
 
     def when(self, command_type: type[Command], *args: Any, **kwargs: Any) -> list[Event]:
         """Send a command built with a fresh context; fold its events; move the chips."""

@@ -101,7 +101,8 @@ class RandomTable:
     def ctx(self) -> Context:
         self.count += 1
         self.now_ms += self.rng.randint(0, 40_000)
-        return Context(self.now_ms, dict(self.wallets), entropy_for(self.rng.getrandbits(48)))
+        wallets = {p: v for p, v in self.wallets.items() if p != HOUSE or self.house_funded}
+        return Context(self.now_ms, wallets, entropy_for(self.rng.getrandbits(48)))
 
     def picture_heavy_stock(self) -> list[str]:
         """Pictures and sevens first (splits, reales, pairs of sevens), the rest after, each part shuffled."""
@@ -222,7 +223,8 @@ class RandomTable:
                 self.wallets[player] = rng.choice([20, 1000])
                 self.deposited += self.wallets[player]
         if rng.random() < 0.9:
-            legal = legal_actions(self.state, player, self.wallets)
+            wallets = {p: v for p, v in self.wallets.items() if p != HOUSE or self.house_funded}
+            legal = legal_actions(self.state, player, wallets)
             if not legal:
                 legal = list(ACTION_NAMES)
             name = rng.choices(legal, [WEIGHTS[n] for n in legal])[0]
