@@ -16,13 +16,16 @@ from typing import Any
 
 from django.db import connection
 
-from ledger.errors import IdempotencyConflict
+from ledger.errors import IdempotencyConflict, InvalidEntry
 from ledger.models import Posting, Transaction
 
 
 def fingerprint(content: Mapping[str, Any]) -> str:
     """The hash of an entry's content (everything but its memo): a repeat of a cause must match it."""
-    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    try:
+        canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise InvalidEntry(f"the entry's content is not plain JSON: {error}") from error
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 

@@ -281,7 +281,15 @@ def test_a_hand_without_reserves_cannot_be_settled(alice):
 
 
 @pytest.mark.parametrize(
-    "results", [[{"net": 1}], [{"user_id": "1", "net": 1}], [{"user_id": 1, "net": 1.0}], "x", [1]]
+    "results",
+    [
+        [{"net": 1}],
+        [{"user_id": "1", "net": 1}],
+        [{"user_id": 1, "net": 1.0}],
+        "x",
+        [1],
+        [{"user_id": 1, "net": 0, "when": object()}],  # not storable as JSON
+    ],
 )
 def test_results_rows_carry_integer_user_id_and_net(hand_in_play, results):
     with pytest.raises(InvalidEntry):
