@@ -64,20 +64,12 @@ from .events import (
 from .events import (
     SeatTaken as SeatTakenEvent,
 )
-from .flow import (
-    after_card,
-    bet_for_timeout,
-    check_betting_complete,
-    close_betting,
-    record_timeout,
-    settle,
-    stand_all,
-    start_next_turn,
-    try_open_hand,
-)
+from .opening import bet_for_timeout, check_betting_complete, close_betting, record_timeout, try_open_hand
 from .play import acted, assign, hit, place_bet, raise_stake, seated, split, stand
 from .scoring import BUST, evaluate
+from .showdown import settle
 from .state import PLAYING, VOID, TableState
+from .turns import after_card, stand_all, start_next_turn
 from .tx import Tx
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")

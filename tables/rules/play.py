@@ -18,21 +18,11 @@ from .events import (
     StakeRaised,
     TimeoutStreakReset,
 )
-from .flow import (
-    after_card,
-    banker_after_card,
-    banker_party,
-    check_betting_complete,
-    check_reserves,
-    commit_reserves,
-    continue_turn,
-    draw,
-    hungarian_multi,
-    settle,
-    stand_all,
-    try_open_hand,
-)
+from .opening import check_betting_complete, draw, try_open_hand
+from .showdown import banker_after_card, settle
+from .stakes import banker_party, check_reserves, commit_reserves
 from .state import PLAYING, VOID, Awaiting, PunterHand, SeatState
+from .turns import after_card, continue_turn, hungarian_multi, stand_all
 from .tx import Tx
 
 

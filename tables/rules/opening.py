@@ -1,0 +1,168 @@
+"""Opening a hand, the deal, betting windows and what a timeout does to an owed bet.
+
+These steps run inside ``decide`` after a command's own events (see ``turns`` and ``showdown`` for the rest of
+the automatic course of a hand).
+"""
+
+from __future__ import annotations
+
+from . import turns
+from .banking import ensure_banker
+from .errors import BankCannotCover, InsufficientFunds
+from .events import (
+    ActionAwaited,
+    BetPlaced,
+    BettingClosed,
+    CardDealt,
+    HandAbandoned,
+    HandOpened,
+    PlayerTimedOut,
+    PunterSkipped,
+    SatOut,
+)
+from .shuffle import seed_commitment
+from .stakes import banker_party, check_reserves, commit_reserves
+from .state import VOID, PunterHand, SeatState
+from .tx import Tx
+
+
+def _entrants(tx: Tx) -> tuple[int, ...]:
+    state = tx.state
+    minimum = tx.min_stake()
+    banker = state.seat_at(state.banker_seat) if state.banker_seat is not None else None
+    bank_left = tx.available(banker.player_id if banker is not None else None)
+    betting_first = tx.rules.bet_timing == "before_deal"
+    chosen: list[int] = []
+    for number in state.play_order():
+        if number == state.banker_seat:
+            continue
+        seat = state.seat_at(number)
+        if seat is None or seat.sitting_out or seat.leaving:
+            continue
+        if not tx.covers(seat.player_id, minimum * tx.loss_mult):
+            continue
+        if not betting_first and bank_left is not None:
+            if bank_left < minimum * tx.win_mult:
+                continue
+            bank_left -= minimum * tx.win_mult
+        chosen.append(number)
+    return tuple(chosen)
+
+
+def try_open_hand(tx: Tx, *, trigger: bool) -> None:
+    """Open the next hand if the table has a covering banker and at least one punter who can enter.
+
+    After a betting window closed with no stake the table is idle: only a player's trigger (sitting down,
+    sitting in, betting) opens a hand again, so the table never spins through empty hands.
+    """
+    state = tx.state
+    if state.config is None or state.hand_in_play:
+        return
+    if state.idle and not trigger:
+        return
+    if not ensure_banker(tx):
+        return
+    entrants = _entrants(tx)
+    if not entrants:
+        return
+    state = tx.state
+    banker = state.seat_at(state.banker_seat) if state.banker_seat is not None else None
+    members = set(entrants)
+    if banker is not None:
+        members.add(banker.seat)
+    client_seed = ":".join(s.client_seed for s in state.seats if s.seat in members)
+    seed = bytes.fromhex(tx.ctx.entropy)
+    betting_first = tx.rules.bet_timing == "before_deal"
+    tx.emit(
+        HandOpened(
+            number=state.hands_opened + 1,
+            banker_seat=banker.seat if banker else None,
+            banker_id=banker.player_id if banker else None,
+            seed_commitment=seed_commitment(seed),
+            server_seed=tx.ctx.entropy,
+            client_seed=client_seed,
+            stake=state.stake if tx.rules.stake_mode == "bank_fixed" else None,
+            entrants=entrants,
+            phase="betting" if betting_first else "dealing",
+        )
+    )
+    if betting_first:
+        tx.emit(ActionAwaited(None, None, "bets", tx.betting_deadline()))
+        return
+    deal_round(tx)
+    if tx.rules.bet_timing == "at_turn_after_peek":
+        turns.start_next_turn(tx)
+    else:
+        tx.emit(ActionAwaited(None, None, "bets", tx.betting_deadline()))
+
+
+def draw(tx: Tx) -> tuple[str, int] | None:
+    """The next card of the stock and its deck index, or None when the stock is exhausted."""
+    hand = tx.hand
+    i = hand.next_card
+    if i >= len(hand.deck):
+        return None
+    return hand.deck[i], i
+
+
+def _draw_for_deal(tx: Tx) -> tuple[str, int]:
+    drawn = draw(tx)
+    if drawn is None:  # pragma: no cover - 8 participants never exhaust 40 cards in the first round
+        raise RuntimeError("the stock cannot run out during the first round")
+    return drawn
+
+
+def deal_round(tx: Tx) -> None:
+    """One card face down to each punter hand in play order, then one to the banker."""
+    hand = tx.hand
+    for h in hand.punters:
+        if h.status == VOID:
+            continue
+        card, i = _draw_for_deal(tx)
+        tx.emit(CardDealt(hand.number, h.seat, h.player_id, 0, False, card, False, i))
+    b = hand.banker
+    card, i = _draw_for_deal(tx)
+    tx.emit(CardDealt(hand.number, b.seat, b.player_id, 0, True, card, False, i))
+
+
+def check_betting_complete(tx: Tx) -> None:
+    """Close the betting window once every entrant has staked (or nobody is left)."""
+    hand = tx.hand
+    if hand.phase != "betting":
+        return
+    if any(h.stake == 0 and h.status != VOID for h in hand.punters):
+        return
+    close_betting(tx)
+
+
+def close_betting(tx: Tx) -> None:
+    """End a betting window: abandon a hand with no stake, else deal (``before_deal``) and start play."""
+    hand = tx.hand
+    if not any(h.stake > 0 for h in hand.punters):
+        tx.emit(HandAbandoned(hand.number, "no_stakes", hand.server_seed))
+        return
+    tx.emit(BettingClosed(hand.number))
+    if tx.rules.bet_timing == "before_deal":
+        deal_round(tx)
+    turns.start_next_turn(tx)
+
+
+def bet_for_timeout(tx: Tx, h: PunterHand) -> bool:
+    """Bet the minimum (or S) for a punter who owes a bet and did not act; skip him if it cannot be covered."""
+    amount = tx.min_stake(tx.hand)
+    try:
+        pr, br = check_reserves(tx, h.player_id, amount, (h.seat, h.hand_index))
+    except (InsufficientFunds, BankCannotCover) as refused:
+        tx.emit(PunterSkipped(h.seat, h.player_id, refused.code))
+        return False
+    tx.emit(BetPlaced(h.seat, h.player_id, h.hand_index, amount, amount, pr, br, banker_party(tx), True))
+    commit_reserves(tx, h.player_id, pr, br)
+    return True
+
+
+def record_timeout(tx: Tx, seat: SeatState, waiting_for: str) -> None:
+    """Count a timeout; the second in a row marks the player sitting out for later hands (§7)."""
+    streak = seat.timeouts + 1
+    tx.emit(PlayerTimedOut(seat.seat, seat.player_id, streak, waiting_for))
+    if streak >= 2 and not seat.sitting_out:
+        tx.emit(SatOut(seat.seat, seat.player_id, "timeout"))

@@ -1,0 +1,134 @@
+"""The banker's turn, settlement of every punter hand (§5), bank passing (§6) and the next opening."""
+
+from __future__ import annotations
+
+from . import opening
+from .banking import next_banker
+from .events import (
+    HOUSE,
+    ActionAwaited,
+    BankerTurnSkipped,
+    BankerTurnStarted,
+    CardDealt,
+    CardTurnedUp,
+    HandBusted,
+    HandMadePairOfSevens,
+    HandMadeSevenHalf,
+    HandResult,
+    HandSettled,
+    HandStood,
+    SeatLeft,
+)
+from .scoring import BUST, PAIR7, evaluate, house_banker_draws, settle_hand
+from .state import UNSETTLED_STATUSES, VOID
+from .tx import Tx
+
+
+def banker_after_card(tx: Tx) -> bool:
+    """Evaluate the banker's hand after a card; True if it ended by itself (bust, 15 hp, pair of sevens)."""
+    b = tx.hand.banker
+    score = evaluate(b.cards, tx.rules)
+    if score.category == BUST:
+        tx.emit(HandBusted(b.seat, 0, True, score.total_hp, score.matta_hp, b.cards))
+        return True
+    if score.category == PAIR7:
+        tx.emit(HandMadePairOfSevens(b.seat, 0, True, b.cards))
+        return True
+    if score.total_hp == 15:
+        tx.emit(HandMadeSevenHalf(b.seat, 0, True, score.category, score.total_hp, score.matta_hp, b.cards))
+        return True
+    return False
+
+
+def banker_turn(tx: Tx) -> None:
+    """The banker's turn: skipped if no punter hand is unsettled; else his card is turned up and he plays
+    (a house banker by the published ``banker_stands_at_hp`` rule, using only his own cards)."""
+    hand = tx.hand
+    b = hand.banker
+    if not any(h.status in UNSETTLED_STATUSES for h in hand.punters):
+        tx.emit(BankerTurnSkipped(b.seat))
+        settle(tx)
+        return
+    tx.emit(BankerTurnStarted(b.seat))
+    tx.emit(CardTurnedUp(b.seat, 0, True, b.cards[0]))
+    if banker_after_card(tx):
+        settle(tx)
+        return
+    if b.player_id is not None:
+        tx.emit(ActionAwaited(b.seat, 0, "banker", tx.turn_deadline()))
+        return
+    while house_banker_draws(evaluate(tx.hand.banker.cards, tx.rules), tx.rules):
+        drawn = opening.draw(tx)
+        if drawn is None:
+            tx.emit(HandStood(None, 0, True, "stock_exhausted"))
+            settle(tx)
+            return
+        tx.emit(CardDealt(hand.number, None, None, 0, True, drawn[0], True, drawn[1]))
+        if banker_after_card(tx):
+            settle(tx)
+            return
+    tx.emit(HandStood(None, 0, True, "house_rule"))
+    settle(tx)
+
+
+def settle(tx: Tx) -> None:
+    """Settle every staked punter hand (§5), pay the escrow back, pass the bank (§6), let leavers go and
+    open the next hand when possible."""
+    hand = tx.hand
+    rules = tx.rules
+    b = hand.banker
+    banker_score = evaluate(b.cards, rules) if b.played else None
+    results: list[HandResult] = []
+    payouts: dict[str, int] = {}
+    banker_key = b.player_id if b.player_id is not None else HOUSE
+    banker_payout = 0
+    reserved_by_banker = False
+    for h in hand.punters:
+        if h.stake == 0 or h.status == VOID:
+            continue
+        score = evaluate(h.cards, rules, split=h.seat in hand.split_seats)
+        outcome = settle_hand(score, h.stake, banker_score, rules)
+        results.append(
+            HandResult(
+                seat=h.seat,
+                player_id=h.player_id,
+                hand=h.hand_index,
+                bet=h.stake,
+                category=score.category,
+                total_half_points=score.total_hp,
+                matta_value=score.matta_hp,
+                outcome=outcome.outcome,
+                tie=outcome.tie,
+                multiplier=outcome.multiplier,
+                net=outcome.net,
+            )
+        )
+        payouts[h.player_id] = payouts.get(h.player_id, 0) + h.punter_reserve + outcome.net
+        banker_payout += h.banker_reserve - outcome.net
+        reserved_by_banker = True
+    if reserved_by_banker:
+        payouts[banker_key] = payouts.get(banker_key, 0) + banker_payout
+    for party, amount in payouts.items():
+        tx.move(None if party == HOUSE else party, amount)
+    next_seat, next_id, reason = next_banker(tx, results)
+    tx.emit(
+        HandSettled(
+            number=hand.number,
+            results=tuple(results),
+            payouts=payouts,
+            banker_seat=b.seat,
+            banker_id=b.player_id,
+            banker_net=-sum(r.net for r in results),
+            banker_category=banker_score.category if banker_score else None,
+            banker_total_half_points=banker_score.total_hp if banker_score else None,
+            banker_matta_value=banker_score.matta_hp if banker_score else None,
+            next_banker_seat=next_seat,
+            next_banker_id=next_id,
+            bank_reason=reason,
+            server_seed=hand.server_seed,
+        )
+    )
+    for seat in tx.state.seats:
+        if seat.leaving:
+            tx.emit(SeatLeft(seat.seat, seat.player_id, "after_hand"))
+    opening.try_open_hand(tx, trigger=False)

@@ -1,0 +1,45 @@
+"""Stakes and the chips they need: reserves checked against both wallets (RULES.md §7)."""
+
+from __future__ import annotations
+
+from .errors import BankCannotCover, InsufficientFunds
+from .state import VOID
+from .tx import Tx
+
+
+def banker_party(tx: Tx) -> str | None:
+    """The banker's wallet key: his player id, or None for the house."""
+    return tx.hand.banker.player_id
+
+
+def owed_bank_reserve(tx: Tx, exclude: tuple[int, int] | None) -> int:
+    """Bank chips kept back for dealt-in punters who still owe their minimum bet (so none is ever stuck)."""
+    if tx.rules.bet_timing == "before_deal":
+        return 0
+    hand = tx.hand
+    owing = sum(1 for h in hand.punters if h.stake == 0 and h.status != VOID and (h.seat, h.hand_index) != exclude)
+    return owing * tx.min_stake(hand) * tx.win_mult
+
+
+def check_reserves(tx: Tx, player_id: str, amount: int, hand_key: tuple[int, int] | None) -> tuple[int, int]:
+    """The (punter, banker) reserves of a stake of ``amount``; refuse what either side cannot cover (§7)."""
+    punter_reserve = amount * tx.loss_mult
+    banker_reserve = amount * tx.win_mult
+    if not tx.covers(player_id, punter_reserve):
+        raise InsufficientFunds(
+            f"a stake of {amount} needs {punter_reserve} chips available",
+            {"needed": punter_reserve, "available": tx.available(player_id)},
+        )
+    bank = banker_party(tx)
+    avail = tx.available(bank)
+    if avail is not None and avail - owed_bank_reserve(tx, hand_key) < banker_reserve:
+        raise BankCannotCover(
+            f"the bank cannot cover a stake of {amount}", {"needed": banker_reserve, "amount": amount}
+        )
+    return punter_reserve, banker_reserve
+
+
+def commit_reserves(tx: Tx, player_id: str, punter_reserve: int, banker_reserve: int) -> None:
+    """Move the reserves out of both wallets (within this command's bookkeeping)."""
+    tx.move(player_id, -punter_reserve)
+    tx.move(banker_party(tx), -banker_reserve)
