@@ -123,7 +123,19 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+# Table timers (DESIGN.md principle 9): a task per wait, scheduled after commit for its deadline, plus a
+# sweeper on beat that fires any deadline missed by more than the grace period (lost message, dead worker).
+TABLE_TIMERS = env_bool("TABLE_TIMERS", True)
+TABLE_TIMER_QUEUE = os.environ.get("TABLE_TIMER_QUEUE", "celery")
+TIMEOUT_SWEEP_INTERVAL_S = float(os.environ.get("TIMEOUT_SWEEP_INTERVAL_S", "5"))
+TIMEOUT_SWEEP_GRACE_S = float(os.environ.get("TIMEOUT_SWEEP_GRACE_S", "2"))
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    "sweep-overdue-table-timeouts": {
+        "task": "tables.sweep_timeouts",
+        "schedule": TIMEOUT_SWEEP_INTERVAL_S,
+        "options": {"queue": TABLE_TIMER_QUEUE, "expires": TIMEOUT_SWEEP_INTERVAL_S},
+    },
+}
 
 CACHES = {
     "default": {

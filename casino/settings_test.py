@@ -20,4 +20,4 @@ DATABASES["default"]["ENGINE"] = "casino.testing_db"
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {  # noqa: F405
     scope: None for scope in ("auth_burst", "auth_sustained", "user_burst", "user_sustained")
 }
-TABLE_TIMERS = False  # tests that need the Celery timers turn them on
+TABLE_TIMERS = env_bool("TABLE_TIMERS", False)  # noqa: F405 - timer tests turn them on (and their worker)

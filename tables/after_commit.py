@@ -27,6 +27,6 @@ def table_changed(table_id: int, state: TableState) -> None:
         from tables.tasks import fire_timeout
 
         eta = datetime.fromtimestamp(awaiting.deadline_ms / 1000, tz=UTC)
-        fire_timeout.apply_async(args=[table_id, state.version], eta=eta)
+        fire_timeout.apply_async(args=[table_id, state.version], eta=eta, queue=settings.TABLE_TIMER_QUEUE)
     except Exception:  # the sweeper fires a missed deadline anyway
         log.exception("could not schedule the timeout of table %s at version %s", table_id, state.version)

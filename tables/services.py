@@ -171,7 +171,7 @@ def table_timeout(*, table_id: int, version: int) -> int:
 
 def sweep_overdue_tables(*, grace: timedelta | None = None, limit: int = 100) -> int:
     """Fire the timeout of every table whose deadline passed more than ``grace`` ago; return how many acted."""
-    grace = grace if grace is not None else timedelta(seconds=getattr(settings, "TIMEOUT_SWEEP_GRACE_S", 2))
+    grace = grace if grace is not None else timedelta(seconds=settings.TIMEOUT_SWEEP_GRACE_S)
     overdue = (
         Table.objects.filter(deadline__lt=timezone.now() - grace, waiting_version__isnull=False)
         .order_by("deadline")
