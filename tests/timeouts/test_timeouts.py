@@ -49,7 +49,7 @@ def test_a_punter_who_does_nothing_is_stood_within_the_deadline_plus_one_second(
 
 def test_a_betting_window_closes_on_time(start_worker):
     start_worker()
-    table, players = _seated_betting_table()
+    table, _players = _seated_betting_table()
     state = state_of(table.pk)
     assert state.phase == "betting"
     deadline_ms = state.awaiting.deadline_ms
@@ -64,7 +64,7 @@ def test_a_betting_window_closes_on_time(start_worker):
 
 def test_a_task_delivered_twice_acts_once_and_one_for_an_old_version_does_nothing(start_worker, settings):
     settings.TABLE_TIMERS = False  # only the tasks this test sends
-    table, players = _seated_betting_table()
+    table, _players = _seated_betting_table()
     start_worker()
     waiting = state_of(table.pk).version
     old = waiting - 1
@@ -82,7 +82,7 @@ def test_with_no_worker_when_the_turn_starts_the_sweeper_fires_the_timeout_once_
     start_worker, start_beat, settings
 ):
     settings.TABLE_TIMERS = False  # the timer message is lost: only the sweeper can save the table
-    table, players = _seated_betting_table()
+    table, _players = _seated_betting_table()
     waiting = state_of(table.pk).version
     assert wait_for(lambda: datetime.now(tz=UTC).timestamp() * 1000 > state_of(table.pk).awaiting.deadline_ms + 600, 10)
     assert state_of(table.pk).version == waiting  # nothing happened without a worker
