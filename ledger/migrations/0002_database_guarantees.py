@@ -10,7 +10,7 @@
 - a balance row's ``kind`` is its account's kind (composite foreign key), so that CHECK applies to the right
   rows.
 
-TRUNCATE is refused unless the session opted in with ``SET ledger.allow_truncate = 'on'``; only
+TRUNCATE is refused (0003 removed the session opt-in this migration first had); only
 ``manage.py flush`` (ledger/management/commands/flush.py, which the test runner uses between transactional
 tests) does that.
 """
