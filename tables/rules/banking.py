@@ -64,7 +64,11 @@ def ensure_banker(tx: Tx) -> bool:
             )
         )
         return successor is not None
+    if sum(1 for s in state.seats if not s.sitting_out and not s.leaving) < 2:
+        return False  # no hand could start: nobody is offered or drawn the bank yet
     if state.last_banker_seat is not None:
+        if any(isinstance(e, BankPassed) and e.to_seat is None for e in tx.events):
+            return False  # the bank was just given up in this very command: it is not handed straight back
         successor = offer_from(tx, state.last_banker_seat, include_from=True)
         if successor is None:
             return False
@@ -72,8 +76,6 @@ def ensure_banker(tx: Tx) -> bool:
         return True
     candidates = [s for s in state.seats if can_hold_bank(tx, s)]
     if not candidates:
-        return False
-    if sum(1 for s in state.seats if not s.sitting_out and not s.leaving) < 2:
         return False
     stream = u32_stream(bytes.fromhex(tx.ctx.entropy), "first-banker:" + ",".join(s.player_id for s in candidates))
     chosen = candidates[uniform_below(stream, len(candidates))]

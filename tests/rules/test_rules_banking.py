@@ -19,6 +19,7 @@ from tables.rules import (
     PlaceBet,
     RetireBank,
     SetStake,
+    SitDown,
     SitIn,
     Stand,
 )
@@ -161,3 +162,24 @@ def test_set_stake_changes_s_from_the_next_hand_on() -> None:
     t.when(Stand, "P1")
     t.when(Stand, "B")
     assert t.of_type(HandOpened)[0].stake == 20
+
+
+def test_a_retirement_nobody_else_can_cover_leaves_the_table_waiting_without_a_banker() -> None:
+    t = Table("classic", players=("B", "P1"), min_bet=10)
+    t.wallets["P1"] = 5  # P1 cannot cover the bank
+    t.when(RetireBank, "B")
+    assert t.of_type(BankPassed) == [BankPassed(1, None, None, "retired")]
+    assert t.state.banker_seat is None and t.state.phase == "waiting" and not t.of_type(HandOpened)
+
+
+def test_the_bank_is_offered_again_only_when_a_hand_could_start() -> None:
+    t = Table("classic", players=("B", "P1"), min_bet=10)
+    t.when(LeaveSeat, "P1")
+    t.when(RetireBank, "B")
+    assert t.state.banker_seat is None
+    t.when(SitIn, "B")  # alone at the table: nobody is offered the bank
+    assert not t.of_type(BankPassed) and t.state.banker_seat is None
+    t.wallets["P2"] = 100
+    t.when(SitDown, "P2", "P2")
+    offered = t.of_type(BankPassed)[0]
+    assert (offered.to_seat, offered.reason) == (2, "offered") and t.of_type(HandOpened)
