@@ -82,6 +82,32 @@ def _check_context(ctx: Context) -> None:
         raise invalid("entropy", "entropy must be 64 lowercase hex characters")
 
 
+#: Integer arguments of each command: (name, required). Commands built in Python skip the JSON codec's checks.
+_INT_ARGS: dict[type[Command], tuple[tuple[str, bool], ...]] = {
+    PlaceBet: (("amount", True),),
+    Raise: (("amount", True), ("hand", False)),
+    Split: (("amount", False), ("hand", False)),
+    Hit: (("hand", False),),
+    HitFaceDown: (("hand", False),),
+    Stand: (("hand", False),),
+    Assign: (("hand", True),),
+    SetStake: (("amount", True),),
+    SitDown: (("seat", False),),
+    Timeout: (("expected_version", True),),
+}
+
+
+def _check_arguments(command: Command) -> None:
+    for name, required in _INT_ARGS.get(type(command), ()):
+        value = getattr(command, name)
+        if value is None and not required:
+            continue
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise invalid(name, f"{name} must be an integer")
+    if isinstance(command, PlayerCommand) and not isinstance(command.player_id, str):
+        raise invalid("player_id", "player_id must be a string")
+
+
 def _check_client_seed(seed: object) -> str:
     if not isinstance(seed, str) or not 1 <= len(seed) <= 64 or not seed.isprintable():
         raise invalid("client_seed", "a client seed is 1-64 printable characters")
@@ -323,6 +349,7 @@ def handle(command: Command, state: TableState) -> tuple[list[Event], TableState
     if handler is None:
         raise InvalidRequest(f"unknown command {type(command).__name__}", {"field": "type"})
     _check_context(command.ctx)
+    _check_arguments(command)
     tx = Tx(state, command.ctx)
     if not isinstance(command, CreateTable) and state.config is None:
         raise NotFound("the table does not exist")

@@ -83,3 +83,21 @@ def test_api_action_bodies_map_to_commands() -> None:
         command_for_action("bet", ctx, "a", {"amount": 1.5})
     with pytest.raises(InvalidRequest):
         command_for_action("stand", ctx, "a", {"amount": 1})
+
+
+@pytest.mark.parametrize(
+    ("command", "field"),
+    [
+        (PlaceBet(Context(now_ms=5), "P1", 10.5), "amount"),  # type: ignore[arg-type]
+        (PlaceBet(Context(now_ms=5), "P1", True), "amount"),
+        (Raise(Context(now_ms=5), "P1", 5, "0"), "hand"),  # type: ignore[arg-type]
+        (Stand(Context(now_ms=5), 7), "player_id"),  # type: ignore[arg-type]
+    ],
+)
+def test_commands_built_in_python_with_non_integer_arguments_are_refused(command: object, field: str) -> None:
+    from tables.rules import decide
+
+    table = Table("classic")
+    with pytest.raises(InvalidRequest) as refused:
+        decide(command, table.state)  # type: ignore[arg-type]
+    assert refused.value.details["field"] == field
