@@ -38,6 +38,8 @@ ACTION_ERRORS = (
     "stale_version",
 )
 MAX_WAIT_S = 30
+TABLE_ID = OpenApiParameter("table_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The table's id.")
+HAND_ID = OpenApiParameter("hand_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The hand's id.")
 
 
 class TableListView(generics.ListAPIView):
@@ -88,6 +90,7 @@ class TableListView(generics.ListAPIView):
 class TableDetailView(APIView):
     @extend_schema(
         operation_id="tables_view",
+        parameters=[TABLE_ID],
         summary="The table as you may see it",
         description=(
             "Seated players see their own face-down cards; nobody sees another player's face-down card (the "
@@ -104,6 +107,7 @@ class TableDetailView(APIView):
 class SeatsView(APIView):
     @extend_schema(
         operation_id="tables_sit",
+        parameters=[TABLE_ID],
         summary="Take a seat",
         description=(
             "The lowest free seat unless `seat` is given. Answers the table as you now see it and the events "
@@ -130,6 +134,7 @@ class SeatsView(APIView):
 class MySeatView(APIView):
     @extend_schema(
         operation_id="tables_leave",
+        parameters=[TABLE_ID],
         summary="Leave the table",
         description=(
             "At once between hands; during a hand you take part in, after it (`leaving` is set on your seat). "
@@ -146,6 +151,7 @@ class MySeatView(APIView):
 class ActionsView(APIView):
     @extend_schema(
         operation_id="tables_act",
+        parameters=[TABLE_ID],
         summary="Play: bet, hit, stand, ...",
         description=(
             "One action of API.md. `you.legal_actions` of the table view lists what you may send now. "
@@ -174,8 +180,16 @@ class ActionsView(APIView):
 
 
 class EventsQuery(serializers.Serializer):
-    after = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
-    wait = serializers.IntegerField(required=False, default=0, min_value=0, max_value=MAX_WAIT_S)
+    after = serializers.IntegerField(
+        required=False, default=0, min_value=0, max_value=2**31 - 1, help_text="The last seq you have (default 0)."
+    )
+    wait = serializers.IntegerField(
+        required=False,
+        default=0,
+        min_value=0,
+        max_value=MAX_WAIT_S,
+        help_text="Seconds to wait for news, 0-30 (default 0).",
+    )
 
 
 class EventsView(APIView):
@@ -187,13 +201,10 @@ class EventsView(APIView):
             "nothing new yet, the answer comes as soon as the table's next event commits, or after `wait` "
             "seconds with no events. Ask again with `after=last_seq`."
         ),
-        parameters=[
-            OpenApiParameter("after", OpenApiTypes.INT, description="The last seq you have (default 0)."),
-            OpenApiParameter("wait", OpenApiTypes.INT, description="Seconds to wait for news, 0-30 (default 0)."),
-        ],
+        parameters=[TABLE_ID, EventsQuery],
         responses={200: io.EventsFeedSerializer},
     )
-    @api_errors("not_found")
+    @api_errors("invalid_request", "not_found")
     def get(self, request: Request, table_id: int) -> Response:
         query = EventsQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -206,6 +217,7 @@ class EventsView(APIView):
 class HandView(APIView):
     @extend_schema(
         operation_id="hands_history",
+        parameters=[HAND_ID],
         summary="A hand's full history (participants, staff)",
         description=(
             "Hidden cards, the deck and the server seed only once the hand is settled; a hand in play is shown "
@@ -221,6 +233,7 @@ class HandView(APIView):
 class HandVerifyView(APIView):
     @extend_schema(
         operation_id="hands_verify",
+        parameters=[HAND_ID],
         summary="Verify a settled hand (participants, staff)",
         description=(
             'Each check is "ok" or what differs: commitment, shuffle, replay, ledger, and (extension) the '
@@ -236,6 +249,7 @@ class HandVerifyView(APIView):
 class DisputesView(APIView):
     @extend_schema(
         operation_id="hands_dispute",
+        parameters=[HAND_ID],
         summary="Dispute a hand (participants)",
         description="Operators see the dispute in the admin; the hand is marked disputed.",
         request=io.DisputeInput,
