@@ -1,20 +1,66 @@
-"""What `manage.py seed_demo` creates. Extended as the ledger and tables grow."""
+"""What `manage.py seed_demo` creates: an operator, players with chips, one table per preset (and a house table).
+
+Everything is created through the same services production uses (ledger deposits, table creation), and only
+once: running it again changes nothing.
+"""
 
 from __future__ import annotations
 
 from typing import Any
+
+from ledger import selectors as ledger_selectors
+from ledger import services as ledger
 
 DEMO_OPERATOR = "operator"
 DEMO_PLAYERS = ("alice", "bob", "carol", "dave")
 DEMO_PASSWORD = "casino-demo-2026"
 DEMO_CHIPS = 1000
 
+DEMO_TABLES: tuple[dict[str, Any], ...] = (
+    {
+        "name": "Classic (player bank)",
+        "preset": "classic",
+        "bank": "player",
+        "max_seats": 6,
+        "min_bet": 5,
+        "max_bet": 50,
+    },
+    {"name": "Sette e mezzo", "preset": "italian", "bank": "player", "max_seats": 6, "min_bet": 5, "max_bet": 50},
+    {"name": "Siete y media", "preset": "spanish", "bank": "player", "max_seats": 6, "min_bet": 5, "max_bet": 50},
+    {
+        "name": "Hetes fél",
+        "preset": "hungarian",
+        "bank": "player",
+        "max_seats": 6,
+        "min_bet": 10,
+        "max_bet": 10,
+        "fixed_stake": 10,
+    },
+    {"name": "Classic (house bank)", "preset": "classic", "bank": "house", "max_seats": 6, "min_bet": 5, "max_bet": 50},
+)
+
 
 def seed_chips(*, operator: Any, players: list[Any]) -> list[str]:
-    """Give each demo player DEMO_CHIPS once (through the ledger, once it exists)."""
-    return []
+    """Give each demo player DEMO_CHIPS once, as a cage deposit made by the operator."""
+    for user in players:
+        ledger.deposit(
+            user=user, amount=DEMO_CHIPS, reference="demo chips", operator=operator, cause=f"demo:chips:{user.pk}"
+        )
+    balances = ledger_selectors.wallet_balances([u.pk for u in players])
+    return [f"{u.username}: {balances.get(u.pk, 0)} chips" for u in players]
 
 
 def seed_tables(*, operator: Any) -> list[str]:
-    """One demo table per preset (once tables exist)."""
-    return []
+    """One demo table per preset plus a house-banked one (by name, once)."""
+    from tables import services
+    from tables.models import Table
+
+    lines = []
+    for spec in DEMO_TABLES:
+        table = Table.objects.filter(name=spec["name"]).first()
+        if table is None:
+            table = services.table_create(operator=operator, **spec)
+        lines.append(
+            f"table {table.pk}: {table.name} ({table.preset}, {table.bank} bank, bets {table.min_bet}-{table.max_bet})"
+        )
+    return lines
