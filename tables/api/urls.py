@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import URLPattern, URLResolver, path, register_converter
 
 from tables.api import views
+from tables.api.bench import BenchPingView, bench_endpoints_enabled
 
 
 class IdConverter:
@@ -32,3 +33,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("hands/<dbid:hand_id>/verify", views.HandVerifyView.as_view(), name="api-hand-verify"),
     path("hands/<dbid:hand_id>/disputes", views.DisputesView.as_view(), name="api-hand-disputes"),
 ]
+
+if bench_endpoints_enabled():  # bench/api.py's baseline: the same stack inserting one row
+    urlpatterns.append(path("_bench/ping", BenchPingView.as_view(), name="api-bench-ping"))

@@ -1,0 +1,311 @@
+"""Benchmark of the game API over real HTTP against gunicorn (issue: API).
+
+Starts gunicorn (gthread workers, the project's test settings, persistent database connections) on a bench
+database of its own (casino_bench_api), seats one player per house-banked classic table, and drives them with
+keep-alive HTTP connections, each connection one player playing his table (bet, hit/stand, as his own
+``you.legal_actions`` allows). Beside it, in the same run and against the same server, a bare endpoint of the
+same stack (token auth, JSON, ``@idempotent``, one INSERT; ``BENCH_ENDPOINTS``) gives the baseline.
+
+Prints, at 8 and 32 concurrent connections: requests per second, p50 and p99 latency of both, and the ratios.
+``--profile`` also prints the queries and the cProfile top of one action, in process.
+
+Usage: python -m casino.devenv bench bench/api.py [--seconds 8] [--workers 2] [--threads 16] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH_DB = "casino_bench_api"
+
+
+def wsgi_app():  # type: ignore[no-untyped-def]
+    """gunicorn's app factory (``api:wsgi_app()``): the test settings, persistent connections, bench endpoint."""
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings_test")
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    settings.DATABASES["default"]["CONN_MAX_AGE"] = 600
+    settings.DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
+    settings.BENCH_ENDPOINTS = True
+    settings.TABLE_TIMERS = False
+    from django.core.wsgi import get_wsgi_application
+
+    return get_wsgi_application()
+
+
+# --- setup ------------------------------------------------------------------------------------------------------
+
+
+def _bench_database_url() -> str:
+    import psycopg
+
+    url = urlsplit(os.environ["DATABASE_URL"])
+    maintenance = url._replace(path="/postgres").geturl().replace("postgres://", "postgresql://", 1)
+    with psycopg.connect(maintenance, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {BENCH_DB}")
+    return url._replace(path=f"/{BENCH_DB}").geturl()
+
+
+def _setup(players: int) -> list[tuple[str, int]]:
+    """Migrate, then one funded player per house-banked classic table, seated; returns (token, table id)."""
+    sys.path.insert(0, str(ROOT))
+    os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings_test"
+    os.environ.setdefault("SECRET_KEY", "bench")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from rest_framework.authtoken.models import Token
+
+    from ledger import services as ledger
+    from tables import services
+
+    settings.TABLE_TIMERS = False
+    call_command("migrate", verbosity=0)
+    from django.db import connection
+
+    with connection.cursor() as cursor:  # the bare endpoint's table (tables.api.bench)
+        cursor.execute(
+            "CREATE TABLE bench_ping (id bigserial PRIMARY KEY, user_id bigint NOT NULL, at timestamptz DEFAULT now())"
+        )
+    User = get_user_model()
+    cashier = User.objects.create_user(username="bench-cashier", is_staff=True)
+    seats = []
+    for i in range(players):
+        user = User.objects.create_user(username=f"bench{i}")
+        ledger.deposit(user=user, amount=10**9, reference="bench", operator=cashier, cause=f"bench:{i}")
+        table = services.table_create(
+            operator=cashier,
+            name=f"bench {i}",
+            preset="classic",
+            min_bet=10,
+            max_bet=100,
+            max_seats=2,
+            bank="house",
+            turn_timeout_s=3600,
+            betting_timeout_s=3600,
+        )
+        services.table_sit(table_id=table.pk, user=user)
+        seats.append((Token.objects.create(user=user).key, table.pk))
+    from django.db import connections
+
+    connections.close_all()
+    return seats
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _start_gunicorn(port: int, workers: int, threads: int, database_url: str) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DJANGO_SETTINGS_MODULE": "casino.settings_test",
+        "PYTHONPATH": str(ROOT),
+        "SECRET_KEY": os.environ.get("SECRET_KEY", "bench"),
+    }
+    command = [
+        sys.executable, "-m", "gunicorn", "--pythonpath", str(ROOT / "bench"), "api:wsgi_app()",
+        "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", str(workers),
+        "--threads", str(threads), "--keep-alive", "30", "--log-level", "warning",
+    ]  # fmt: skip
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return proc
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise SystemExit("gunicorn did not start")
+
+
+# --- load ---------------------------------------------------------------------------------------------------------
+
+
+class Client:
+    def __init__(self, port: int, token: str) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+
+    def request(self, method: str, path: str, body: object = None) -> tuple[int, dict[str, object]]:
+        payload = json.dumps(body) if body is not None else None
+        self.conn.request(method, path, body=payload, headers=self.headers)
+        response = self.conn.getresponse()
+        return response.status, json.loads(response.read() or b"null")
+
+
+def _next_action(table: dict) -> dict[str, object] | None:  # type: ignore[type-arg]
+    legal = table["you"]["legal_actions"]
+    if "bet" in legal:
+        return {"action": "bet", "amount": table["min_bet"]}
+    if "hit" in legal or "stand" in legal:
+        mine = next(p for p in table["hand"]["participants"] if p["seat"] == table["you"]["seat"])
+        total = mine["hands"][0]["total_half_points"] or 0
+        return {"action": "hit" if "hit" in legal and total < 9 else "stand"}
+    return None
+
+
+def _player_loop(
+    port: int, token: str, table_id: int, stop: threading.Event, out: list[float], errors: list[int]
+) -> None:
+    client = Client(port, token)
+    status, table = client.request("GET", f"/api/v1/tables/{table_id}")
+    while not stop.is_set():
+        action = _next_action(table)
+        if action is None:
+            status, table = client.request("GET", f"/api/v1/tables/{table_id}")
+            continue
+        started = time.perf_counter()
+        status, body = client.request("POST", f"/api/v1/tables/{table_id}/actions", action)
+        elapsed = time.perf_counter() - started
+        if status == 200:
+            out.append(elapsed)
+            table = body["table"]  # type: ignore[assignment]
+        else:
+            errors.append(status)
+            status, table = client.request("GET", f"/api/v1/tables/{table_id}")
+
+
+def _bare_loop(
+    port: int, token: str, table_id: int, stop: threading.Event, out: list[float], errors: list[int]
+) -> None:
+    client = Client(port, token)
+    while not stop.is_set():
+        started = time.perf_counter()
+        status, _ = client.request("POST", "/api/v1/_bench/ping", {"n": 1})
+        elapsed = time.perf_counter() - started
+        (out.append(elapsed) if status == 200 else errors.append(status))
+
+
+def _run(loop, port: int, seats: list[tuple[str, int]], seconds: float, warmup: float = 1.0) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    latencies: list[list[float]] = [[] for _ in seats]
+    errors: list[int] = []
+    stop = threading.Event()
+    threads = [
+        threading.Thread(target=loop, args=(port, token, table, stop, latencies[i], errors), daemon=True)
+        for i, (token, table) in enumerate(seats)
+    ]
+    for thread in threads:
+        thread.start()
+    time.sleep(warmup)
+    for lat in latencies:
+        lat.clear()
+    started = time.perf_counter()
+    time.sleep(seconds)
+    measured = [list(lat) for lat in latencies]
+    elapsed = time.perf_counter() - started
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=30)
+    flat = sorted(x for lat in measured for x in lat)
+    if not flat:
+        raise SystemExit(f"no successful request (errors: {errors[:10]})")
+    return {
+        "rate": len(flat) / elapsed,
+        "p50": statistics.median(flat) * 1000,
+        "p99": flat[min(len(flat) - 1, int(len(flat) * 0.99))] * 1000,
+        "count": len(flat),
+        "errors": len(errors),
+    }
+
+
+def _profile(seats: list[tuple[str, int]]) -> None:
+    """Queries and the cProfile top of one player action, in process (APIClient through the whole stack)."""
+    import cProfile
+    import io
+    import pstats
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from rest_framework.test import APIClient
+
+    token, table_id = seats[0]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    table = client.get(f"/api/v1/tables/{table_id}").json()
+    profiler = cProfile.Profile()
+    queries: dict[str, list[list[str]]] = {}
+    for _ in range(200):
+        action = _next_action(table)
+        if action is None:
+            table = client.get(f"/api/v1/tables/{table_id}").json()
+            continue
+        with CaptureQueriesContext(connection) as captured:
+            profiler.enable()
+            table = client.post(f"/api/v1/tables/{table_id}/actions", action, format="json").json()["table"]
+            profiler.disable()
+        queries.setdefault(str(action["action"]), []).append([q["sql"][:100] for q in captured.captured_queries])
+    for name, runs in queries.items():
+        counts = sorted(len(q) for q in runs)
+        print(f"\n{name}: {len(runs)} actions, statements per action min {counts[0]} max {counts[-1]}; the largest:")
+        for sql in max(runs, key=len):
+            print("   ", sql)
+    stream = io.StringIO()
+    pstats.Stats(profiler, stream=stream).sort_stats("cumulative").print_stats(40)
+    pstats.Stats(profiler, stream=stream).sort_stats("tottime").print_stats(25)
+    print(stream.getvalue())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=16)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+
+    database_url = _bench_database_url()
+    os.environ["DATABASE_URL"] = database_url
+    seats = _setup(32)
+    port = _free_port()
+    server = _start_gunicorn(port, args.workers, args.threads, database_url)
+    rows = []
+    try:
+        for concurrency in (8, 32):
+            chosen = seats[:concurrency]
+            bare = _run(_bare_loop, port, chosen, args.seconds)
+            game = _run(_player_loop, port, chosen, args.seconds)
+            rows.append((concurrency, bare, game))
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+    print(f"\ngunicorn gthread: {args.workers} workers x {args.threads} threads; {args.seconds:.0f} s per measurement")
+    print(f"{'conns':>5} {'endpoint':<14} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>6}")
+    for concurrency, bare, game in rows:
+        for name, r in (("bare insert", bare), ("player action", game)):
+            print(f"{concurrency:>5} {name:<14} {r['rate']:>8.0f} {r['p50']:>8.1f} {r['p99']:>8.1f} {r['errors']:>6}")
+        print(
+            f"{'':>5} {'ratio':<14} {game['rate'] / bare['rate']:>8.2f} {game['p50'] / bare['p50']:>8.2f} "
+            f"{game['p99'] / bare['p99']:>8.2f}   (action / bare: rate, p50, p99)"
+        )
+    if args.profile:
+        _profile(seats)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+"""A bare endpoint of the same stack, for ``bench/api.py`` only: token auth, JSON in and out, ``@idempotent``,
+one INSERT. Routed only when ``settings.BENCH_ENDPOINTS`` is on (default off; environment ``BENCH_ENDPOINTS``
+when the settings module does not define it)."""
+
+from __future__ import annotations
+
+import os
+
+from django.conf import settings
+from django.db import connection
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from casino.api.idempotency import idempotent
+
+_TABLE = "bench_ping"  # created by bench/api.py
+
+
+def bench_endpoints_enabled() -> bool:
+    value = getattr(settings, "BENCH_ENDPOINTS", None)
+    if value is None:
+        value = os.environ.get("BENCH_ENDPOINTS", "").strip().lower() in {"1", "true", "yes", "on"}
+    return bool(value)
+
+
+class BenchPingView(APIView):
+    @extend_schema(exclude=True)
+    @idempotent
+    def post(self, request: Request) -> Response:
+        with connection.cursor() as cursor:
+            cursor.execute(f"INSERT INTO {_TABLE} (user_id) VALUES (%s) RETURNING id", [request.user.pk])
+            row_id = cursor.fetchone()[0]
+        return Response({"id": row_id})
