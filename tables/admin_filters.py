@@ -1,0 +1,126 @@
+"""List filters of the game's admin pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from tables.rules import EVENT_TYPES
+
+
+class InputFilter(admin.SimpleListFilter):
+    """A filter typed into a text box (for values with too many choices to list, such as usernames)."""
+
+    template = "admin/tables/input_filter.html"
+    placeholder = ""
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("", "")]  # one dummy choice, so the filter is shown
+
+    def choices(self, changelist: Any) -> Any:
+        params = getattr(changelist, "params", {}) or {}
+        others = []
+        for key, values in params.items():
+            if key in (self.parameter_name, "p"):
+                continue
+            for value in values if isinstance(values, list) else [values]:
+                others.append((key, value))
+        yield {
+            "parameter_name": self.parameter_name,
+            "value": self.value() or "",
+            "placeholder": self.placeholder,
+            "others": others,
+            "clear": changelist.get_query_string(remove=[self.parameter_name]),
+        }
+
+
+class PlayerFilter(InputFilter):
+    title = "player"
+    parameter_name = "player"
+    placeholder = "username"
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        value = (self.value() or "").strip()
+        if not value:
+            return queryset
+        return queryset.filter(participants__user__username__iexact=value)
+
+
+class OutcomeFilter(admin.SimpleListFilter):
+    """How a hand ended: for the bank, or, when a player is chosen, for that player."""
+
+    title = "outcome"
+    parameter_name = "outcome"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        choices = [
+            ("banker_won", "banker won"),
+            ("banker_lost", "banker lost"),
+            ("even", "banker even"),
+            ("abandoned", "abandoned"),
+            ("in_play", "in play"),
+        ]
+        if request.GET.get(PlayerFilter.parameter_name):
+            choices += [("player_won", "the player won"), ("player_lost", "the player lost"), ("player_even", "even")]
+        return choices
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        value = self.value()
+        if value == "banker_won":
+            return queryset.filter(status="settled", banker_net__gt=0)
+        if value == "banker_lost":
+            return queryset.filter(status="settled", banker_net__lt=0)
+        if value == "even":
+            return queryset.filter(status="settled", banker_net=0)
+        if value in ("abandoned", "in_play"):
+            return queryset.filter(status=value)
+        player = (request.GET.get(PlayerFilter.parameter_name) or "").strip()
+        if value in ("player_won", "player_lost", "player_even") and player:
+            net = {"player_won": "participants__net__gt", "player_lost": "participants__net__lt"}
+            lookup = net.get(value, "participants__net")
+            return queryset.filter(status="settled", participants__user__username__iexact=player, **{lookup: 0})
+        return queryset
+
+
+class VerifiedFilter(admin.SimpleListFilter):
+    title = "verification"
+    parameter_name = "verified"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("ok", "verified: every check passed"), ("failed", "verified: a check failed"), ("no", "not verified")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        value = self.value()
+        if value == "ok":
+            return queryset.filter(verified_ok=True)
+        if value == "failed":
+            return queryset.filter(verified_ok=False)
+        if value == "no":
+            return queryset.filter(verified_at__isnull=True)
+        return queryset
+
+
+class StreamFilter(InputFilter):
+    title = "table id"
+    parameter_name = "table"
+    placeholder = "table id"
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        value = (self.value() or "").strip()
+        return queryset.filter(table_id=int(value)) if value.isdigit() else queryset
+
+
+class EventTypeFilter(admin.SimpleListFilter):
+    """Event types from the rules core (no query over the event table to list them)."""
+
+    title = "type"
+    parameter_name = "type"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(cls.__name__, cls.__name__) for cls in EVENT_TYPES]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        return queryset.filter(type=self.value()) if self.value() else queryset
