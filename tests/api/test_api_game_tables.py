@@ -227,3 +227,20 @@ def test_a_new_client_seed_reaches_the_tables_the_player_sits_at(as_staff, as_pl
     ok(as_player.put("/api/v1/me/client-seed", {"client_seed": "my-lucky-seed"}, format="json"))
     events = ok(as_player.get(f"/api/v1/tables/{table['id']}/events?after=2"))["events"]
     assert [(e["type"], e["data"]["client_seed"]) for e in events] == [("ClientSeedSet", "my-lucky-seed")]
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("get", "/api/v1/tables/1"),
+        ("post", "/api/v1/tables/1/seats"),
+        ("delete", "/api/v1/tables/1/seats/me"),
+        ("post", "/api/v1/tables/1/actions"),
+        ("get", "/api/v1/tables/1/events"),
+        ("get", "/api/v1/hands/1"),
+        ("get", "/api/v1/hands/1/verify"),
+        ("post", "/api/v1/hands/1/disputes"),
+    ],
+)
+def test_every_game_endpoint_needs_a_signed_in_user(anon, method, path):
+    assert_error(getattr(anon, method)(path, {}, format="json"), 401, "not_authenticated")
