@@ -12,6 +12,8 @@ import hashlib
 import hmac
 import struct
 from collections.abc import Iterator, Sequence
+from operator import lt as _lt
+from operator import mod as _mod
 
 from .cards import CANONICAL_DECK
 
@@ -43,10 +45,59 @@ def uniform_below(stream: Iterator[int], n: int) -> int:
     return x % n
 
 
+def _plan(count: int) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+    """For a pack of ``count`` cards: HMAC blocks of the first try, the n of each draw, their rejection limits."""
+    ns = tuple(range(count, 1, -1))
+    limits = tuple(_LIMITS[n] if n < len(_LIMITS) else _TWO_32 - (_TWO_32 % n) for n in ns)
+    return -(-len(ns) // 8), ns, limits
+
+
+_SHA256 = hashlib.sha256
+_IPAD = int.from_bytes(b"\x36" * 64)
+_OPAD = int.from_bytes(b"\x5c" * 64)
+
+
+def _hmac_u32s(key: bytes, prefix: str, blocks: int) -> list[int]:
+    """The u32 of HMAC-SHA256(key, f"{prefix}{k}") for k < ``blocks`` (RFC 2104 with the padded key's two
+    SHA-256 states computed once: the same digests as ``hmac.digest``, in about half the time)."""
+    if len(key) > 64:
+        key = _SHA256(key).digest()
+    padded = int.from_bytes(key.ljust(64, b"\0"))
+    inner = _SHA256((padded ^ _IPAD).to_bytes(64))
+    outer = _SHA256((padded ^ _OPAD).to_bytes(64))
+    values: list[int] = []
+    for block in range(blocks):
+        i = inner.copy()
+        i.update(f"{prefix}{block}".encode())
+        o = outer.copy()
+        o.update(i.digest())
+        values.extend(_EIGHT_U32.unpack(o.digest()))
+    return values
+
+
+_PLANS: dict[int, tuple[int, tuple[int, ...], tuple[int, ...]]] = {}
+
+
 def shuffle_cards(cards: Sequence[str], server_seed: bytes, client_seed: str, nonce: int) -> list[str]:
     """Fisher-Yates shuffle of ``cards`` driven by the hand's u32 stream (API.md)."""
     deck = list(cards)
     prefix = f"{client_seed}:{nonce}:"
+    count = len(deck)
+    plan = _PLANS.get(count)
+    if plan is None:
+        plan = _PLANS[count] = _plan(count)
+    blocks, ns, limits = plan
+    # Fast path: one u32 per draw, none rejected (all but certain: a rejection has odds below 1e-8 per u32).
+    values = _hmac_u32s(server_seed, prefix, blocks)
+    if all(map(_lt, values, limits)):
+        for i, j in zip(range(count - 1, 0, -1), map(_mod, values, ns), strict=False):
+            deck[i], deck[j] = deck[j], deck[i]
+        return deck
+    return _shuffle_with_rejections(deck, server_seed, prefix)
+
+
+def _shuffle_with_rejections(deck: list[str], server_seed: bytes, prefix: str) -> list[str]:
+    """The general Fisher-Yates loop, drawing again whenever a u32 is rejected."""
     values: list[int] = []
     block = 0
     position = 0
