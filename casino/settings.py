@@ -126,6 +126,8 @@ CELERY_TIMEZONE = "UTC"
 # Table timers (DESIGN.md principle 9): a task per wait, scheduled after commit for its deadline, plus a
 # sweeper on beat that fires any deadline missed by more than the grace period (lost message, dead worker).
 TABLE_TIMERS = env_bool("TABLE_TIMERS", True)
+# bench/api.py's baseline endpoint (/api/v1/_bench/ping: the same stack inserting one row); never in production
+BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
 TABLE_TIMER_QUEUE = os.environ.get("TABLE_TIMER_QUEUE", "celery")
 TIMEOUT_SWEEP_INTERVAL_S = float(os.environ.get("TIMEOUT_SWEEP_INTERVAL_S", "5"))
 TIMEOUT_SWEEP_GRACE_S = float(os.environ.get("TIMEOUT_SWEEP_GRACE_S", "2"))

@@ -99,7 +99,7 @@ class Hand(models.Model):
     seed_commitment = models.CharField(max_length=64)
     banker_username = models.CharField(max_length=150, blank=True, default="")
     house_banked = models.BooleanField(default=False)
-    banker_net = models.IntegerField(null=True, blank=True)
+    banker_net = models.BigIntegerField(null=True, blank=True)
     disputed = models.BooleanField(default=False)
     # cache for verification: the table state before the command that opened the hand (rebuildable)
     start_version = models.PositiveIntegerField(null=True, blank=True)
@@ -123,7 +123,7 @@ class HandParticipant(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hand_entries")
     seat = models.PositiveSmallIntegerField(null=True)
     role = models.CharField(max_length=10)  # banker | punter
-    net = models.IntegerField(null=True, blank=True)
+    net = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-hand_id"]

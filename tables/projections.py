@@ -189,7 +189,7 @@ class DatabaseSink:
                 [row["status"], row["closed_version"], row["settled_at"], row["banker_net"], hand_id],
             )
             if nets:
-                values = ", ".join(["(%s::bigint, %s::integer)"] * len(nets))
+                values = ", ".join(["(%s::bigint, %s::bigint)"] * len(nets))
                 cursor.execute(
                     f"UPDATE tables_handparticipant p SET net = v.net FROM (VALUES {values}) AS v(user_id, net) "
                     "WHERE p.hand_id = %s AND p.user_id = v.user_id",

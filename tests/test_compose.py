@@ -23,6 +23,12 @@ def test_compose_has_the_production_services():
     assert any(v.endswith(":/var/lib/postgresql/data") for v in SERVICES["db"]["volumes"])
 
 
+def test_web_serves_long_polls_with_threads_not_whole_workers():
+    command = SERVICES["web"]["command"]
+    assert command[command.index("--worker-class") + 1] == "gthread"
+    assert "--threads" in command
+
+
 def test_web_waits_for_migrations_to_complete():
     assert SERVICES["web"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
 

@@ -1,10 +1,7 @@
 """A bare endpoint of the same stack, for ``bench/api.py`` only: token auth, JSON in and out, ``@idempotent``,
-one INSERT. Routed only when ``settings.BENCH_ENDPOINTS`` is on (default off; environment ``BENCH_ENDPOINTS``
-when the settings module does not define it)."""
+one INSERT. Routed only when ``settings.BENCH_ENDPOINTS`` is on (environment ``BENCH_ENDPOINTS``, default off)."""
 
 from __future__ import annotations
-
-import os
 
 from django.conf import settings
 from django.db import connection
@@ -19,10 +16,7 @@ _TABLE = "bench_ping"  # created by bench/api.py
 
 
 def bench_endpoints_enabled() -> bool:
-    value = getattr(settings, "BENCH_ENDPOINTS", None)
-    if value is None:
-        value = os.environ.get("BENCH_ENDPOINTS", "").strip().lower() in {"1", "true", "yes", "on"}
-    return bool(value)
+    return bool(settings.BENCH_ENDPOINTS)
 
 
 class BenchPingView(APIView):
