@@ -53,6 +53,7 @@ class LoadedTable:
     snapshot_version: int  # 0 when folded from the start
     events_folded: int
     current_hand_id: int | None = None  # the read model's id of the current (or last) hand
+    name: str = ""
 
 
 class TableMissing(LookupError):
@@ -70,7 +71,7 @@ def load_table(table_id: int, *, lock: bool = False) -> LoadedTable:
     snapshot_version = 0
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT t.current_hand_id, s.version, s.schema, s.state, s.last_hash FROM tables_table t "
+            "SELECT t.current_hand_id, s.version, s.schema, s.state, s.last_hash, t.name FROM tables_table t "
             "LEFT JOIN tables_snapshot s ON s.table_id = t.id WHERE t.id = %s"
             + (" FOR NO KEY UPDATE OF t" if lock else ""),
             [table_id],
@@ -93,7 +94,7 @@ def load_table(table_id: int, *, lock: bool = False) -> LoadedTable:
         state = rules.evolve(state, decode(stored))
     if events:
         last_hash = events[-1].hash
-    return LoadedTable(table_id, state, last_hash, snapshot_version, len(events), current_hand_id)
+    return LoadedTable(table_id, state, last_hash, snapshot_version, len(events), current_hand_id, row[5])
 
 
 def save_snapshot(table_id: int, state: TableState, last_hash: str) -> None:

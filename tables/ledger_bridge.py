@@ -20,6 +20,38 @@ def event_cause(table_id: int, version: int) -> str:
     return f"event:{table_id}:{version}"
 
 
+ESCROW = "escrow"
+
+
+def chip_moves(event: Event) -> dict[str, int]:
+    """The chips an event moves, by party: a player id, ``"house"`` (the bankroll) and ``"escrow"`` (the
+    table's escrow); empty for an event that moves none. What is posted, verified and shown comes from here."""
+    moves: dict[str, int] = {}
+    if isinstance(event, (BetPlaced, StakeRaised, HandSplit)):
+        if event.punter_reserve:
+            moves[event.player_id] = -event.punter_reserve
+        if event.banker_reserve:
+            banker = event.banker_id or HOUSE
+            moves[banker] = moves.get(banker, 0) - event.banker_reserve
+        moves[ESCROW] = event.punter_reserve + event.banker_reserve
+    elif isinstance(event, HandSettled):
+        for party, amount in event.payouts.items():
+            if amount:
+                moves[party] = moves.get(party, 0) + amount
+                moves[ESCROW] = moves.get(ESCROW, 0) - amount
+    return moves
+
+
+def wallets_after(wallets: dict[str, int], events: Sequence[Event]) -> dict[str, int]:
+    """Wallet balances after ``events``, from the balances before them (as the command's context had them)."""
+    after = dict(wallets)
+    for event in events:
+        for party, delta in chip_moves(event).items():
+            if party in after:
+                after[party] += delta
+    return after
+
+
 def _user(player_id: str | None) -> int | None:
     return None if player_id is None or player_id == HOUSE else int(player_id)
 

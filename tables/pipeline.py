@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from ledger import selectors as ledger_selectors
 from tables import engine, projections
-from tables.ledger_bridge import post_ledger_entries
+from tables.ledger_bridge import post_ledger_entries, wallets_after
 from tables.rules import (
     Command,
     Context,
@@ -69,6 +69,9 @@ class Outcome:
     state: TableState
     events: list[StoredEvent] = field(default_factory=list)
     repeated: bool = False  # an idempotent repeat: the first outcome's events, nothing new written
+    name: str = ""  # the table's name
+    hand_id: int | None = None  # the read model's id of the current (or last) hand after the command
+    wallets: dict[str, int] | None = None  # wallets of the seated players and the actor after the command
 
 
 CommandBuilder = Callable[[Context, TableState], Command]
@@ -166,11 +169,11 @@ def _attempt(
                 raise IdempotencyConflict(
                     "this idempotency key was used for a different command", {"idempotency_key": idempotency_key}
                 )
-            return Outcome(table_id, state, previous, repeated=True)
+            return Outcome(table_id, state, previous, repeated=True, name=loaded.name, hand_id=current_hand_id)
 
     new_events, new_state = handle(command, state)
     if not new_events:
-        return Outcome(table_id, state)
+        return Outcome(table_id, state, name=loaded.name, hand_id=current_hand_id, wallets=wallets)
 
     first_version = state.version + 1
     common: dict[str, Any] = {
@@ -194,7 +197,7 @@ def _attempt(
         recorded_at=now,
     )
 
-    hand_id = projections.apply(
+    hand_ids = projections.apply(
         table_id=table_id,
         before=state,
         after=new_state,
@@ -202,7 +205,7 @@ def _attempt(
         current_hand_id=current_hand_id,
         at=now,
     )
-    post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_id)
+    post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_ids)
 
     if any(isinstance(e, (HandOpened, HandSettled, HandAbandoned)) for e in new_events):
         engine.save_snapshot(table_id, new_state, stored[-1].hash)
@@ -210,7 +213,16 @@ def _attempt(
     from tables import after_commit
 
     transaction.on_commit(lambda: after_commit.table_changed(table_id, new_state))
-    return Outcome(table_id, new_state, stored)
+    if new_state.hand is not None and new_state.hand.number in hand_ids:
+        current_hand_id = hand_ids[new_state.hand.number]
+    return Outcome(
+        table_id,
+        new_state,
+        stored,
+        name=loaded.name,
+        hand_id=current_hand_id,
+        wallets=wallets_after(wallets, new_events),
+    )
 
 
 def probe_context() -> Context:

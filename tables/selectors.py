@@ -111,10 +111,15 @@ def table_read(*, table_id: int, user: AbstractBaseUser) -> TableRead:
 
 
 def outcome_read(*, outcome: Outcome, user: AbstractBaseUser) -> TableRead:
-    """The table after a command of ``user`` and the events the command appended."""
-    read = _read(outcome.table_id, outcome.state, user)
+    """The table after a command of ``user`` and the events the command appended (the pipeline already knows
+    the table's name, its hand id and the wallets after the command: no query, unless it was a repeat)."""
     decoded = [(stored, engine.decode(stored)) for stored in outcome.events]
-    return dataclasses.replace(read, events=decoded)
+    state = outcome.state
+    if outcome.wallets is None or not outcome.name or str(user.pk) not in outcome.wallets:
+        return dataclasses.replace(_read(outcome.table_id, state, user), events=decoded)
+    hand_id = outcome.hand_id if state.hand is not None else None
+    viewer = viewer_for(state, user)
+    return TableRead(outcome.table_id, outcome.name, state, hand_id, viewer, int(user.pk), outcome.wallets, decoded)
 
 
 def _read(table_id: int, state: TableState, user: AbstractBaseUser) -> TableRead:

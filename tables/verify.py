@@ -25,19 +25,16 @@ from django.utils import timezone
 
 from ledger.models import Transaction
 from tables import engine
-from tables.ledger_bridge import event_cause
+from tables.ledger_bridge import ESCROW, chip_moves, event_cause
 from tables.models import Hand
 from tables.rules import (
     HOUSE,
-    BetPlaced,
     CardDealt,
     DomainError,
     Event,
     HandAbandoned,
     HandOpened,
     HandSettled,
-    HandSplit,
-    StakeRaised,
     TableState,
     command_from_json,
     decide,
@@ -186,30 +183,19 @@ def _check_replay(start: TableState, events: Sequence[StoredEvent]) -> str:
     return "ok"
 
 
-def _account(player_id: str | None, usernames: dict[str, str], table_id: int) -> str:
-    if player_id is None or player_id == HOUSE:
-        return "house:bankroll"
-    return f"player:{usernames[player_id]}"
-
-
 def _expected_postings(
     table_id: int, decoded: Sequence[tuple[StoredEvent, Event]], usernames: dict[str, str]
 ) -> dict[str, dict[str, int]]:
-    escrow = f"escrow:table:{table_id}"
+    def account(party: str) -> str:
+        if party == ESCROW:
+            return f"escrow:table:{table_id}"
+        return "house:bankroll" if party == HOUSE else f"player:{usernames[party]}"
+
     expected: dict[str, dict[str, int]] = {}
     for stored, event in decoded:
-        legs: dict[str, int] = defaultdict(int)
-        if isinstance(event, (BetPlaced, StakeRaised, HandSplit)):
-            legs[_account(event.player_id, usernames, table_id)] -= event.punter_reserve
-            legs[_account(event.banker_id, usernames, table_id)] -= event.banker_reserve
-            legs[escrow] += event.punter_reserve + event.banker_reserve
-        elif isinstance(event, HandSettled):
-            for party, amount in event.payouts.items():
-                legs[_account(party, usernames, table_id)] += amount
-                legs[escrow] -= amount
-        else:
-            continue
-        expected[event_cause(table_id, stored.version)] = {k: v for k, v in legs.items() if v}
+        moves = chip_moves(event)
+        if moves:
+            expected[event_cause(table_id, stored.version)] = {account(p): v for p, v in moves.items() if v}
     return expected
 
 
