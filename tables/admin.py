@@ -220,7 +220,7 @@ class HandAdmin(NoEditsAdmin):
         "table_link",
         "number",
         "preset",
-        "status",
+        "status_badge",
         "opened_at",
         "players",
         "banker_net",
@@ -258,6 +258,10 @@ class HandAdmin(NoEditsAdmin):
     def table_link(self, hand: Hand) -> SafeString:
         url = reverse("admin:tables_table_change", args=[hand.table_id])
         return format_html('<a href="{}">#{} {}</a>', url, hand.table_id, hand.table.name)
+
+    @admin.display(description="status", ordering="status")
+    def status_badge(self, hand: Hand) -> SafeString:
+        return format_html('<span class="badge {}">{}</span>', hand.status, hand.status.replace("_", " "))
 
     @admin.display(description="players (net)")
     def players(self, hand: Hand) -> SafeString:

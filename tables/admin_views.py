@@ -67,7 +67,7 @@ class HandReplay:
             command = stored.metadata.get("command")
             shown = None
             if isinstance(command, dict) and stored.metadata.get("command_version") == stored.version:
-                args = {k: v for k, v in command.items() if k not in COMMAND_PRIVATE}
+                args = {k: v for k, v in command.items() if k not in COMMAND_PRIVATE and v is not None}
                 shown = {"type": command.get("type"), "args": args}
             rows.append(timeline_row(stored, engine.decode(stored), self.final, self.seat_names, shown))
         return rows

@@ -55,7 +55,7 @@ def test_a_hand_in_play_shows_no_hidden_card_and_no_seed(as_operator, preset):
     for url, html in _pages(as_operator, hand, steps, since=hand.opened_version).items():
         assert not pattern.search(html), (url, pattern.search(html))
     page = as_operator.get(f"/admin/tables/hand/{hand.pk}/change/").content.decode()
-    assert 'class="card hidden"' in page and "revealed when the hand is settled" in page
+    assert 'class="card back"' in page and "revealed when the hand is settled" in page
 
 
 def test_a_settled_hand_shows_every_card_and_the_seed(as_operator, played):
@@ -63,6 +63,6 @@ def test_a_settled_hand_shows_every_card_and_the_seed(as_operator, played):
     page = as_operator.get(f"/admin/tables/hand/{hand.pk}/change/").content.decode()
     opened = next(e for e in load_stream(played.table.pk) if e.type == "HandOpened" and e.data["number"] == 1)
     assert opened.data["server_seed"] in page
-    assert 'class="card hidden"' not in page
+    assert 'class="card back"' not in page
     for url in [f"/admin/tables/event/{e.pk}/change/" for e in Event.objects.filter(table=played.table)]:
         assert '"entropy"' not in as_operator.get(url).content.decode()  # a command's context is never shown
