@@ -96,7 +96,8 @@ def _stake_set(state: TableState, e: StakeSet) -> TableState:
     return state._replace(version=state.version + 1, stake=e.amount)
 
 
-_HANDLERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {
+#: The state transition of each event type (``evolve`` dispatches on the exact type).
+EVOLVERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {
     TableCreated: _table_created,
     SeatTaken: _seat_taken,
     LeaveRequested: _leave_requested,
@@ -116,4 +117,4 @@ _HANDLERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {
 
 def evolve(state: TableState, event: Event) -> TableState:
     """The state after ``event``; ``version`` grows by one. Pure: ``state`` is not modified."""
-    return _HANDLERS[type(event)](state, event)
+    return EVOLVERS[type(event)](state, event)

@@ -49,31 +49,30 @@ from .state import (
 )
 
 _new = tuple.__new__
-_T_HAND = TableState._fields.index("hand")
-_T_AWAITING = TableState._fields.index("awaiting")
-_H_PHASE = HandState._fields.index("phase")
-_H_BANKER = HandState._fields.index("banker")
-_H_NEXT = HandState._fields.index("next_card")
-_H_PUNTERS = HandState._fields.index("punters")
-assert _H_PUNTERS == _H_NEXT + 1
-_P_CARDS = PunterHand._fields.index("cards")
-_P_FACE = PunterHand._fields.index("face_up")
-_P_STATUS = PunterHand._fields.index("status")
-_P_MATTA = PunterHand._fields.index("matta_hp")
-_P_STAKE = PunterHand._fields.index("stake")
-_P_SHOWN = PunterHand._fields.index("shown")
-assert PunterHand._fields[_P_SHOWN:] == (
-    "shown",
-    "category",
-    "total_hp",
-    "matta_hp",
-    "punter_reserve",
-    "banker_reserve",
-    "result",
+# The positional rebuilds below unpack every field by name: they must follow the field order exactly.
+assert " ".join(TableState._fields) == (
+    "version config seats banker_seat last_banker_seat banker_retiring stake hands_opened settled_through idle hand"
+    " awaiting rigged_stock"
 )
-_P_PRES = PunterHand._fields.index("punter_reserve")
-assert PunterHand._fields[_P_PRES + 1] == "banker_reserve"
-assert PunterHand._fields[_P_STATUS : _P_MATTA + 1] == ("status", "shown", "category", "total_hp", "matta_hp")
+assert " ".join(HandState._fields) == (
+    "number phase banker seed_commitment server_seed client_seed stake entrants deck next_card punters split_seats"
+    " pending results payouts next_banker_seat"
+)
+assert " ".join(PunterHand._fields) == (
+    "seat hand_index player_id stake cards face_up status shown category total_hp matta_hp punter_reserve"
+    " banker_reserve result"
+)
+assert " ".join(BankerHand._fields) == "seat player_id cards face_up status played category total_hp matta_hp"
+#: Field defaults after the fields that ``_hand_opened`` sets.
+_PUNTER_DEFAULTS = tuple(PunterHand._field_defaults[f] for f in PunterHand._fields[3:])
+_BANKER_DEFAULTS = tuple(BankerHand._field_defaults[f] for f in BankerHand._fields[2:])
+_HAND_DEFAULTS = tuple(HandState._field_defaults[f] for f in HandState._fields[11:])
+_H_PHASE = 1
+_H_BANKER = 2
+_H_PUNTERS = 10
+_P_FACE = 5
+_P_STATUS = 6
+_P_SHOWN = 7
 
 
 def _set(cls: Any, t: Any, i: int, value: Any) -> Any:
@@ -83,12 +82,14 @@ def _set(cls: Any, t: Any, i: int, value: Any) -> Any:
 
 def _with_hand(state: TableState, hand: HandState) -> TableState:
     """``state`` one version later with ``hand``."""
-    return _new(TableState, (state[0] + 1, *state[1:_T_HAND], hand, *state[_T_HAND + 1 :]))
+    v, cf, se, bs, lb, br, st, ho, sd, idle, _, aw, rs = state
+    return _new(TableState, (v + 1, cf, se, bs, lb, br, st, ho, sd, idle, hand, aw, rs))
 
 
 def _with_hand_awaiting(state: TableState, hand: HandState, awaiting: Awaiting | None) -> TableState:
     """``state`` one version later with ``hand`` and ``awaiting``."""
-    return _new(TableState, (state[0] + 1, *state[1:_T_HAND], hand, awaiting, *state[_T_AWAITING + 1 :]))
+    v, cf, se, bs, lb, br, st, ho, sd, idle, _, _, rs = state
+    return _new(TableState, (v + 1, cf, se, bs, lb, br, st, ho, sd, idle, hand, awaiting, rs))
 
 
 def _find(punters: tuple[PunterHand, ...], seat: int | None, index: int) -> int:
@@ -99,9 +100,10 @@ def _find(punters: tuple[PunterHand, ...], seat: int | None, index: int) -> int:
 
 
 def _put(hand: HandState, i: int, punter: PunterHand) -> HandState:
-    punters = hand.punters
-    new: HandState = _set(HandState, hand, _H_PUNTERS, (*punters[:i], punter, *punters[i + 1 :]))
-    return new
+    """``hand`` with punter hand number ``i`` (its position in ``punters``) replaced."""
+    nb, ph, bk, sc, ss, cs, st, en, dk, nx, pu, sp, pe, rs, po, nbs = hand
+    pu = (*pu[:i], punter, *pu[i + 1 :])
+    return _new(HandState, (nb, ph, bk, sc, ss, cs, st, en, dk, nx, pu, sp, pe, rs, po, nbs))
 
 
 def _hand(state: TableState) -> HandState:
@@ -135,57 +137,55 @@ def _deck_for(state: TableState, e: HandOpened) -> tuple[str, ...]:
 
 
 def _hand_opened(state: TableState, e: HandOpened) -> TableState:
-    seat_ids = {s.seat: s.player_id for s in state.seats}
-    punters = tuple(PunterHand(seat, 0, seat_ids[seat]) for seat in e.entrants)
-    hand = HandState(
-        number=e.number,
-        phase=e.phase,
-        banker=BankerHand(e.banker_seat, e.banker_id),
-        seed_commitment=e.seed_commitment,
-        server_seed=e.server_seed,
-        client_seed=e.client_seed,
-        stake=e.stake,
-        entrants=e.entrants,
-        deck=_deck_for(state, e),
-        punters=punters,
+    seat_ids = {s[0]: s[1] for s in state.seats}
+    # PunterHand(seat, 0, player_id) and BankerHand(seat, player_id) with every other field at its default
+    punters = tuple(_new(PunterHand, (seat, 0, seat_ids[seat], *_PUNTER_DEFAULTS)) for seat in e.entrants)
+    banker = _new(BankerHand, (e.banker_seat, e.banker_id, *_BANKER_DEFAULTS))
+    hand = _new(
+        HandState,
+        (
+            e.number,
+            e.phase,
+            banker,
+            e.seed_commitment,
+            e.server_seed,
+            e.client_seed,
+            e.stake,
+            e.entrants,
+            _deck_for(state, e),
+            0,
+            punters,
+            *_HAND_DEFAULTS,
+        ),
     )
-    return state._replace(
-        version=state.version + 1, hand=hand, hands_opened=e.number, idle=False, awaiting=None, rigged_stock=None
-    )
+    v, cf, se, bs, lb, br, st, _, sd, _, _, _, _ = state
+    return _new(TableState, (v + 1, cf, se, bs, lb, br, st, e.number, sd, False, hand, None, None))
 
 
 def _action_awaited(state: TableState, e: ActionAwaited) -> TableState:
     hand = _hand(state)
     kind = e.kind
+    seat = e.seat
+    index = e.hand
     if kind == "bets":
         hand = _set(HandState, hand, _H_PHASE, "betting")
     elif kind != "banker":
-        if e.seat is not None and e.hand is not None:
-            i = _find(hand.punters, e.seat, e.hand)
+        if seat is not None and index is not None:
+            i = _find(hand.punters, seat, index)
             current = hand.punters[i]
             if current[_P_STATUS] == WAITING:
                 hand = _put(hand, i, _set(PunterHand, current, _P_STATUS, PLAYING))
         if hand[_H_PHASE] != "punters":
             hand = _set(HandState, hand, _H_PHASE, "punters")
-    return _with_hand_awaiting(state, hand, Awaiting(e.seat, e.hand, kind, e.deadline_ms))
+    return _with_hand_awaiting(state, hand, _new(Awaiting, (seat, index, kind, e.deadline_ms)))
 
 
 def _add_stake(state: TableState, seat: int, index: int, stake: int, punter: int, banker: int) -> TableState:
     hand = _hand(state)
     i = _find(hand.punters, seat, index)
-    h = hand.punters[i]
-    h = _new(
-        PunterHand,
-        (
-            *h[:_P_STAKE],
-            stake,
-            *h[_P_STAKE + 1 : _P_PRES],
-            h.punter_reserve + punter,
-            h.banker_reserve + banker,
-            *h[_P_PRES + 2 :],
-        ),
-    )
-    return _with_hand(state, _put(hand, i, h))
+    se, ix, pl, _, cards, up, status, shown, cat, tot, matta, pr, br, res = hand.punters[i]
+    h = (se, ix, pl, stake, cards, up, status, shown, cat, tot, matta, pr + punter, br + banker, res)
+    return _with_hand(state, _put(hand, i, _new(PunterHand, h)))
 
 
 def _bet_placed(state: TableState, e: BetPlaced) -> TableState:
@@ -205,26 +205,24 @@ def _betting_closed(state: TableState, e: BettingClosed) -> TableState:
 
 
 def _card_dealt(state: TableState, e: CardDealt) -> TableState:
-    hand = state.hand
-    assert hand is not None
+    hand = _hand(state)
+    nb, ph, bk, sc, ss, cs, st, en, dk, _, pu, sp, pe, rs, po, nbs = hand
+    card = e.card
     if e.banker:
-        b = hand.banker
-        banker = b._replace(cards=(*b.cards, e.card), face_up=(*b.face_up, e.face_up))
-        hand = _set(HandState, _set(HandState, hand, _H_BANKER, banker), _H_NEXT, e.deck_index + 1)
+        seat, pl, cards, up, status, played, cat, tot, matta = bk
+        bk = _new(BankerHand, (seat, pl, (*cards, card), (*up, e.face_up), status, played, cat, tot, matta))
     elif e.hand is None:
         assert e.seat is not None
-        hand = hand._replace(next_card=e.deck_index + 1, pending=(e.seat, e.card))
+        pe = (e.seat, card)
     else:
-        punters = hand.punters
-        i = _find(punters, e.seat, e.hand)
-        h = punters[i]
-        h = _new(PunterHand, (*h[:_P_CARDS], (*h.cards, e.card), (*h.face_up, e.face_up), *h[_P_FACE + 1 :]))
-        # next_card and punters are neighbours: one rebuild of the hand sets both
-        hand = _new(
-            HandState,
-            (*hand[:_H_NEXT], e.deck_index + 1, (*punters[:i], h, *punters[i + 1 :]), *hand[_H_PUNTERS + 1 :]),
-        )
-    return _with_hand(state, hand)
+        i = _find(pu, e.seat, e.hand)
+        seat, ix, pl, stake, cards, up, status, shown, cat, tot, matta, pr, br, res = pu[i]
+        h = (seat, ix, pl, stake, (*cards, card), (*up, e.face_up), status, shown, cat, tot, matta, pr, br, res)
+        pu = (*pu[:i], _new(PunterHand, h), *pu[i + 1 :])
+    # next_card, the banker, the punters and the pending card in one rebuild of the hand
+    return _with_hand(
+        state, _new(HandState, (nb, ph, bk, sc, ss, cs, st, en, dk, e.deck_index + 1, pu, sp, pe, rs, po, nbs))
+    )
 
 
 def _turn_up(cards: tuple[str, ...], face_up: tuple[bool, ...], card: str) -> tuple[bool, ...]:
@@ -299,8 +297,9 @@ def _hand_stood(state: TableState, e: HandStood) -> TableState:
     if e.banker:
         hand = _set(HandState, hand, _H_BANKER, hand.banker._replace(status=STOOD))
     else:
-        i = _find(hand.punters, e.seat, e.hand)
-        hand = _put(hand, i, _set(PunterHand, hand.punters[i], _P_STATUS, STOOD))
+        punters = hand.punters
+        i = _find(punters, e.seat, e.hand)
+        hand = _put(hand, i, _set(PunterHand, punters[i], _P_STATUS, STOOD))
     return _with_hand(state, hand)
 
 
@@ -312,11 +311,9 @@ def _show(state: TableState, e: HandBusted | HandMadeSevenHalf, status: str, cat
         )
         return _with_hand(state, _set(HandState, hand, _H_BANKER, banker))
     i = _find(hand.punters, e.seat, e.hand)
-    h = hand.punters[i]
-    h = _new(
-        PunterHand, (*h[:_P_STATUS], status, True, category, e.total_half_points, e.matta_value, *h[_P_MATTA + 1 :])
-    )
-    return _with_hand(state, _put(hand, i, h))
+    seat, ix, pl, stake, cards, up, _, _, _, _, _, pr, br, res = hand.punters[i]
+    h = (seat, ix, pl, stake, cards, up, status, True, category, e.total_half_points, e.matta_value, pr, br, res)
+    return _with_hand(state, _put(hand, i, _new(PunterHand, h)))
 
 
 def _hand_busted(state: TableState, e: HandBusted) -> TableState:
@@ -337,12 +334,15 @@ def _hand_made_pair7(state: TableState, e: HandMadePairOfSevens) -> TableState:
 
 def _banker_turn_started(state: TableState, e: BankerTurnStarted) -> TableState:
     hand = _hand(state)
-    hand = hand._replace(phase="banker", banker=hand.banker._replace(played=True, status=PLAYING))
-    return state._replace(version=state.version + 1, hand=hand, awaiting=None)
+    seat, pl, cards, up, _, _, cat, tot, matta = hand.banker
+    banker = _new(BankerHand, (seat, pl, cards, up, PLAYING, True, cat, tot, matta))
+    nb, _, _, sc, ss, cs, st, en, dk, nx, pu, sp, pe, rs, po, nbs = hand
+    hand = _new(HandState, (nb, "banker", banker, sc, ss, cs, st, en, dk, nx, pu, sp, pe, rs, po, nbs))
+    return _with_hand_awaiting(state, hand, None)
 
 
 def _banker_turn_skipped(state: TableState, e: BankerTurnSkipped) -> TableState:
-    return state._replace(version=state.version + 1, awaiting=None)
+    return _with_hand_awaiting(state, _hand(state), None)
 
 
 def _hand_settled(state: TableState, e: HandSettled) -> TableState:
@@ -351,34 +351,27 @@ def _hand_settled(state: TableState, e: HandSettled) -> TableState:
     punters = []
     for h in hand.punters:
         r = by_hand.get((h[0], h[1]))
+        seat, ix, pl, stake, cards, up, status, _, cat, tot, matta, pr, br, res = h
         if r is None:
-            punters.append(_set(PunterHand, h, _P_SHOWN, True))
+            punters.append(
+                _new(PunterHand, (seat, ix, pl, stake, cards, up, status, True, cat, tot, matta, pr, br, res))
+            )
         else:
-            shown = (True, r.category, r.total_half_points, r.matta_value, h.punter_reserve, h.banker_reserve, r)
-            punters.append(_new(PunterHand, (*h[:_P_SHOWN], *shown)))
+            shown = (True, r.category, r.total_half_points, r.matta_value, pr, br, r)
+            punters.append(_new(PunterHand, (seat, ix, pl, stake, cards, up, status, *shown)))
     banker = hand.banker
     if banker.played:
-        banker = banker._replace(
-            category=e.banker_category, total_hp=e.banker_total_half_points, matta_hp=e.banker_matta_value
-        )
-    hand = hand._replace(
-        phase="settled",
-        punters=tuple(punters),
-        banker=banker,
-        results=e.results,
-        payouts=tuple(e.payouts.items()),
-        next_banker_seat=e.next_banker_seat,
-    )
-    last = e.next_banker_seat if e.next_banker_seat is not None else state.last_banker_seat
-    return state._replace(
-        version=state.version + 1,
-        hand=hand,
-        banker_seat=e.next_banker_seat,
-        last_banker_seat=last,
-        banker_retiring=False,
-        settled_through=e.number,
-        awaiting=None,
-    )
+        seat_, pl_, cards_, up_, status_, played, _, _, _ = banker
+        banker_score = (e.banker_category, e.banker_total_half_points, e.banker_matta_value)
+        banker = _new(BankerHand, (seat_, pl_, cards_, up_, status_, played, *banker_score))
+    nb, _, _, sc, ss, cs, st, en, dk, nx, _, sp, pe, _, _, _ = hand
+    payouts = tuple(e.payouts.items())
+    after = (nb, "settled", banker, sc, ss, cs, st, en, dk, nx, tuple(punters), sp, pe, e.results, payouts)
+    hand = _new(HandState, (*after, e.next_banker_seat))
+    nbs = e.next_banker_seat
+    v, cf, se, _, lb, _, s_stake, ho, _, idle, _, _, rigged = state
+    last = nbs if nbs is not None else lb
+    return _new(TableState, (v + 1, cf, se, nbs, last, False, s_stake, ho, e.number, idle, hand, None, rigged))
 
 
 def _hand_abandoned(state: TableState, e: HandAbandoned) -> TableState:

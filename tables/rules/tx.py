@@ -11,7 +11,7 @@ from .commands import Context
 from .config import TableConfig
 from .errors import InvalidRequest, NotFound
 from .events import HOUSE, Event
-from .evolve import evolve
+from .evolve import EVOLVERS
 from .ruleset import Rules
 from .state import HandState, TableState
 
@@ -42,13 +42,13 @@ class Tx:
         config = state.config
         if config is not None:
             self.config: TableConfig = config
-            self.rules: Rules = config.rules
-            self.loss_mult, self.win_mult = _multipliers(self.rules)
+            rules = self.rules = config.rules
+            self.loss_mult, self.win_mult = _multipliers(rules)
 
     def emit(self, event: Event) -> None:
-        """Record ``event`` and fold it into the working state."""
+        """Record ``event`` and fold it into the working state (``evolve``, without its dispatch call)."""
         self.events.append(event)
-        self.state = evolve(self.state, event)
+        self.state = EVOLVERS[type(event)](self.state, event)
 
     @property
     def hand(self) -> HandState:
