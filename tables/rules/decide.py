@@ -75,10 +75,24 @@ from .tx import Tx
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
+_HEX_DIGITS = "0123456789abcdef"
+
+
 def _check_context(ctx: Context) -> None:
-    if not isinstance(ctx.now_ms, int) or isinstance(ctx.now_ms, bool) or ctx.now_ms < 0:
+    now_ms = ctx.now_ms
+    entropy = ctx.entropy
+    # the usual case first: a plain int clock and 64 lowercase hex chars (what is left after stripping them)
+    if (
+        type(now_ms) is int
+        and now_ms >= 0
+        and type(entropy) is str
+        and len(entropy) == 64
+        and not entropy.strip(_HEX_DIGITS)
+    ):
+        return
+    if not isinstance(now_ms, int) or isinstance(now_ms, bool) or now_ms < 0:
         raise invalid("now_ms", "now_ms must be a non-negative integer (epoch milliseconds)")
-    if not isinstance(ctx.entropy, str) or not _HEX64.fullmatch(ctx.entropy):
+    if not isinstance(entropy, str) or not _HEX64.fullmatch(entropy):
         raise invalid("entropy", "entropy must be 64 lowercase hex characters")
 
 
@@ -100,7 +114,7 @@ _INT_ARGS: dict[type[Command], tuple[tuple[str, bool], ...]] = {
 def _check_arguments(command: Command) -> None:
     for name, required in _INT_ARGS.get(type(command), ()):
         value = getattr(command, name)
-        if value is None and not required:
+        if type(value) is int or (value is None and not required):
             continue
         if not isinstance(value, int) or isinstance(value, bool):
             raise invalid(name, f"{name} must be an integer")
@@ -337,7 +351,10 @@ _HANDLERS: dict[type[Command], Callable[[Tx, Any], None]] = {
     Timeout: _timeout,
 }
 #: Player commands after which a table that went idle (empty betting window) opens a hand again.
-_TRIGGERS = (SitDown, SitIn, PlaceBet)
+_TRIGGERS = frozenset({SitDown, SitIn, PlaceBet})
+_PLAYER_COMMANDS = frozenset(kind for kind in _HANDLERS if issubclass(kind, PlayerCommand))
+#: Hand phases in which no hand is in play (``HandState.in_play`` is False).
+_OVER = ("settled", "abandoned")
 
 
 def handle(command: Command, state: TableState) -> tuple[list[Event], TableState]:
@@ -345,17 +362,22 @@ def handle(command: Command, state: TableState) -> tuple[list[Event], TableState
 
     Raises a :class:`DomainError` (no events) when the rules refuse the command.
     """
-    handler = _HANDLERS.get(type(command))
+    kind = type(command)
+    handler = _HANDLERS.get(kind)
     if handler is None:
-        raise InvalidRequest(f"unknown command {type(command).__name__}", {"field": "type"})
+        raise InvalidRequest(f"unknown command {kind.__name__}", {"field": "type"})
     _check_context(command.ctx)
     _check_arguments(command)
     tx = Tx(state, command.ctx)
-    if not isinstance(command, CreateTable) and state.config is None:
+    if kind is not CreateTable and state.config is None:
         raise NotFound("the table does not exist")
     handler(tx, command)
-    if isinstance(command, PlayerCommand) and tx.state.config is not None:
-        try_open_hand(tx, trigger=isinstance(command, _TRIGGERS))
+    if kind in _PLAYER_COMMANDS:
+        after = tx.state
+        hand = after.hand
+        # try_open_hand does nothing while a hand is in play: skip the call in that (usual) case
+        if after.config is not None and (hand is None or hand.phase in _OVER):
+            try_open_hand(tx, trigger=kind in _TRIGGERS)
     return tx.events, tx.state
 
 
