@@ -128,7 +128,7 @@ class TableAdmin(admin.ModelAdmin):
             table = services.table_create(operator=request.user, **form.body)
             obj.pk = table.pk
             obj.refresh_from_db()
-            obj._created_with = form.body  # type: ignore[attr-defined]  # for the log line
+            obj._created_with = form.body  # for the log line
             return
         if "name" in form.changed_data:  # only the name: the lobby columns belong to the projections
             Table.objects.filter(pk=obj.pk).update(name=obj.name)
@@ -141,10 +141,11 @@ class TableAdmin(admin.ModelAdmin):
     def _state(self, obj: Table) -> TableState | None:
         if not hasattr(obj, "_admin_state"):
             try:
-                obj._admin_state = engine.load_table(obj.pk).state  # type: ignore[attr-defined]
+                obj._admin_state = engine.load_table(obj.pk).state
             except engine.TableMissing:
-                obj._admin_state = None  # type: ignore[attr-defined]
-        return obj._admin_state  # type: ignore[attr-defined, no-any-return]
+                obj._admin_state = None
+        state: TableState | None = obj._admin_state
+        return state
 
     @admin.display(description="bets")
     def limits(self, obj: Table) -> str:
