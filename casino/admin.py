@@ -181,7 +181,7 @@ class LogEntryAdmin(admin.ModelAdmin):
     """The audit trail: who did what, when, to which object. Read-only for everybody."""
 
     list_display = ("action_time", "user", "action", "content_type", "object_link", "message")
-    list_filter = ("action_flag", "content_type", "user")
+    list_filter = ("action_flag", "content_type", ("user", admin.RelatedOnlyFieldListFilter))
     search_fields = ("object_repr", "change_message", "user__username")
     date_hierarchy = "action_time"
     ordering = ("-action_time",)
