@@ -6,7 +6,7 @@ All values are integer half-points (hp); 7½ is 15 hp and a pair of sevens count
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .cards import VALUE_HP, is_seven
 from .ruleset import Rules
@@ -65,12 +65,41 @@ def matta_values(rules: Rules, alone: bool) -> tuple[int, ...]:
     return _MATTA_VALUES[rules.matta_values]
 
 
+#: Memo of ``evaluate`` per rule set (by identity, as hashing 25 toggles is slow): (rules, {(cards, split): Score}).
+_EVALUATIONS: dict[int, tuple[Rules, dict[tuple[tuple[str, ...], bool], Score]]] = {}
+_MEMO_LIMIT = 1 << 16
+
+
+def _memo(rules: Rules, store: dict[int, tuple[Rules, dict[Any, Any]]]) -> dict[Any, Any]:
+    """The memo of ``rules`` in ``store`` (kept by identity; the store is emptied when it grows too large)."""
+    entry = store.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        if len(store) > 256:
+            store.clear()
+        entry = store[id(rules)] = (rules, {})
+    elif len(entry[1]) > _MEMO_LIMIT:
+        entry[1].clear()
+    return entry[1]
+
+
 def evaluate(cards: Sequence[str], rules: Rules, *, split: bool = False) -> Score:
     """Evaluate a hand: the wild card floats to the value giving the best (category, total) without busting.
 
     ``split`` is true for every hand of a punter who has split: such hands are never reale nor pair7.
-    A bust hand records the wild card at its smallest allowed value.
+    A bust hand records the wild card at its smallest allowed value. Pure, so memoised for tuples of cards.
     """
+    if type(cards) is not tuple:
+        return _evaluate(cards, rules, split)
+    memo = _memo(rules, _EVALUATIONS)
+    key = (cards, split)
+    score: Score | None = memo.get(key)
+    if score is None:
+        score = memo[key] = _evaluate(cards, rules, split)
+    return score
+
+
+def _evaluate(cards: Sequence[str], rules: Rules, split: bool) -> Score:
+    """``evaluate`` without the memo."""
     n = len(cards)
     reale_ok = rules.reale and not split
     matta = rules.matta
@@ -125,32 +154,44 @@ def banker_collect(banker_category: str, punter_category: str, rules: Rules) -> 
     return 1
 
 
+#: Memo of the stake-free terms of ``settle_hand`` per rule set: (rules, {(punter, banker): terms}).
+_SETTLEMENTS: dict[int, tuple[Rules, dict[tuple[Score, Score | None], tuple[str, bool, int, int]]]] = {}
+
+
 def settle_hand(punter: Score, stake: int, banker: Score | None, rules: Rules) -> Settlement:
     """Settle one punter hand with stake ``stake`` against the banker's final hand (§5, in its order).
 
     ``banker`` may be None only for hands that settle without him (bust, pair of sevens).
     """
+    memo = _memo(rules, _SETTLEMENTS)
+    key = (punter, banker)
+    terms: tuple[str, bool, int, int] | None = memo.get(key)
+    if terms is None:
+        terms = memo[key] = _settlement_terms(punter, banker, rules)
+    outcome, tie, k, sign = terms
+    return Settlement(outcome, tie, k, sign * k * stake)
+
+
+def _settlement_terms(punter: Score, banker: Score | None, rules: Rules) -> tuple[str, bool, int, int]:
+    """(outcome, tie, multiplier k, sign of the net): the net of a stake S is sign * k * S."""
     if punter.category == BUST:
-        return Settlement("lose", False, 1, -stake)
+        return "lose", False, 1, -1
     if punter.category == PAIR7:
-        k = rules.pair7_pays
-        return Settlement("win", False, k, k * stake)
+        return "win", False, rules.pair7_pays, 1
     if banker is None:
         raise ValueError("a standing punter hand settles only against a banker hand")
     if banker.category == BUST:
-        k = win_multiplier(punter.category, rules)
-        return Settlement("win", False, k, k * stake)
+        return "win", False, win_multiplier(punter.category, rules), 1
     if punter.rank > banker.rank:
         if punter.category == REALE and banker.category == SEVEN_HALF:
             k = rules.reale_vs_banker_75_pays
         else:
             k = win_multiplier(punter.category, rules)
-        return Settlement("win", False, k, k * stake)
+        return "win", False, k, 1
     tie = punter.rank == banker.rank
     if tie and rules.tie_rule == "push":
-        return Settlement("push", True, 0, 0)
-    k = banker_collect(banker.category, punter.category, rules)
-    return Settlement("lose", tie, k, -k * stake)
+        return "push", True, 0, 0
+    return "lose", tie, banker_collect(banker.category, punter.category, rules), -1
 
 
 def house_banker_draws(score: Score, rules: Rules) -> bool:

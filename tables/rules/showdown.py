@@ -83,28 +83,18 @@ def settle(tx: Tx) -> None:
     banker_key = b.player_id if b.player_id is not None else HOUSE
     banker_payout = 0
     reserved_by_banker = False
+    split_seats = hand.split_seats
     for h in hand.punters:
-        if h.stake == 0 or h.status == VOID:
+        # PunterHand field by field (order checked in evolve_hand)
+        number, index, pid, stake, cards, _, status, _, _, _, _, punter_reserve, banker_reserve, _ = h
+        if stake == 0 or status == VOID:
             continue
-        score = evaluate(h.cards, rules, split=h.seat in hand.split_seats)
-        outcome = settle_hand(score, h.stake, banker_score, rules)
-        results.append(
-            HandResult(
-                seat=h.seat,
-                player_id=h.player_id,
-                hand=h.hand_index,
-                bet=h.stake,
-                category=score.category,
-                total_half_points=score.total_hp,
-                matta_value=score.matta_hp,
-                outcome=outcome.outcome,
-                tie=outcome.tie,
-                multiplier=outcome.multiplier,
-                net=outcome.net,
-            )
-        )
-        payouts[h.player_id] = payouts.get(h.player_id, 0) + h.punter_reserve + outcome.net
-        banker_payout += h.banker_reserve - outcome.net
+        score = evaluate(cards, rules, split=number in split_seats)
+        outcome, tie, multiplier, net = settle_hand(score, stake, banker_score, rules)
+        category, total, matta = score
+        results.append(HandResult(number, pid, index, stake, category, total, matta, outcome, tie, multiplier, net))
+        payouts[pid] = payouts.get(pid, 0) + punter_reserve + net
+        banker_payout += banker_reserve - net
         reserved_by_banker = True
     if reserved_by_banker:
         payouts[banker_key] = payouts.get(banker_key, 0) + banker_payout
