@@ -29,22 +29,26 @@ from .tx import Tx
 def _entrants(tx: Tx) -> tuple[int, ...]:
     state = tx.state
     minimum = tx.min_stake()
-    banker = state.seat_at(state.banker_seat) if state.banker_seat is not None else None
+    banker_seat = state.banker_seat
+    by_number = {s.seat: s for s in state.seats}
+    banker = by_number.get(banker_seat) if banker_seat is not None else None
     bank_left = tx.available(banker.player_id if banker is not None else None)
     betting_first = tx.rules.bet_timing == "before_deal"
+    punter_need = minimum * tx.loss_mult
+    bank_need = minimum * tx.win_mult
     chosen: list[int] = []
     for number in state.play_order():
-        if number == state.banker_seat:
+        if number == banker_seat:
             continue
-        seat = state.seat_at(number)
+        seat = by_number.get(number)
         if seat is None or seat.sitting_out or seat.leaving:
             continue
-        if not tx.covers(seat.player_id, minimum * tx.loss_mult):
+        if not tx.covers(seat.player_id, punter_need):
             continue
         if not betting_first and bank_left is not None:
-            if bank_left < minimum * tx.win_mult:
+            if bank_left < bank_need:
                 continue
-            bank_left -= minimum * tx.win_mult
+            bank_left -= bank_need
         chosen.append(number)
     return tuple(chosen)
 
@@ -130,8 +134,9 @@ def check_betting_complete(tx: Tx) -> None:
     hand = tx.hand
     if hand.phase != "betting":
         return
-    if any(h.stake == 0 and h.status != VOID for h in hand.punters):
-        return
+    for h in hand.punters:
+        if h.stake == 0 and h.status != VOID:
+            return
     close_betting(tx)
 
 

@@ -67,7 +67,7 @@ class Tx:
         if key == HOUSE and key not in wallets:
             return None
         balance = wallets.get(key, 0)
-        if not isinstance(balance, int) or isinstance(balance, bool):
+        if type(balance) is not int and (not isinstance(balance, int) or isinstance(balance, bool)):
             raise InvalidRequest("wallets map player ids to integer chip balances", {"field": "wallets"})
         return balance + self._delta.get(key, 0)
 
