@@ -43,6 +43,7 @@ from tables.rules import (
 )
 
 PRESETS = ("classic", "italian", "spanish", "hungarian")
+_STAKE_EVENTS = frozenset({BetPlaced, StakeRaised, HandSplit})
 
 
 class Bench:
@@ -57,6 +58,8 @@ class Bench:
         self.state: TableState = initial_state()
         self.hands = 0
         self.core_seconds = 0.0
+        self._seats: tuple[object, ...] = ()
+        self._player_at: dict[int, str] = {}
         fixed = 10 if preset == "hungarian" else None
         self.send(CreateTable(self.ctx(), preset, {}, 10, 100, 8 if bank == "player" else 7, bank, fixed))
         for p in self.players:
@@ -68,15 +71,16 @@ class Bench:
         return Context(self.n, self.wallets, self.entropy[self.n & 4095])  # no "house" key: an unlimited bank
 
     def send(self, command: object) -> list[Event]:
-        start = time.perf_counter()
+        clock = time.perf_counter
+        start = clock()
         try:
             events, self.state = handle(command, self.state)  # type: ignore[arg-type]
         finally:
-            self.core_seconds += time.perf_counter() - start
+            self.core_seconds += clock() - start
         wallets = self.wallets
         for e in events:
             t = type(e)
-            if t is BetPlaced or t is StakeRaised or t is HandSplit:
+            if t in _STAKE_EVENTS:
                 wallets[e.player_id] -= e.punter_reserve  # type: ignore[attr-defined]
                 bank = e.banker_id  # type: ignore[attr-defined]
                 if bank is not None:
@@ -110,10 +114,11 @@ class Bench:
                     if self.state.awaiting is None or self.state.awaiting.kind != "bets":
                         return
             return
-        pid = ""
-        for s in state.seats:
-            if s.seat == aw.seat:
-                pid = s.player_id
+        seats = state.seats
+        if seats is not self._seats:  # the player of every seat, rebuilt only when the seats change
+            self._seats = seats
+            self._player_at = {s.seat: s.player_id for s in seats}
+        pid = self._player_at.get(aw.seat, "")  # type: ignore[arg-type]
         if aw.kind == "bet":
             self.send(PlaceBet(self.ctx(), pid, hand.stake or 10 + int(rng.random() * 91)))
             return
@@ -127,15 +132,15 @@ class Bench:
             open_hands = [h.hand_index for h in hand.punters if h.seat == aw.seat and h.status == "playing"]
             self.send(Assign(self.ctx(), pid, rng.choice(open_hands)))
             return
-        h = hand.find(aw.seat, aw.hand)  # type: ignore[arg-type]
-        assert h is not None
+        played = hand.find(aw.seat, aw.hand)  # type: ignore[arg-type]
+        assert played is not None
         roll = rng.random()
         # the driver only tries moves its table's rules allow (a refused try still goes through decide)
         if roll < 0.15 and rules.split_mode != "none" and self.try_send(Split(self.ctx(), pid)):
             return
         if roll < 0.25 and rules.raise_on_draw and self.try_send(Raise(self.ctx(), pid, 5)):
             return
-        total = evaluate(h.cards, rules, split=aw.seat in hand.split_seats).total_hp
+        total = evaluate(played.cards, rules, split=aw.seat in hand.split_seats).total_hp
         if total < 6 + 8 * rng.random():
             if roll > 0.8 and rules.hidden_card_swap and self.try_send(HitFaceDown(self.ctx(), pid)):
                 return
