@@ -52,7 +52,9 @@ def test_the_hand_list_filters_by_table_player_preset_outcome_dispute_and_date(a
 
 def test_the_hand_list_searches_by_hand_id_and_username(as_auditor, played):
     hand = played.settled[1]
-    assert _listed(as_auditor, f"?q={hand.pk}") == {hand.pk}
+    term = str(hand.pk)  # the hand with that id, and the hands of any username containing those digits
+    named = {h.pk for h in Hand.objects.filter(participants__user__username__icontains=term)}
+    assert _listed(as_auditor, f"?q={term}") == {hand.pk} | named
     player = played.players[2]
     assert _listed(as_auditor, f"?q={player.username}") == {
         h.pk for h in Hand.objects.filter(participants__user=player)
@@ -150,3 +152,19 @@ def test_the_timeline_marks_system_timeouts(as_auditor, played):
     rows = as_auditor.get(f"/admin/tables/hand/{hand.pk}/change/").context["timeline"]
     timed_out = [row for row in rows if row.timeout]
     assert timed_out and all(row.system and row.who == "system (timeout)" for row in timed_out)
+
+
+@pytest.mark.parametrize("bank", ["player", "house"])
+def test_hands_of_every_preset_render_at_every_step(as_auditor, bank):
+    for number, preset in enumerate(("classic", "italian", "spanish", "hungarian")):
+        played = play_table(preset, hands=2, seed=40 + number, prefix=f"{preset[:2]}{bank[0]}", bank=bank)
+        for hand in Hand.objects.filter(table=played.table):
+            url = f"/admin/tables/hand/{hand.pk}/change/"
+            count = as_auditor.get(url).context["replay"]["count"]
+            for step in range(1, count + 1):
+                response = as_auditor.get(f"{url}?step={step}")
+                assert response.status_code == 200, (preset, bank, hand.pk, step)
+            if hand.status == "settled":
+                assert as_auditor.post(f"/admin/tables/hand/{hand.pk}/verify/").status_code == 302
+                hand.refresh_from_db()
+                assert hand.verified_ok is True, (preset, bank, hand.pk)

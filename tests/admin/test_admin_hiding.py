@@ -32,9 +32,9 @@ def _pages(client, hand: Hand, steps: int, *, since: int = 1) -> dict[str, str]:
     return pages
 
 
-@pytest.mark.parametrize("preset", ["classic", "spanish"])
-def test_a_hand_in_play_shows_no_hidden_card_and_no_seed(as_operator, preset):
-    played = play_table(preset, hands=1, seed=11, prefix=preset[:2])
+@pytest.mark.parametrize(("preset", "bank"), [("classic", "player"), ("spanish", "player"), ("hungarian", "house")])
+def test_a_hand_in_play_shows_no_hidden_card_and_no_seed(as_operator, preset, bank):
+    played = play_table(preset, hands=1, seed=11, prefix=preset[:2], bank=bank)
     state = play_until_face_down_in_play(played)
     hand = Hand.objects.get(table=played.table, number=state.hand.number)
     assert hand.status == "in_play"
