@@ -96,18 +96,23 @@ def place_bet(tx: Tx, cmd: PlaceBet) -> None:
 
 def _turn(tx: Tx, cmd: PlayerCommand) -> tuple[SeatState, Awaiting]:
     seat = seated(tx, cmd.player_id)
-    hand = tx.state.hand
-    if hand is None or not hand.in_play:
+    state = tx.state
+    hand = state.hand
+    if hand is None:
         raise WrongPhase("no hand is in play")
-    if hand.phase not in ("punters", "banker"):
-        raise WrongPhase(f"the hand is in its {hand.phase} phase")
-    aw = tx.state.awaiting
+    phase = hand.phase
+    if phase != "punters" and phase != "banker":
+        if not hand.in_play:
+            raise WrongPhase("no hand is in play")
+        raise WrongPhase(f"the hand is in its {phase} phase")
+    aw = state.awaiting
     if aw is None or aw.seat != seat.seat:
         raise NotYourTurn("it is not your turn")
     return seat, aw
 
 
-def _target(tx: Tx, seat: SeatState, aw: Awaiting, hand_arg: int | None) -> PunterHand:
+def _target(tx: Tx, seat: SeatState, aw: Awaiting, hand_arg: int | None, multi: bool | None = None) -> PunterHand:
+    """The hand a turn command acts on; ``multi`` is ``hungarian_multi`` for the seat when already known."""
     hand = tx.hand
     if aw.kind == "bet":
         raise IllegalAction("bet first: a stake is owed before anything else")
@@ -120,7 +125,9 @@ def _target(tx: Tx, seat: SeatState, aw: Awaiting, hand_arg: int | None) -> Punt
     h = hand.find(seat.seat, index)
     if h is None:
         raise NotFound(f"you have no hand {index}", {"hand": index})
-    if hungarian_multi(tx, seat.seat):
+    if multi is None:
+        multi = hungarian_multi(tx, seat.seat)
+    if multi:
         if h.status != PLAYING:
             raise IllegalAction(f"hand {index} is not open", {"hand": index})
     elif index != aw.hand:
@@ -144,7 +151,7 @@ def hit(tx: Tx, cmd: Hit | HitFaceDown) -> None:
     multi = hungarian_multi(tx, seat.seat)
     if face_down and multi:
         raise IllegalAction("after a Hungarian split every card is dealt face up")
-    h = _target(tx, seat, aw, cmd.hand)
+    h = _target(tx, seat, aw, cmd.hand, multi)
     acted(tx, seat)
     drawn = draw(tx)
     number = tx.hand.number

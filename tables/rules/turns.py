@@ -20,13 +20,14 @@ def after_card(tx: Tx, seat: int, index: int) -> None:
     hand = tx.hand
     h = hand.find(seat, index)
     assert h is not None
-    score = evaluate(h.cards, tx.rules, split=seat in hand.split_seats)
-    if score.category == BUST:
-        tx.emit(HandBusted(seat, index, False, score.total_hp, score.matta_hp, h.cards))
-    elif score.category == PAIR7:
-        tx.emit(HandMadePairOfSevens(seat, index, False, h.cards))
-    elif score.total_hp == 15:
-        tx.emit(HandMadeSevenHalf(seat, index, False, score.category, score.total_hp, score.matta_hp, h.cards))
+    cards = h.cards
+    category, total, matta = evaluate(cards, tx.rules, split=seat in hand.split_seats)
+    if category == BUST:
+        tx.emit(HandBusted(seat, index, False, total, matta, cards))
+    elif category == PAIR7:
+        tx.emit(HandMadePairOfSevens(seat, index, False, cards))
+    elif total == 15:
+        tx.emit(HandMadeSevenHalf(seat, index, False, category, total, matta, cards))
 
 
 def hungarian_multi(tx: Tx, seat: int) -> bool:
@@ -37,7 +38,7 @@ def hungarian_multi(tx: Tx, seat: int) -> bool:
 def continue_turn(tx: Tx, seat: int, index: int) -> None:
     """After a punter's action: wait on his next decision (fresh deadline) or pass the turn on."""
     hand = tx.hand
-    if hungarian_multi(tx, seat):
+    if tx.rules.split_mode == "hungarian" and seat in hand.split_seats:  # hungarian_multi
         if hand.pending is not None and hand.pending[0] == seat:
             tx.emit(ActionAwaited(seat, None, "assign", tx.turn_deadline()))
             return
@@ -57,8 +58,7 @@ def start_next_turn(tx: Tx) -> None:
     """Give the turn to the next punter hand that has not played (a bet owed first), else to the banker."""
     for h in tx.hand.punters:
         if h.status == WAITING:
-            kind = "bet" if h.stake == 0 else "play"
-            tx.emit(ActionAwaited(h.seat, h.hand_index, kind, tx.turn_deadline()))
+            tx.emit(ActionAwaited(h.seat, h.hand_index, "bet" if h.stake == 0 else "play", tx.turn_deadline()))
             return
     showdown.banker_turn(tx)
 
