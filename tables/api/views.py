@@ -13,13 +13,14 @@ from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.permissions import BasePermission, IsAdminUser, IsAuthenticated
+from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.api.idempotency import idempotency_key, idempotent
 from casino.api.pagination import ApiPagination
+from casino.api.permissions import CanCreateTables
 from casino.api.schema import api_errors
 from tables import selectors, services
 from tables.api import presenters
@@ -50,7 +51,7 @@ class TableListView(generics.ListAPIView):
 
     def get_permissions(self) -> list[BasePermission]:
         if self.request is not None and self.request.method == "POST":
-            return [IsAdminUser()]
+            return [CanCreateTables()]
         return [IsAuthenticated()]
 
     def get_queryset(self) -> QuerySet[Table]:

@@ -8,12 +8,15 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from django.apps import apps as django_apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import Group
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from ledger import services as ledger
+from tables.admin_roles import OPERATOR, sync_roles
 
 NO_THROTTLES = {"auth_burst": None, "auth_sustained": None, "user_burst": None, "user_sustained": None}
 _names = itertools.count(1)
@@ -30,9 +33,13 @@ def make_user() -> Callable[..., AbstractBaseUser]:
     """A user with a fresh name and the password ``correct horse 42``."""
 
     def make(prefix: str = "player", **fields: Any) -> AbstractBaseUser:
-        return get_user_model().objects.create_user(
+        user = get_user_model().objects.create_user(
             username=f"{prefix}{next(_names)}", password="correct horse 42", **fields
         )
+        if user.is_staff:  # staff in these tests are operators (the "operator" group of docs/admin.md)
+            sync_roles(django_apps)  # (a transactional test's flush empties the migration's groups)
+            user.groups.add(Group.objects.get(name=OPERATOR))
+        return user
 
     return make
 

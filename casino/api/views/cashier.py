@@ -10,13 +10,13 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.api.errors import ApiError
 from casino.api.idempotency import idempotency_key, idempotent
+from casino.api.permissions import CanUseCashier
 from casino.api.schema import api_errors
 from casino.api.serializers import ChipAmountField, StrictCharField, StrictSerializer
 from ledger import services as ledger
@@ -50,7 +50,7 @@ class CashierEntryOutput(serializers.Serializer):
 
 
 class _CashierView(APIView):
-    permission_classes = [IsAdminUser]
+    permission_classes = [CanUseCashier]
     post_entry: Callable[..., Transaction]
 
     def create_entry(self, request: Request) -> Response:
