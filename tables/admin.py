@@ -6,7 +6,7 @@
 - Hands are read from their events; the hand page is ``tables.admin_views``. Events are read-only for
   everybody, superusers included (the database refuses UPDATE and DELETE anyway).
 - Disputes are resolved with a note and, when chips are owed, a compensating ledger entry
-  (``tables.admin_services.dispute_resolve``), never an edit.
+  (``tables.services.dispute_resolve``), never an edit.
 - What a card or a seed shows goes through ``tables.admin_present`` (the core's hiding rule). Every operator
   action writes a ``LogEntry``.
 See docs/admin.md.
@@ -36,10 +36,10 @@ from tables.admin_filters import EventTypeFilter, OutcomeFilter, PlayerFilter, S
 from tables.admin_forms import RULE_PREFIX, RULE_TOGGLES, DisputeResolveForm, TableCreateForm, TableRenameForm
 from tables.admin_log import log_action
 from tables.admin_present import present_rules, rules_rows, visible_event_data, visible_metadata
-from tables.admin_services import DisputeAlreadyResolved, dispute_resolve
 from tables.admin_views import hand_page_context, verify_view
 from tables.models import Dispute, Event, Hand, HandParticipant, Table
 from tables.rules import TableState
+from tables.services import DisputeAlreadyResolved, dispute_resolve
 from tables.store import StoredEvent
 
 RECENT_HANDS = 10

@@ -25,8 +25,8 @@ from casino.api.schema import api_errors
 from tables import selectors, services
 from tables.api import presenters
 from tables.api import serializers as io
-from tables.api.services import hand_dispute_open
 from tables.models import Table
+from tables.services import hand_dispute_open
 
 ACTION_ERRORS = (
     "not_found",

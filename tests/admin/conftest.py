@@ -17,9 +17,9 @@ from django.test import Client
 
 from tables import services
 from tables.admin_roles import AUDITOR, OPERATOR, sync_roles
-from tables.api.services import hand_dispute_open
 from tables.models import Dispute, Hand, Table
 from tables.rules import TableState, Viewer, card_visible
+from tables.services import hand_dispute_open
 from tests.store.play import make_players, make_table, play_hands, state_of, step
 
 PASSWORD = "correct horse 42"
