@@ -12,6 +12,7 @@ from ledger import selectors as ledger_selectors
 from ledger import services as ledger
 
 DEMO_OPERATOR = "operator"
+DEMO_AUDITOR = "auditor"
 DEMO_PLAYERS = ("alice", "bob", "carol", "dave")
 DEMO_PASSWORD = "casino-demo-2026"
 DEMO_CHIPS = 1000

@@ -20,7 +20,9 @@ def test_seed_demo_creates_players_with_chips_and_tables_once_and_prints_credent
     call_command("seed_demo", stdout=out)
     call_command("seed_demo", stdout=io.StringIO())  # idempotent
     User = get_user_model()
-    assert User.objects.get(username="operator").is_staff
+    operator, auditor = User.objects.get(username="operator"), User.objects.get(username="auditor")
+    assert operator.is_staff and operator.has_perm("casino.use_cashier") and operator.has_perm("tables.add_table")
+    assert auditor.is_staff and not auditor.has_perm("casino.use_cashier") and auditor.has_perm("tables.view_hand")
     players = list(User.objects.filter(username__in=DEMO_PLAYERS))
     assert len(players) == len(DEMO_PLAYERS)
     assert set(ledger_selectors.wallet_balances([u.pk for u in players]).values()) == {DEMO_CHIPS}
