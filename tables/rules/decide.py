@@ -75,20 +75,11 @@ from .tx import Tx
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
-_HEX_DIGITS = "0123456789abcdef"
-
-
 def _check_context(ctx: Context) -> None:
     now_ms = ctx.now_ms
     entropy = ctx.entropy
-    # the usual case first: a plain int clock and 64 lowercase hex chars (what is left after stripping them)
-    if (
-        type(now_ms) is int
-        and now_ms >= 0
-        and type(entropy) is str
-        and len(entropy) == 64
-        and not entropy.strip(_HEX_DIGITS)
-    ):
+    # the usual case first: a plain int clock and a plain str of 64 lowercase hex chars
+    if type(now_ms) is int and now_ms >= 0 and type(entropy) is str and _HEX64.fullmatch(entropy):
         return
     if not isinstance(now_ms, int) or isinstance(now_ms, bool) or now_ms < 0:
         raise invalid("now_ms", "now_ms must be a non-negative integer (epoch milliseconds)")
