@@ -3,20 +3,26 @@
 Loading costs the events of the current hand, not the table's history: the state is folded from the latest
 snapshot (taken at hand boundaries) plus the events after it. A snapshot is a disposable cache: one that is
 missing, unreadable or written by another version of the rules core is ignored and rebuilt from events.
+Each process also keeps the latest committed state it has seen of each table, used when it is exactly the
+stream's latest version (one statement, nothing to fold) or as a newer base than the snapshot.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import pickle
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 
 from tables import rules
 from tables.rules import Event, TableState
-from tables.store import GENESIS, NewEvent, StoredEvent, load_stream
+from tables.store import GENESIS, NewEvent, StoredEvent
 
 
 def _schema_fingerprint() -> str:
@@ -50,28 +56,67 @@ class LoadedTable:
     table_id: int
     state: TableState
     last_hash: str
-    snapshot_version: int  # 0 when folded from the start
+    snapshot_version: int  # the version of the state folded from (0 when folded from the first event)
     events_folded: int
     current_hand_id: int | None = None  # the read model's id of the current (or last) hand
     name: str = ""
+    source: str = "events"  # what the fold started from: "cache" (this process), "snapshot" or "events"
 
 
 class TableMissing(LookupError):
     """There is no such table."""
 
 
-def load_table(table_id: int, *, lock: bool = False) -> LoadedTable:
-    """Fold the table's state from its snapshot (if usable) and the events after it.
+# States this process has seen committed, by table: a cache like the snapshots, keyed by the stream version. It
+# is used only when it is exactly the stream's latest version (or as the base to fold newer events onto), so it
+# can never be wrong, only missing. Filled after commit, never with a state that might still roll back.
+_CACHE: OrderedDict[int, tuple[TableState, str]] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+CACHE_SIZE = 2048
 
-    One statement reads the table row (locking it when ``lock``) with its snapshot, a second the events after
-    the snapshot. Raises TableMissing if there is no table ``table_id``.
-    """
-    state: TableState | None = None
-    last_hash = GENESIS
-    snapshot_version = 0
+
+def remember(table_id: int, state: TableState, last_hash: str) -> None:
+    """Keep ``state`` (committed, at its version) as this process's latest known state of the table."""
+    with _CACHE_LOCK:
+        known = _CACHE.get(table_id)
+        if known is None or known[0].version <= state.version:
+            _CACHE[table_id] = (state, last_hash)
+            _CACHE.move_to_end(table_id)
+            while len(_CACHE) > CACHE_SIZE:
+                _CACHE.popitem(last=False)
+
+
+def forget_all() -> None:
+    """Empty this process's cache (tests)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+def _fold_rows(table_id: int, after_version: int) -> list[tuple[int, str, Any, str]]:
+    """(version, type, data, hash) of the events after ``after_version``: what folding needs, no metadata."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT t.current_hand_id, s.version, s.schema, s.state, s.last_hash, t.name FROM tables_table t "
+            "SELECT version, type, data, hash FROM tables_event WHERE stream_id = %s AND version > %s ORDER BY version",
+            [table_id, after_version],
+        )
+        return [
+            (row[0], row[1], json.loads(row[2]) if isinstance(row[2], str) else row[2], row[3])
+            for row in cursor.fetchall()
+        ]
+
+
+def load_table(table_id: int, *, lock: bool = False) -> LoadedTable:
+    """The table's current state: this process's cached state if it is the stream's latest, else folded from the
+    cached state or the snapshot (whichever is newer and usable) and the events after it.
+
+    One statement reads the table row (locking it when ``lock``), the stream's latest version and the snapshot;
+    a second, only when needed, the events after the base. Raises TableMissing if there is no table.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT t.current_hand_id, t.name, "
+            "(SELECT MAX(e.version) FROM tables_event e WHERE e.stream_id = t.id), "
+            "s.version, s.schema, s.state, s.last_hash FROM tables_table t "
             "LEFT JOIN tables_snapshot s ON s.table_id = t.id WHERE t.id = %s"
             + (" FOR NO KEY UPDATE OF t" if lock else ""),
             [table_id],
@@ -79,22 +124,35 @@ def load_table(table_id: int, *, lock: bool = False) -> LoadedTable:
         row = cursor.fetchone()
     if row is None:
         raise TableMissing(table_id)
-    current_hand_id = row[0]
-    if row[1] is not None and row[2] == SNAPSHOT_SCHEMA:
+    current_hand_id, name, latest = row[0], row[1], row[2] or 0
+    with _CACHE_LOCK:
+        cached = _CACHE.get(table_id)
+    if cached is not None and cached[0].version == latest and not lock:
+        # (with the lock, the statement's snapshot may predate the commit it waited for: fold what follows)
+        return LoadedTable(table_id, cached[0], cached[1], latest, 0, current_hand_id, name, source="cache")
+
+    state: TableState = rules.initial_state()
+    last_hash = GENESIS
+    base = 0
+    if row[3] is not None and row[4] == SNAPSHOT_SCHEMA:
         try:
-            candidate = pickle.loads(bytes(row[3]))
+            candidate = pickle.loads(bytes(row[5]))
         except Exception:
             candidate = None
-        if isinstance(candidate, TableState) and candidate.version == row[1]:
-            state, snapshot_version, last_hash = candidate, row[1], row[4]
-    events = load_stream(table_id, after_version=snapshot_version)
-    if state is None:
-        state = rules.initial_state()
-    for stored in events:
-        state = rules.evolve(state, decode(stored))
-    if events:
-        last_hash = events[-1].hash
-    return LoadedTable(table_id, state, last_hash, snapshot_version, len(events), current_hand_id, row[5])
+        if isinstance(candidate, TableState) and candidate.version == row[3]:
+            state, base, last_hash = candidate, row[3], row[6]
+    source = "snapshot" if base else "events"
+    if cached is not None and base < cached[0].version <= latest:  # never a state the database does not hold
+        state, last_hash = cached
+        base, source = state.version, "cache"
+    rows = _fold_rows(table_id, base)
+    for _version, type_name, data, digest in rows:
+        state = rules.evolve(state, rules.event_from_json({"type": type_name, **data}))
+        last_hash = digest
+    if rows:
+        loaded_state, loaded_hash = state, last_hash
+        transaction.on_commit(lambda: remember(table_id, loaded_state, loaded_hash))
+    return LoadedTable(table_id, state, last_hash, base, len(rows), current_hand_id, name, source=source)
 
 
 def save_snapshot(table_id: int, state: TableState, last_hash: str) -> None:

@@ -212,6 +212,8 @@ def _attempt(
 
     from tables import after_commit
 
+    last_hash = stored[-1].hash
+    transaction.on_commit(lambda: engine.remember(table_id, new_state, last_hash))
     transaction.on_commit(lambda: after_commit.table_changed(table_id, new_state))
     if new_state.hand is not None and new_state.hand.number in hand_ids:
         current_hand_id = hand_ids[new_state.hand.number]

@@ -154,20 +154,43 @@ def test_an_explicit_expected_version_turns_a_moved_table_into_stale_version():
     assert state_of(table.pk).version == version
 
 
+def test_a_process_reuses_the_latest_committed_state_it_saw_and_folds_what_others_appended():
+    players = make_players(3)
+    table = make_table("classic")
+    play_hands(table, players, 1, random.Random(8))
+    current = engine.load_table(table.pk)
+    assert current.source == "cache" and current.events_folded == 0  # after our own commits: nothing to fold
+    # another process appends (simulated: this process forgets, then sees a state older than the stream)
+    stale_version = current.state.version
+    play_hands(table, players, 1, random.Random(9))
+    events = load_stream(table.pk)
+    engine.forget_all()
+    engine.remember(table.pk, fold(engine.decode(e) for e in events[:stale_version]), events[stale_version - 1].hash)
+    Snapshot.objects.filter(table_id=table.pk, version__gt=stale_version).delete()  # (else the newer snapshot wins)
+    caught_up = engine.load_table(table.pk)
+    assert caught_up.source == "cache" and caught_up.snapshot_version == stale_version
+    assert caught_up.events_folded == len(events) - stale_version
+    assert caught_up.state == fold(engine.decode(e) for e in events)
+    assert caught_up.last_hash == events[-1].hash
+
+
 def test_loading_uses_the_snapshot_and_a_missing_or_outdated_one_is_rebuilt():
     players = make_players(3)
     table = make_table("classic")
     play_hands(table, players, 3, random.Random(5))
+    engine.forget_all()  # this process's cache of committed states aside: the snapshot path
     loaded = engine.load_table(table.pk)
-    assert loaded.snapshot_version > 0
+    assert loaded.source == "snapshot" and loaded.snapshot_version > 0
     assert loaded.events_folded < loaded.state.version / 3  # the events of the current hand, not the history
     from_scratch = fold(engine.decode(e) for e in load_stream(table.pk))
     assert loaded.state == from_scratch
     Snapshot.objects.filter(table_id=table.pk).update(schema="an-older-rules-core")
+    engine.forget_all()
     outdated = engine.load_table(table.pk)
-    assert outdated.snapshot_version == 0 and outdated.state == from_scratch
+    assert outdated.source == "events" and outdated.snapshot_version == 0 and outdated.state == from_scratch
     Snapshot.objects.filter(table_id=table.pk).delete()
+    engine.forget_all()
     missing = engine.load_table(table.pk)
-    assert missing.snapshot_version == 0 and missing.state == from_scratch
+    assert missing.source == "events" and missing.snapshot_version == 0 and missing.state == from_scratch
     play_hands(table, players, 1, random.Random(6))  # the next hand boundary writes a fresh snapshot
     assert Snapshot.objects.get(table_id=table.pk).schema == engine.SNAPSHOT_SCHEMA
