@@ -32,14 +32,18 @@ def fingerprint(content: Mapping[str, Any]) -> str:
 def find_repeat(cause: str, content_hash: str) -> Transaction | None:
     """The transaction already posted for this cause, if any; raises :class:`IdempotencyConflict` if it was
     posted with different content."""
-    existing = Transaction.objects.filter(cause=cause).first()
-    if existing is None:
+    # the common case is "not posted yet": one plain index lookup, no model built
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, fingerprint FROM ledger_transaction WHERE cause = %s", [cause])
+        row = cursor.fetchone()
+    if row is None:
         return None
-    if existing.fingerprint != content_hash:
+    if row[1] != content_hash:
         raise IdempotencyConflict(
             f"{cause!r} was already posted with different content",
-            {"cause": cause, "transaction_id": existing.pk},
+            {"cause": cause, "transaction_id": row[0]},
         )
+    existing = Transaction.objects.get(pk=row[0])
     existing.posted = list(existing.postings.order_by("id"))
     return existing
 
