@@ -149,7 +149,7 @@ def load_table(table_id: int, *, lock: bool = False) -> LoadedTable:
     for _version, type_name, data, digest in rows:
         state = rules.evolve(state, rules.event_from_json({"type": type_name, **data}))
         last_hash = digest
-    if rows:
+    if rows or source != "cache":
         loaded_state, loaded_hash = state, last_hash
         transaction.on_commit(lambda: remember(table_id, loaded_state, loaded_hash))
     return LoadedTable(table_id, state, last_hash, base, len(rows), current_hand_id, name, source=source)
