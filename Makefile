@@ -1,5 +1,5 @@
 # The two commands of the README: `make run` and `make test`. Both bootstrap .venv first.
-.PHONY: run test lint typecheck bench install
+.PHONY: run test lint install
 
 PY = $(shell scripts/bootstrap.sh)
 
@@ -14,5 +14,5 @@ test:
 
 lint:
 	@$(PY) -m ruff check .
-	@$(PY) -m mypy tables/rules
-	@cd . && $(PY) -m importlinter.cli lint-imports 2>/dev/null || .venv/bin/lint-imports
+	@$(PY) -m mypy --strict tables/rules
+	@.venv/bin/lint-imports
