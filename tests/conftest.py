@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -19,6 +20,13 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def child_database_url() -> str:
+    """DATABASE_URL pointing at the test database, for child processes (servers, workers, commands)."""
+    from django.db import connection
+
+    return urlsplit(os.environ["DATABASE_URL"])._replace(path=f"/{connection.settings_dict['NAME']}").geturl()
 
 
 def wait_for(predicate, timeout: float, interval: float = 0.05):  # type: ignore[no-untyped-def]

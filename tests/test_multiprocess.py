@@ -15,11 +15,9 @@ import threading
 import urllib.error
 import urllib.request
 import uuid
-from urllib.parse import urlsplit
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
 from rest_framework.authtoken.models import Token
 
 from tables import engine
@@ -28,7 +26,7 @@ from tables.projections import rebuild
 from tables.rules import fold
 from tables.store import chain_problems, load_stream
 from tables.verify import verification_ok, verify_hand
-from tests.conftest import free_port, wait_for
+from tests.conftest import child_database_url, free_port, wait_for
 from tests.store.play import make_players, make_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -62,9 +60,7 @@ def test_two_web_servers_and_a_worker_pool_share_tables_correctly(spawn, child_e
     settings.TABLE_TIMER_QUEUE = queue
     env = {
         **child_env,
-        "DATABASE_URL": urlsplit(child_env["DATABASE_URL"])
-        ._replace(path=f"/{connection.settings_dict['NAME']}")
-        .geturl(),
+        "DATABASE_URL": child_database_url(),
         "TABLE_TIMERS": "1",
         "TABLE_TIMER_QUEUE": queue,
     }

@@ -19,15 +19,13 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
-from django.db import connection
 
 from ledger.models import Transaction
 from tables.models import Dispute, Hand
 from tests.admin.conftest import PASSWORD, open_dispute, play_table
-from tests.conftest import ROOT
+from tests.conftest import ROOT, child_database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -148,11 +146,6 @@ def test_an_auditor_filters_opens_replays_and_verifies_a_hand(page, live_server,
     assert settled.verified_ok is True
 
 
-def _test_database_url() -> str:
-    parts = urlsplit(os.environ["DATABASE_URL"])
-    return urlunsplit(parts._replace(path="/" + str(connection.settings_dict["NAME"])))
-
-
 def test_an_operator_resolves_a_dispute_with_a_compensating_entry_and_the_ledger_reconciles(
     page, live_server, operator, child_env
 ):
@@ -183,7 +176,7 @@ def test_an_operator_resolves_a_dispute_with_a_compensating_entry_and_the_ledger
     assert entry.kind == "correction" and entry.actor_id == operator.pk and entry.details["dispute_id"] == dispute.pk
     assert Dispute.objects.filter(status="open").count() == 0
 
-    env = {**child_env, "DATABASE_URL": _test_database_url(), "DJANGO_SETTINGS_MODULE": "casino.settings_test"}
+    env = {**child_env, "DATABASE_URL": child_database_url(), "DJANGO_SETTINGS_MODULE": "casino.settings_test"}
     result = subprocess.run(
         [sys.executable, "manage.py", "reconcile"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import connection, transaction
+from django.db import transaction
 
 from ledger import services
 from ledger.models import Account, Posting, Transaction
 from ledger.reconcile import CHECK_NAMES, reconcile
+from tests.conftest import child_database_url
 
 pytestmark = pytest.mark.django_db
 
@@ -33,11 +34,19 @@ def activity(make_user, operator):
     # Table 1, hand 10: bob banks; alice wins 10, carol loses 20.
     for n, (punter, stake) in enumerate([(alice, 10), (carol, 20)]):
         services.reserve_stake(
-            cause=f"event:1:{n}", table_id=1, hand_id=10, punter=punter, punter_amount=stake, banker=bob,
+            cause=f"event:1:{n}",
+            table_id=1,
+            hand_id=10,
+            punter=punter,
+            punter_amount=stake,
+            banker=bob,
             banker_amount=stake,
         )
     services.settle_hand(
-        cause="event:1:5", table_id=1, hand_id=10, payouts={alice.pk: 20, bob.pk: 40},
+        cause="event:1:5",
+        table_id=1,
+        hand_id=10,
+        payouts={alice.pk: 20, bob.pk: 40},
         results=[{"user_id": alice.pk, "net": 10}, {"user_id": carol.pk, "net": -20}],
     )
     # Table 2, hand 20: house bank, alice loses 5 of a 4x reserve.
@@ -45,7 +54,10 @@ def activity(make_user, operator):
         cause="event:2:1", table_id=2, hand_id=20, punter=alice, punter_amount=20, banker=None, banker_amount=10
     )
     services.settle_hand(
-        cause="event:2:2", table_id=2, hand_id=20, payouts={alice.pk: 15, None: 15},
+        cause="event:2:2",
+        table_id=2,
+        hand_id=20,
+        payouts={alice.pk: 15, None: 15},
         results=[{"user_id": alice.pk, "net": -5}],
     )
     # Table 1, hand 11: in play.
@@ -53,7 +65,9 @@ def activity(make_user, operator):
         cause="event:1:9", table_id=1, hand_id=11, punter=carol, punter_amount=7, banker=alice, banker_amount=7
     )
     services.post_correction(
-        cause="correction:1", operator=operator, entries={f"player:{bob.username}": 1, "house:cage": -1},
+        cause="correction:1",
+        operator=operator,
+        entries={f"player:{bob.username}": 1, "house:cage": -1},
         memo="goodwill",
     )
     return alice, bob, carol
@@ -99,9 +113,10 @@ def test_an_unbalanced_transaction_is_reported(activity, no_triggers, run_sql):
 def test_a_cached_balance_that_differs_from_its_postings_is_reported(activity, no_triggers, run_sql):
     alice, _, _ = activity
     with no_triggers():
-        run_sql("UPDATE ledger_balance SET balance = balance + 5 WHERE account_id = %s", [
-            Account.objects.get(user=alice).pk
-        ])
+        run_sql(
+            "UPDATE ledger_balance SET balance = balance + 5 WHERE account_id = %s",
+            [Account.objects.get(user=alice).pk],
+        )
     report = reconcile()
     assert _failing(report) == {"trial balance", "balances equal postings"}
     (difference,) = report.check("balances equal postings").differences
@@ -145,9 +160,10 @@ def test_a_settled_hand_that_leaves_chips_in_escrow_is_reported(activity, no_tri
     report = reconcile()
     # (the raw postings' balance_after are wrong too: the bypassed trigger did not set them)
     assert {"escrow only holds hands in play", "settled hands match their results"} <= _failing(report)
-    assert "hand 20 of table 2 is settled but leaves 1 in escrow" in report.check(
-        "escrow only holds hands in play"
-    ).differences
+    assert (
+        "hand 20 of table 2 is settled but leaves 1 in escrow"
+        in report.check("escrow only holds hands in play").differences
+    )
 
 
 def test_a_settlement_that_does_not_match_its_results_is_reported(activity, no_triggers, run_sql):
@@ -205,12 +221,16 @@ def test_the_command_exits_zero_when_clean_and_one_on_a_difference(activity, ope
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "casino.settings_test",
-        "DATABASE_URL": _url_of_test_database(),
+        "DATABASE_URL": child_database_url(),
     }
 
     def run() -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "manage.py", "reconcile"], cwd=ROOT, env=env, capture_output=True, text=True,
+            [sys.executable, "manage.py", "reconcile"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
             timeout=60,
         )
 
@@ -224,10 +244,3 @@ def test_the_command_exits_zero_when_clean_and_one_on_a_difference(activity, ope
     assert dirty.returncode == 1
     assert "[FAIL] escrow only holds hands in play" in dirty.stdout
     assert "does not reconcile: 1 difference(s)" in dirty.stderr
-
-
-def _url_of_test_database() -> str:
-    s = connection.settings_dict
-    user = s["USER"] or "postgres"
-    password = f":{s['PASSWORD']}" if s["PASSWORD"] else ""
-    return f"postgres://{user}{password}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"

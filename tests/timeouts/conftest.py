@@ -5,12 +5,10 @@ from __future__ import annotations
 import socket
 import subprocess
 import uuid
-from urllib.parse import urlsplit
 
 import pytest
-from django.db import connection
 
-from tests.conftest import wait_for
+from tests.conftest import child_database_url, wait_for
 
 
 @pytest.fixture
@@ -24,7 +22,7 @@ def queue(settings) -> str:
 
 @pytest.fixture
 def celery_env(queue, child_env) -> dict[str, str]:
-    url = urlsplit(child_env["DATABASE_URL"])._replace(path=f"/{connection.settings_dict['NAME']}").geturl()
+    url = child_database_url()
     return {
         **child_env,
         "DATABASE_URL": url,  # the test database
