@@ -105,17 +105,21 @@ def _fold_rows(table_id: int, after_version: int) -> list[tuple[int, str, Any, s
         ]
 
 
-def load_table(table_id: int, *, lock: bool = False) -> LoadedTable:
+def load_table(table_id: int, *, lock: bool = False, use_cache: bool = True) -> LoadedTable:
     """The table's current state: this process's cached state if it is the stream's latest, else folded from the
     cached state or the snapshot (whichever is newer and usable) and the events after it.
 
-    One statement reads the table row (locking it when ``lock``), the stream's latest version and the snapshot;
-    a second, only when needed, the events after the base. Raises TableMissing if there is no table.
+    One statement reads the table row (locking it when ``lock``) with the stream's latest version and the
+    snapshot; a second, only when needed, the events after the base. Raises TableMissing if there is no table.
+
+    The latest version is the table row's own ``version`` (the lobby column every append updates in its
+    transaction): after waiting for the row lock, PostgreSQL re-reads the locked row, so it is current even
+    when the statement's snapshot predates the commit it waited for. ``use_cache=False`` ignores this
+    process's cache (a retry after a conflict must not trust anything but the events).
     """
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT t.current_hand_id, t.name, "
-            "(SELECT MAX(e.version) FROM tables_event e WHERE e.stream_id = t.id), "
+            "SELECT t.current_hand_id, t.name, t.version, "
             "s.version, s.schema, s.state, s.last_hash FROM tables_table t "
             "LEFT JOIN tables_snapshot s ON s.table_id = t.id WHERE t.id = %s"
             + (" FOR NO KEY UPDATE OF t" if lock else ""),
@@ -125,10 +129,11 @@ def load_table(table_id: int, *, lock: bool = False) -> LoadedTable:
     if row is None:
         raise TableMissing(table_id)
     current_hand_id, name, latest = row[0], row[1], row[2] or 0
-    with _CACHE_LOCK:
-        cached = _CACHE.get(table_id)
-    if cached is not None and cached[0].version == latest and not lock:
-        # (with the lock, the statement's snapshot may predate the commit it waited for: fold what follows)
+    cached = None
+    if use_cache:
+        with _CACHE_LOCK:
+            cached = _CACHE.get(table_id)
+    if cached is not None and cached[0].version == latest:
         return LoadedTable(table_id, cached[0], cached[1], latest, 0, current_hand_id, name, source="cache")
 
     state: TableState = rules.initial_state()

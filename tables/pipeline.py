@@ -2,10 +2,11 @@
 
     load (snapshot + events) -> decide -> append (expected version) -> ledger postings -> read models -> commit
 
-all in one database transaction. If another command appended first, the command is decided again on the new
-state (the retry takes the table's row lock, so it cannot lose twice): players acting at once never see a
-spurious error. Only a client's explicit ``expected_version`` turns a moved table into ``stale_version``.
-Timers and notifications are scheduled after commit.
+all in one database transaction. Commands on one table queue on the table row's lock, taken by the load
+statement, so each is decided on the latest state and players acting at once never see a spurious error; the
+database's UNIQUE (stream, version) remains the concurrency check underneath (a conflict outside a caller's
+transaction is decided again, on events only). Only a client's explicit ``expected_version`` turns a moved table
+into ``stale_version``. Timers and notifications are scheduled after commit.
 """
 
 from __future__ import annotations
@@ -89,22 +90,34 @@ def execute(
     reason: str | None = None,
     extra_wallets: tuple[int, ...] = (),
 ) -> Outcome:
-    """Run one command on a table in one transaction; retried on a concurrent append. Raises DomainError."""
+    """Run one command on a table in one transaction. Raises DomainError.
+
+    Commands on one table queue on its row lock (taken by the load statement), so a command is decided on the
+    latest state and players acting at once never see a spurious error; the unique (stream, version) is the
+    safety net. Inside a caller's transaction (the API's, which also stores the idempotent answer) the command
+    adds no savepoint of its own: a refusal is raised before anything is written, and a failure while writing
+    marks the caller's transaction for rollback. Outside one, a conflict (a writer that bypassed the lock) is
+    decided again, from the events alone.
+    """
+    arguments = {
+        "table_id": table_id,
+        "build": build,
+        "actor_id": actor_id,
+        "actor_username": actor_username,
+        "expected_version": expected_version,
+        "idempotency_key": idempotency_key,
+        "request_id": request_id,
+        "reason": reason,
+        "extra_wallets": extra_wallets,
+    }
+    if transaction.get_connection().in_atomic_block:
+        # in the caller's transaction: a refusal (raised before any write) leaves it usable; a failure while
+        # writing marks it for rollback, so the command can never be half applied
+        return _attempt(**arguments, retry=False)
     for attempt in range(MAX_ATTEMPTS):
         try:
             with transaction.atomic():
-                return _attempt(
-                    table_id=table_id,
-                    build=build,
-                    actor_id=actor_id,
-                    actor_username=actor_username,
-                    expected_version=expected_version,
-                    idempotency_key=idempotency_key,
-                    request_id=request_id,
-                    reason=reason,
-                    extra_wallets=extra_wallets,
-                    lock=attempt > 0,
-                )
+                return _attempt(**arguments, retry=attempt > 0)
         except ConcurrencyConflict:
             if attempt == MAX_ATTEMPTS - 1:
                 raise
@@ -143,10 +156,10 @@ def _attempt(
     request_id: str | None,
     reason: str | None,
     extra_wallets: tuple[int, ...],
-    lock: bool,
+    retry: bool,
 ) -> Outcome:
     try:
-        loaded = engine.load_table(table_id, lock=lock)
+        loaded = engine.load_table(table_id, lock=True, use_cache=not retry)
     except engine.TableMissing:
         raise TableNotFound(f"there is no table {table_id}", {"table": table_id}) from None
     current_hand_id = loaded.current_hand_id
@@ -189,26 +202,25 @@ def _attempt(
     first_metadata = {**common, "command": command_json, "fingerprint": _fingerprint(command_json)}
     encoded = [engine.encode(event, first_metadata if i == 0 else common) for i, event in enumerate(new_events)]
     now = timezone.now()
-    stored = append(
-        stream_id=table_id,
-        expected_version=state.version,
-        prev_hash=loaded.last_hash,
-        events=encoded,
-        recorded_at=now,
-    )
-
-    hand_ids = projections.apply(
-        table_id=table_id,
-        before=state,
-        after=new_state,
-        events=list(zip(stored, new_events, strict=True)),
-        current_hand_id=current_hand_id,
-        at=now,
-    )
-    post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_ids)
-
-    if any(isinstance(e, (HandOpened, HandSettled, HandAbandoned)) for e in new_events):
-        engine.save_snapshot(table_id, new_state, stored[-1].hash)
+    with transaction.atomic(savepoint=False):  # the writes stand or fall together
+        stored = append(
+            stream_id=table_id,
+            expected_version=state.version,
+            prev_hash=loaded.last_hash,
+            events=encoded,
+            recorded_at=now,
+        )
+        hand_ids = projections.apply(
+            table_id=table_id,
+            before=state,
+            after=new_state,
+            events=list(zip(stored, new_events, strict=True)),
+            current_hand_id=current_hand_id,
+            at=now,
+        )
+        post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_ids)
+        if any(isinstance(e, (HandOpened, HandSettled, HandAbandoned)) for e in new_events):
+            engine.save_snapshot(table_id, new_state, stored[-1].hash)
 
     from tables import after_commit
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from django.db import connection
+from django.db import connection, transaction
 
 from tables import engine
 from tables.rules import (
@@ -277,7 +277,18 @@ def rebuild(table_ids: Sequence[int] | None = None) -> tuple[MemorySink, list[st
     """Fold every event of the tables into fresh read models and compare them with the live rows.
 
     Returns the rebuilt models and one sentence per difference (an empty list: the live models are exact).
+    Events and live rows are read in one REPEATABLE READ snapshot, so tables in play while it runs compare
+    consistently (unless the caller already holds a transaction, whose snapshot is then used).
     """
+    if connection.in_atomic_block:
+        return _rebuild(table_ids)
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        return _rebuild(table_ids)
+
+
+def _rebuild(table_ids: Sequence[int] | None) -> tuple[MemorySink, list[str]]:
     from tables.models import Hand, HandParticipant, Table, TableSeat
     from tables.rules import evolve, initial_state
     from tables.store import load_stream

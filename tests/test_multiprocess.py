@@ -69,7 +69,7 @@ def test_two_web_servers_and_a_worker_pool_share_tables_correctly(spawn, child_e
         port = free_port()
         spawn(["-m", "gunicorn", "casino.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", "2"], env=env)
         bases.append(f"http://127.0.0.1:{port}")
-    spawn(
+    worker = spawn(
         [
             "-m",
             "celery",
@@ -140,6 +140,10 @@ def test_two_web_servers_and_a_worker_pool_share_tables_correctly(spawn, child_e
     assert errors == []
     for table in tables:
         assert wait_for(lambda t=table: engine.load_table(t.pk).state.settled_through >= 2, 60), "hands stalled"
+
+    worker.terminate()  # the worker's timers would go on playing: check a table at rest
+    worker.wait(30)
+    settings.TABLE_TIMERS = False
 
     for table in tables:
         events = load_stream(table.pk)
