@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from ledger import selectors as ledger_selectors
@@ -36,7 +36,7 @@ from tables.rules import (
     command_to_json,
     handle,
 )
-from tables.store import ConcurrencyConflict, StoredEvent, append
+from tables.store import ConcurrencyConflict, StoredEvent, append, events_of_idempotent_command
 
 MAX_ATTEMPTS = 5
 
@@ -130,21 +130,6 @@ def _fingerprint(command_json: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
-def _previous_outcome(table_id: int, actor_id: int | None, key: str) -> list[StoredEvent] | None:
-    """The events a command with this (actor, idempotency key) appended before, if any."""
-    from tables.store import _COLUMNS, _rows
-
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {_COLUMNS} FROM tables_event WHERE stream_id = %s AND metadata ? 'idempotency_key' "
-            "AND metadata->>'idempotency_key' = %s "
-            "AND metadata->>'actor' IS NOT DISTINCT FROM %s ORDER BY version",
-            [table_id, key, None if actor_id is None else str(actor_id)],
-        )
-        rows = _rows(cursor.fetchall())
-    return rows or None
-
-
 def _attempt(
     *,
     table_id: int,
@@ -176,7 +161,9 @@ def _attempt(
     command_json = command_to_json(command)
 
     if idempotency_key is not None:
-        previous = _previous_outcome(table_id, actor_id, idempotency_key)
+        previous = events_of_idempotent_command(
+            table_id, actor=None if actor_id is None else str(actor_id), key=idempotency_key
+        )
         if previous is not None:
             if previous[0].metadata.get("fingerprint") != _fingerprint(command_json):
                 raise IdempotencyConflict(

@@ -170,6 +170,17 @@ def load_stream(stream_id: int, *, after_version: int = 0, upto_version: int | N
         return _rows(cursor.fetchall())
 
 
+def events_of_idempotent_command(stream_id: int, *, actor: str | None, key: str) -> list[StoredEvent] | None:
+    """The events a command of ``actor`` (None: the system) carrying idempotency ``key`` appended, if any."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {_COLUMNS} FROM tables_event WHERE stream_id = %s AND metadata ? 'idempotency_key' "
+            "AND metadata->>'idempotency_key' = %s AND metadata->>'actor' IS NOT DISTINCT FROM %s ORDER BY version",
+            [stream_id, key, actor],
+        )
+        return _rows(cursor.fetchall()) or None
+
+
 def stream_version(stream_id: int) -> int:
     """The latest version of a stream (0 when empty)."""
     with connection.cursor() as cursor:
