@@ -28,7 +28,7 @@ def user_for_token(key: str) -> Any | None:
     if not isinstance(key, str) or not TOKEN_KEY.fullmatch(key):
         return None
     try:
-        _, user = TokenAuthentication().authenticate_credentials(key)
+        user, _ = TokenAuthentication().authenticate_credentials(key)
     except exceptions.AuthenticationFailed:
         return None
     return user
