@@ -9,7 +9,6 @@ import pytest
 from api_helpers import assert_error, field_errors
 from game_helpers import ok
 
-
 CLASSIC = {"name": "feed", "preset": "classic", "min_bet": 5, "max_bet": 50, "max_seats": 3, "bank": "player"}
 
 

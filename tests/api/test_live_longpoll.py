@@ -87,7 +87,7 @@ def test_the_starvation_attack_gets_429_and_starves_nobody(asgi_server, as_staff
     path = f"/api/v1/tables/{table['id']}/events?after=1&wait=6"
     with ThreadPoolExecutor(max_workers=len(attackers) * per_attacker) as pool:
         started = time.monotonic()
-        futures = [(token, pool.submit(http, asgi_server, path, token)) for token in attackers for _ in range(per_attacker)]
+        futures = [(t, pool.submit(http, asgi_server, path, t)) for t in attackers for _ in range(per_attacker)]
         time.sleep(1.5)  # the attack is under way: every slot taken, the rest refused
         for _ in range(5):
             t = time.monotonic()
