@@ -143,6 +143,25 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     },
 }
 
+# --- live updates (tables/live): the ASGI process serves /ws/v1/tables/{id} and the events long-poll ---------
+# One channel-layer channel per ASGI process, joined to the group of each table its sockets and long-polls watch;
+# commands publish to the table's group after commit (tables/notify.py). Redis pub/sub ignores the database
+# number of REDIS_URL, so the channel names carry it: two casinos on one Redis never wake each other.
+_redis_db = (REDIS_URL.rsplit("/", 1)[-1].split("?")[0] or "0") if REDIS_URL.count("/") >= 3 else "0"
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL], "prefix": os.environ.get("LIVE_CHANNEL_PREFIX", f"casino.db{_redis_db}.")},
+    }
+}
+LIVE_MAX_OPEN_WAITS = env_int("LIVE_MAX_OPEN_WAITS", 8)  # per user: long-polls plus sockets, across processes
+LIVE_AUTH_TIMEOUT_S = float(os.environ.get("LIVE_AUTH_TIMEOUT_S", "10"))
+LIVE_RETRY_AFTER_S = env_int("LIVE_RETRY_AFTER_S", 5)  # Retry-After of a long-poll over the cap
+LIVE_SLOT_TTL_S = env_int("LIVE_SLOT_TTL_S", 60)  # a socket's slot expires unless refreshed (a killed process)
+# Where browsers open the WebSocket (the table page): empty = the page's host on LIVE_PORT (make run: PORT + 1)
+LIVE_WS_URL = os.environ.get("LIVE_WS_URL", "")
+LIVE_PORT = env_int("LIVE_PORT", env_int("PORT", 8000) + 1)
+
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",

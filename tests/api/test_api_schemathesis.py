@@ -32,7 +32,7 @@ existing: dict[str, list[int]] = {"table_id": [], "hand_id": []}
 
 
 def _seed(make_user: Any, fund: Any) -> list[Any]:
-    """Two tables (player and house bank) with two seated players and a hand each; the users to call as (the player and the staff user)."""
+    """Two tables (player and house bank) with two seated players and a hand each; the player and the staff user."""
     existing["table_id"].clear()
     existing["hand_id"].clear()
     player = make_user("fuzz")
