@@ -144,7 +144,9 @@ def _attempt(
     retry: bool,
 ) -> Outcome:
     try:
-        loaded = engine.load_table(table_id, lock=True, use_cache=not retry)
+        loaded = engine.load_table(
+            table_id, lock=True, use_cache=not retry, wallets_of=(*extra_wallets, *([actor_id] if actor_id else []))
+        )
     except engine.TableMissing:
         raise TableNotFound(f"there is no table {table_id}", {"table": table_id}) from None
     current_hand_id = loaded.current_hand_id
@@ -155,7 +157,10 @@ def _attempt(
     user_ids = {int(s.player_id) for s in state.seats} | set(extra_wallets)
     if actor_id is not None:
         user_ids.add(actor_id)
-    wallets = {str(uid): amount for uid, amount in ledger_selectors.wallet_balances(user_ids).items()}
+    if loaded.wallets is not None and user_ids <= loaded.wallet_users:  # read with the table row
+        wallets = {str(uid): loaded.wallets[uid] for uid in user_ids}
+    else:
+        wallets = {str(uid): amount for uid, amount in ledger_selectors.wallet_balances(user_ids).items()}
     ctx = Context(now_ms=int(time.time() * 1000), wallets=wallets, entropy=secrets.token_hex(32))
     command = build(ctx, state)
     command_json = command_to_json(command)
