@@ -24,7 +24,7 @@ from django.db import connection, transaction
 from ledger.selectors import wallet_balances_sql
 from tables import rules
 from tables.rules import Event, TableState
-from tables.store import GENESIS, NewEvent, StoredEvent
+from tables.store import GENESIS, NewEvent, StoredEvent, Write
 
 
 def _schema_fingerprint() -> str:
@@ -187,14 +187,20 @@ def load_table(
     )
 
 
+def snapshot_write(table_id: int, state: TableState, last_hash: str) -> Write:
+    """The statement storing ``state`` (at a hand boundary) as the table's snapshot (see :func:`save_snapshot`)."""
+    return (
+        "INSERT INTO tables_snapshot (table_id, version, schema, state, last_hash, updated_at) "
+        "VALUES (%s, %s, %s, %s, %s, now()) "
+        "ON CONFLICT (table_id) DO UPDATE SET version = EXCLUDED.version, schema = EXCLUDED.schema, "
+        "state = EXCLUDED.state, last_hash = EXCLUDED.last_hash, updated_at = now() "
+        "WHERE tables_snapshot.version < EXCLUDED.version OR tables_snapshot.schema <> EXCLUDED.schema",
+        [table_id, state.version, SNAPSHOT_SCHEMA, pickle.dumps(state, protocol=5), last_hash],
+    )
+
+
 def save_snapshot(table_id: int, state: TableState, last_hash: str) -> None:
     """Store ``state`` (at a hand boundary) as the table's snapshot, in the caller's transaction."""
+    sql, params = snapshot_write(table_id, state, last_hash)
     with connection.cursor() as cursor:
-        cursor.execute(
-            "INSERT INTO tables_snapshot (table_id, version, schema, state, last_hash, updated_at) "
-            "VALUES (%s, %s, %s, %s, %s, now()) "
-            "ON CONFLICT (table_id) DO UPDATE SET version = EXCLUDED.version, schema = EXCLUDED.schema, "
-            "state = EXCLUDED.state, last_hash = EXCLUDED.last_hash, updated_at = now() "
-            "WHERE tables_snapshot.version < EXCLUDED.version OR tables_snapshot.schema <> EXCLUDED.schema",
-            [table_id, state.version, SNAPSHOT_SCHEMA, pickle.dumps(state, protocol=5), last_hash],
-        )
+        cursor.execute(sql, params)
