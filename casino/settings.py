@@ -102,6 +102,10 @@ if env_bool("DB_POOL", True):
         "max_size": env_int("DB_POOL_MAX", 8),
         "timeout": env_int("DB_POOL_TIMEOUT", 10),
     }
+    # The pool checks a connection before lending it (one empty query), so a connection the server dropped while
+    # it sat idle (a restarted server, pg_terminate_backend, a proxy's idle timeout) is replaced, never handed to
+    # a request that would then fail (docs/reliability.md).
+    _db["CONN_HEALTH_CHECKS"] = env_bool("CONN_HEALTH_CHECKS", True)
 else:
     _db["CONN_MAX_AGE"] = env_int("CONN_MAX_AGE", 600)
     _db["CONN_HEALTH_CHECKS"] = True
