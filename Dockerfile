@@ -8,6 +8,7 @@ COPY pyproject.toml constraints.txt ./
 COPY casino casino
 COPY tables tables
 COPY ledger ledger
+COPY templates templates
 COPY manage.py ./
 RUN pip install --no-cache-dir -c constraints.txt . \
  && useradd --system --uid 1000 casino \

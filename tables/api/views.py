@@ -30,6 +30,7 @@ from tables.services import hand_dispute_open
 
 ACTION_ERRORS = (
     "not_found",
+    "not_seated",
     "bet_out_of_limits",
     "not_your_turn",
     "wrong_phase",
@@ -139,11 +140,11 @@ class MySeatView(APIView):
         summary="Leave the table",
         description=(
             "At once between hands; during a hand you take part in, after it (`leaving` is set on your seat). "
-            "404 `not_found` if you are not seated."
+            "409 `not_seated` if you are not seated (404 `not_found`: no such table)."
         ),
         responses={200: io.ActionResultSerializer},
     )
-    @api_errors("not_found", "illegal_action")
+    @api_errors("not_found", "not_seated", "illegal_action")
     def delete(self, request: Request, table_id: int) -> Response:
         outcome = services.table_leave(table_id=table_id, user=request.user)
         return Response(presenters.present_outcome(selectors.outcome_read(outcome=outcome, user=request.user)))
@@ -159,7 +160,8 @@ class ActionsView(APIView):
             "Arguments an action does not take are 400 naming them; a stake outside the table's limits is 400 "
             "`bet_out_of_limits`; `expected_version` other than the table's is 409 `stale_version`. Answers "
             "the table after the action and the events it appended, as you may see them. A player who is not "
-            "seated gets 404 `not_found`."
+            "seated gets 409 `not_seated`; a hand index you do not hold is 409 `illegal_action`, one beyond "
+            "what the table allows a punter to hold is 400 `invalid_request`."
         ),
         request=io.ActionInput,
         responses={200: io.ActionResultSerializer},
