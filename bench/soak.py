@@ -50,6 +50,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from casino.progress import add_output_arguments, progress, write_json  # noqa: E402 (after the path)
+
 PRESETS: dict[str, dict[str, int]] = {
     "classic": {"min_bet": 5, "max_bet": 50},
     "italian": {"min_bet": 5, "max_bet": 50},
@@ -261,11 +265,17 @@ class Window:
 
 @dataclass
 class Fault:
+    """One injected fault. ``back`` is when the fault was over (the service started again, the kill done, the
+    connection dropped); ``ready_s`` how long the service then took to be ready (/healthz 200, the worker's
+    "ready", gunicorn's replacement worker), ``action_s`` until an action sent after ``back`` was accepted."""
+
     kind: str
     at: float
     detail: str = ""
     down_s: float = 0.0
-    recover_s: float | None = None
+    back: float = 0.0
+    ready_s: float | None = None
+    action_s: float | None = None
 
 
 @dataclass
@@ -276,6 +286,7 @@ class Attempt:
     body: Any = None
     replayed: bool = False
     retry_after: str | None = None
+    error: str = ""  # why there was no answer
 
 
 @dataclass
@@ -377,7 +388,7 @@ class Client:
             self.drop_next = False
             self.drops += 1
             self._drop(method, path, payload, headers)
-            return Attempt(sent, time.monotonic(), None)
+            return Attempt(sent, time.monotonic(), None, error="dropped")
         try:
             conn = self._connection()
             conn.request(method, path, body=payload, headers=headers)
@@ -385,9 +396,9 @@ class Client:
             raw = response.read()
             if response.getheader("Connection", "").lower() == "close":
                 self._reset()
-        except (OSError, http.client.HTTPException):
+        except (OSError, http.client.HTTPException) as exc:
             self._reset()
-            return Attempt(sent, time.monotonic(), None)
+            return Attempt(sent, time.monotonic(), None, error=exc.__class__.__name__)
         try:
             parsed = json.loads(raw or b"null")
         except ValueError:
@@ -561,6 +572,7 @@ class Stack:
         self.database = "casino_soak"
         self.env: dict[str, str] = {}
         self.processes: dict[str, Process] = {}
+        self.restarting: set[str] = set()  # processes the injector is restarting (their death is expected)
 
     @property
     def admin_url(self) -> str:
@@ -743,7 +755,7 @@ class Injector(threading.Thread):
                 return
             with self.record.lock:
                 self.record.faults.append(fault)
-            say(f"fault {kind}: {fault.detail} (down {fault.down_s:.1f}s, back after {fault.recover_s or 0:.1f}s)")
+            say(f"fault {kind}: {fault.detail} (down {fault.down_s:.1f}s, ready {fault.ready_s or 0:.1f}s after)")
 
     # each kind ----------------------------------------------------------------------------------------------
 
@@ -753,22 +765,26 @@ class Injector(threading.Thread):
             raise RuntimeError("no web worker")
         victim = pids[int(u * len(pids))]
         os.kill(victim, signal.SIGKILL)
+        fault.back = time.monotonic()
         fault.detail = f"kill -9 web worker {victim}"
         wait_until(lambda: len(set(self.stack.web_worker_pids()) - {victim}) >= self.stack.workers, 60, 0.05)
-        fault.recover_s = time.monotonic() - fault.at
+        fault.ready_s = time.monotonic() - fault.back
 
     def _restart_process(self, fault: Fault, name: str, down: float) -> None:
         window = self.record.open_window("timers", fault.kind)
         process = self.stack.processes[name]
+        self.stack.restarting.add(name)
         process.kill(signal.SIGKILL)
         window.down_from = time.monotonic()
         time.sleep(down)
         window.down_to = time.monotonic()
         fault.down_s = window.down_to - fault.at
+        fault.back = time.monotonic()
         process.start()
         ready = self.stack.wait_ready(name, 120)
+        self.stack.restarting.discard(name)
         window.end = time.monotonic()
-        fault.recover_s = window.end - window.down_to
+        fault.ready_s = window.end - fault.back
         if not ready:
             self.record.violation(f"{name} did not come back after {fault.kind}")
         self.record.timers_up_since = max(self.record.timers_up_since, window.end)
@@ -788,11 +804,12 @@ class Injector(threading.Thread):
         time.sleep(1 + 2 * u)
         window.down_to = time.monotonic()
         fault.down_s = window.down_to - fault.at
+        fault.back = time.monotonic()
         self.stack.redis.start()
         fault.detail = "kill -9 Redis, start it again (empty: queued timers are lost)"
         wait_until(self.stack.healthy, 60, 0.1)
         window.end = time.monotonic()
-        fault.recover_s = window.end - window.down_to
+        fault.ready_s = window.end - fault.back
         self.record.timers_up_since = max(self.record.timers_up_since, window.end)
 
     def pg_restart(self, fault: Fault, u: float) -> None:
@@ -803,11 +820,12 @@ class Injector(threading.Thread):
             time.sleep(2 + 2 * u)
             window.down_to = time.monotonic()
             fault.down_s = window.down_to - fault.at
+            fault.back = time.monotonic()
             self.stack.postgres.start()
             fault.detail = "PostgreSQL immediate shutdown (a crash), started again (recovery)"
             wait_until(self.stack.healthy, 120, 0.1)
             window.end = time.monotonic()
-            fault.recover_s = window.end - window.down_to
+            fault.ready_s = window.end - fault.back
             self.record.timers_up_since = max(self.record.timers_up_since, window.end)
 
     def pg_terminate(self, fault: Fault, u: float) -> None:
@@ -816,10 +834,10 @@ class Injector(threading.Thread):
             pids = self.stack.app_backends()
             chosen = self.rng.sample(pids, min(len(pids), 1 + int(u * 3)))
             killed = self.stack.terminate_backends(chosen)
-            window.end = time.monotonic()
+            window.end = fault.back = time.monotonic()
             fault.detail = f"pg_terminate_backend on {killed} of {len(pids)} app backends"
             wait_until(self.stack.healthy, 60, 0.1)
-            fault.recover_s = time.monotonic() - fault.at
+            fault.ready_s = time.monotonic() - fault.back
 
     def client_drop(self, fault: Fault, u: float) -> None:
         chosen = self.rng.sample(self.bots, min(len(self.bots), 1 + int(u * 3)))
@@ -827,7 +845,7 @@ class Injector(threading.Thread):
             bot.client.drop_next = True
         fault.detail = f"{len(chosen)} clients hang up in the middle of their next POST"
         wait_until(lambda: not any(b.client.drop_next for b in chosen), 60, 0.05)
-        fault.recover_s = time.monotonic() - fault.at
+        fault.back = time.monotonic()  # (the drops themselves: their retries' answers are in the drop figures)
 
 
 # --- monitors --------------------------------------------------------------------------------------------------
@@ -866,9 +884,14 @@ class TimerWatchdog(threading.Thread):
         self.seen: dict[tuple[int, int], float] = {}  # (table, version) -> deadline (monotonic)
 
     def run(self) -> None:
+        dead: set[str] = set()
         while not self.stop.wait(0.5):
             with contextlib.suppress(Exception):
                 self.check_once()
+            for name, process in self.stack.processes.items():  # nothing dies but what the injector kills
+                if name not in self.stack.restarting and not process.alive() and name not in dead:
+                    dead.add(name)
+                    self.record.violation(f"{name} exited by itself (see {process.logfile})")
 
     def check_once(self, final: bool = False) -> list[str]:
         import psycopg
@@ -902,40 +925,6 @@ class TimerWatchdog(threading.Thread):
                 stuck.append(message)
                 self.record.violation(message)
         return stuck
-
-
-class Progress:
-    """A rich progress bar on a terminal, a plain line every few seconds otherwise."""
-
-    def __init__(self, seconds: float, describe: Callable[[], str]) -> None:
-        self.seconds = seconds
-        self.describe = describe
-        self.bar: Any = None
-        if sys.stderr.isatty():
-            with contextlib.suppress(ImportError):
-                from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
-                from rich.progress import Progress as RichProgress
-
-                self.bar = RichProgress(
-                    TextColumn("soak"), BarColumn(), TimeRemainingColumn(), TextColumn("{task.description}"),
-                    transient=True,
-                )  # fmt: skip
-
-    def run(self, stop: threading.Event) -> None:
-        started = time.monotonic()
-        if self.bar is not None:
-            with self.bar:
-                task = self.bar.add_task(self.describe(), total=self.seconds)
-                while not stop.wait(0.5):
-                    self.bar.update(task, completed=time.monotonic() - started, description=self.describe())
-                    if time.monotonic() - started >= self.seconds:
-                        return
-            return
-        while not stop.wait(min(10.0, self.seconds / 6 or 1)):
-            elapsed = time.monotonic() - started
-            say(f"{elapsed:.0f}/{self.seconds:.0f}s  {self.describe()}")
-            if elapsed >= self.seconds:
-                return
 
 
 # --- setup and checks ------------------------------------------------------------------------------------------
@@ -1061,7 +1050,7 @@ def check_http(record: Record) -> dict[str, int]:
         elif not record.covered({"database", "redis"}, attempt.sent, attempt.received):
             record.violation(f"503 on {path} while every service was up: {str(attempt.body)[:200]}")
     for sample in record.health:
-        counts[f"healthz_{sample.status}"] += 1
+        counts[f"healthz_{sample.status or sample.error}"] += 1
         if sample.status is None:
             continue
         if sample.status == 503:
@@ -1087,10 +1076,11 @@ def check_http(record: Record) -> dict[str, int]:
 
 
 def run_command(stack: Stack, *args: str) -> tuple[bool, str]:
+    """A management command against the soak's database: (exit code 0, its stdout or, if it failed, all)."""
     done = subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env=stack.env, capture_output=True, text=True, check=False
     )
-    return done.returncode == 0, (done.stdout + done.stderr).strip()
+    return done.returncode == 0, done.stdout.strip() if done.returncode == 0 else done.stdout + done.stderr
 
 
 # --- the run -------------------------------------------------------------------------------------------------------
@@ -1151,8 +1141,13 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
             f"({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}), violations {len(record.violations)}"
         )
 
-    run_stop = threading.Event()
-    Progress(args.seconds, describe).run(run_stop)
+    with progress("soak", total=int(args.seconds), unit="s", style=args.progress) as bar:
+        started = time.monotonic()
+        while bar.done < int(args.seconds):
+            time.sleep(max(0.0, started + bar.done + 1 - time.monotonic()))
+            bar.advance()
+            if bar.done % 5 == 0:
+                bar.stage(describe())
     injector.join(args.seconds + 60)
     injector.finish()
     say("faults done; letting the bots finish their requests")
@@ -1183,31 +1178,37 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
         ("the ledger reconciles (reconcile)", ("reconcile",)),
         ("read models equal rebuild_projections", ("rebuild_projections",)),
     ):
-        ok, output = run_command(stack, *command)
+        ok, output = run_command(stack, *command, "--json", "--progress", "off")
         checks[name] = "ok" if ok else "FAILED"
         if not ok:
             record.violation(f"{' '.join(command)} failed:\n{output[-3000:]}")
-        if command[0] == "verify_hands":
-            checks[name] += f" ({output.splitlines()[-1] if output else ''})"
+        with contextlib.suppress(ValueError, KeyError):
+            result = json.loads(output)
+            if command[0] == "verify_hands":
+                checks[name] += f" ({result['hands_checked']} hands, {result['hands_verified']} verify)"
     checks["accepted actions applied exactly once, refused ones never"] = _ok(record, ("applied", "refused ("))
     checks["every answer to a retried request is the first answer"] = _ok(record, ("answers differ", "stored"))
     checks["no duplicate command or ledger posting"] = _ok(record, ("times:", "posted"))
     checks["no 5xx but 503 + Retry-After during an outage"] = _ok(record, (" on /", "without Retry-After on"))
     checks["/healthz 503 exactly while a service is down"] = _ok(record, ("/healthz",))
     checks["every request answered"] = _ok(record, ("never got an answer", "still waits for an answer", "crashed"))
+    checks["no process exits but those killed"] = _ok(record, ("exited by itself",))
 
     hands = _count_hands(stack)
     faults_by_kind = Counter(f.kind for f in record.faults)
-    recovery: dict[str, dict[str, float]] = {}
-    for kind in sorted(faults_by_kind):
-        times = [f.recover_s for f in record.faults if f.kind == kind and f.recover_s is not None]
-        downs = [f.down_s for f in record.faults if f.kind == kind and f.down_s]
-        recovery[kind] = {
-            "count": faults_by_kind[kind],
-            "recover_median_s": round(statistics.median(times), 2) if times else 0.0,
-            "recover_max_s": round(max(times), 2) if times else 0.0,
-            "down_median_s": round(statistics.median(downs), 2) if downs else 0.0,
+    recovery = recovery_figures(record)
+    lateness = sorted(record.timer_lateness)
+    if args.keep:  # the timeline, for whoever investigates a failure
+        t0 = record.started
+        timeline = {
+            "faults": [{**f.__dict__, "at": f.at - t0, "back": f.back - t0} for f in record.faults],
+            "windows": [
+                {k: (v - t0 if isinstance(v, float) else v) for k, v in w.__dict__.items()} for w in record.windows
+            ],
+            "health": [(h.sent - t0, h.received - t0, h.status, h.error) for h in record.health],
+            "server_errors": [(path, a.sent - t0, a.status, a.retry_after) for path, a in record.server_errors],
         }
+        (stack.workdir / "timeline.json").write_text(json.dumps(timeline, indent=1, default=str))
     return {
         "ok": not record.violations,
         "seconds": args.seconds,
@@ -1226,10 +1227,57 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
         "faults": len(record.faults),
         "faults_by_kind": dict(sorted(faults_by_kind.items())),
         "recovery": recovery,
+        "timeouts_fired_after_deadline_s": {
+            "count": len(lateness),
+            "median": round(statistics.median(lateness), 2) if lateness else 0.0,
+            "p99": round(lateness[int(len(lateness) * 0.99)], 2) if lateness else 0.0,
+            "max": round(lateness[-1], 2) if lateness else 0.0,
+        },
         "http": http_counts,
         "checks": checks,
         "violations": record.violations,
     }
+
+
+def recovery_figures(record: Record) -> dict[str, dict[str, float]]:
+    """Per kind: how many, how long down, then ready, then until an action sent afterwards was accepted."""
+    accepted = sorted(
+        (r.attempts[0].sent, r.answer.received)  # type: ignore[union-attr]
+        for r in record.requests
+        if r.path.endswith("/actions") and r.answer is not None and r.answer.status == 200
+    )
+    for fault in record.faults:
+        after = [received for sent, received in accepted if sent >= fault.back]
+        fault.action_s = min(after) - fault.back if after else None
+    dropped = [
+        r.answer.received - next(a.sent for a in r.attempts if a.error == "dropped")  # type: ignore[union-attr]
+        for r in record.requests
+        if r.answer is not None and any(a.error == "dropped" for a in r.attempts)
+    ]
+
+    def stats(values: list[float]) -> tuple[float, float]:
+        return (round(statistics.median(values), 2), round(max(values), 2)) if values else (0.0, 0.0)
+
+    figures: dict[str, dict[str, float]] = {}
+    for kind in sorted({f.kind for f in record.faults}):
+        faults = [f for f in record.faults if f.kind == kind]
+        down = stats([f.down_s for f in faults if f.down_s])
+        ready = stats([f.ready_s for f in faults if f.ready_s is not None])
+        action = stats([f.action_s for f in faults if f.action_s is not None])
+        figures[kind] = {
+            "count": len(faults),
+            "down_median_s": down[0],
+            "ready_median_s": ready[0],
+            "ready_max_s": ready[1],
+            "action_median_s": action[0],
+            "action_max_s": action[1],
+        }
+        if kind == "client_drop":
+            answered = stats(dropped)
+            figures[kind].update(
+                {"dropped_requests": len(dropped), "answered_median_s": answered[0], "answered_max_s": answered[1]}
+            )
+    return figures
 
 
 def _ok(record: Record, needles: tuple[str, ...]) -> str:
@@ -1255,12 +1303,26 @@ def render(summary: dict[str, Any]) -> str:
         f"{summary['deliberate_repeats']})",
         f"  faults {summary['faults']}:",
     ]
+    lines.append(
+        f"    {'kind':<20} {'count':>5} {'down':>6} {'ready':>13} {'next action':>13}   (median / max seconds)"
+    )
     for kind, r in summary["recovery"].items():
-        down = f", down median {r['down_median_s']:.1f}s" if r["down_median_s"] else ""
         lines.append(
-            f"    {kind:<20} {r['count']:>4}  back in median {r['recover_median_s']:.2f}s, max "
-            f"{r['recover_max_s']:.2f}s{down}"
+            f"    {kind:<20} {r['count']:>5} {r['down_median_s']:>6.1f} {r['ready_median_s']:>6.2f}/"
+            f"{r['ready_max_s']:<6.2f} {r['action_median_s']:>6.2f}/{r['action_max_s']:<6.2f}"
+            + (
+                f"  {r['dropped_requests']} dropped requests answered after {r['answered_median_s']:.2f}/"
+                f"{r['answered_max_s']:.2f}"
+                if kind == "client_drop"
+                else ""
+            )
         )
+    late = summary["timeouts_fired_after_deadline_s"]
+    lines.append(
+        f"  deadlines: {late['count']} moved on after their deadline, median {late['median']:.2f}s, "
+        f"p99 {late['p99']:.2f}s, max {late['max']:.2f}s late (sweep {SWEEP_INTERVAL_S:.0f}s + grace "
+        f"{SWEEP_GRACE_S:.0f}s; slack {SLACK_S:.0f}s)"
+    )
     lines.append(f"  http: {', '.join(f'{k} {v}' for k, v in sorted(summary['http'].items()))}")
     lines.append("  invariants:")
     lines += [f"    {'ok ' if v.startswith('ok') else 'BAD'} {name}: {v}" for name, v in summary["checks"].items()]
@@ -1270,8 +1332,8 @@ def render(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The soak's options (this script's and ``manage.py soak``'s)."""
     parser.add_argument("--seconds", type=float, default=600, help="how long the bots play (default 600)")
     parser.add_argument("--faults", type=int, default=120, help="faults to inject, PostgreSQL restart included")
     parser.add_argument("--seed", type=int, default=1, help="seed of the fault schedule and the bots")
@@ -1280,8 +1342,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=4, help="threads per web worker")
     parser.add_argument("--pace", type=float, default=0.5, help="a bot waits up to this long between actions")
     parser.add_argument("--idle", type=float, default=0.03, help="chance a bot lets its deadline pass")
-    parser.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, data)")
+    add_output_arguments(parser)  # --json (the summary as one JSON document on stdout), --progress
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    add_arguments(parser)
     args = parser.parse_args(argv)
     if args.faults < len(FAULT_KINDS) + 1:
         parser.error(f"--faults must be at least {len(FAULT_KINDS) + 1} (every kind once)")
@@ -1290,14 +1357,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    summary = soak(args)
-    if args.json:
-        print(json.dumps(summary, indent=2))
+    return report(soak(args), as_json=args.json)
+
+
+def report(summary: dict[str, Any], *, as_json: bool) -> int:
+    """Print the summary (JSON or the human report) on stdout; the exit code: 0 when every invariant held."""
+    if as_json:
+        write_json(sys.stdout, summary)
     else:
-        print(render(summary))
+        print(render(summary), flush=True)
     return 0 if summary["ok"] else 1
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
     sys.exit(main())

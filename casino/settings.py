@@ -130,6 +130,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TIMEZONE = "UTC"
+# The worker's consumer survives a lost broker connection (a Celery 5.7 bug; casino/worker.py).
+CELERY_WORKER_CONSUMER = "casino.worker:Consumer"
 # Table timers (DESIGN.md principle 9): a task per wait, scheduled after commit for its deadline, plus a
 # sweeper on beat that fires any deadline missed by more than the grace period (lost message, dead worker).
 TABLE_TIMERS = env_bool("TABLE_TIMERS", True)
