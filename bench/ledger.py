@@ -80,14 +80,8 @@ def play_hands(table_id: int, people: list[Any], hands: int, house_bank: bool, t
             stake = 10 + (hand_id + seat) % 90
             started = time.perf_counter()
             tx = services.reserve_stake(
-                cause=f"event:{table_id}:{hand_id}:{seat}",
-                table_id=table_id,
-                hand_id=hand_id,
-                punter=punter,
-                punter_amount=stake,
-                banker=banker,
-                banker_amount=stake,
-                memo="bet",
+                cause=f"event:{table_id}:{hand_id}:{seat}", table_id=table_id, hand_id=hand_id, punter=punter,
+                punter_amount=stake, banker=banker, banker_amount=stake, memo="bet",
             )
             timings["reserve_stake"].append(time.perf_counter() - started)
             postings += len(tx.posted)
@@ -103,10 +97,7 @@ def play_hands(table_id: int, people: list[Any], hands: int, house_bank: bool, t
         payouts[bank] = reserved[bank] - sum(row["net"] for row in results)
         started = time.perf_counter()
         tx = services.settle_hand(
-            cause=f"event:{table_id}:{hand_id}:settle",
-            table_id=table_id,
-            hand_id=hand_id,
-            payouts=payouts,
+            cause=f"event:{table_id}:{hand_id}:settle", table_id=table_id, hand_id=hand_id, payouts=payouts,
             results=results,
         )
         timings["settle_hand"].append(time.perf_counter() - started)
@@ -177,7 +168,9 @@ def bench_cycles(hands: int, threads: int) -> None:
         )
         for name, values in timings.items():
             values.sort()
-            print(f"      {name}: median {ms(statistics.median(values))}, p95 {ms(values[int(len(values) * 0.95)])}")
+            print(
+                f"      {name}: median {ms(statistics.median(values))}, p95 {ms(values[int(len(values) * 0.95)])}"
+            )
 
 
 def load_postings(owner: Any, account_id: int, cage_id: int, count: int, batch: int = 200_000) -> None:
@@ -217,7 +210,9 @@ def load_postings(owner: Any, account_id: int, cage_id: int, count: int, batch: 
                 """,
                 [start + 1, start + size, account_id, cage_id, start, cage_start],
             )
-            cursor.execute("UPDATE ledger_balance SET balance = balance + %s WHERE account_id = %s", [size, account_id])
+            cursor.execute(
+                "UPDATE ledger_balance SET balance = balance + %s WHERE account_id = %s", [size, account_id]
+            )
             cursor.execute("UPDATE ledger_balance SET balance = balance - %s WHERE account_id = %s", [size, cage_id])
         done += size
 

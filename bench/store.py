@@ -283,11 +283,9 @@ def bench_load_and_verify(hands: int) -> None:
                 samples.append(time.perf_counter() - start)
                 assert loaded.source == ("snapshot" if forget else "cache"), loaded.source
         t_fresh, t_big = statistics.median(fresh_samples), statistics.median(big_samples)
-        print(
-            f"load, {label}: fresh table ({fresh_state.state.settled_through} hands) {t_fresh * 1000:.3f} ms; "
-            f"table with {big_state.state.settled_through} settled hands {t_big * 1000:.3f} ms; "
-            f"ratio {t_big / t_fresh:.2f}"
-        )
+        print(f"load, {label}: fresh table ({fresh_state.state.settled_through} hands) {t_fresh * 1000:.3f} ms; "
+              f"table with {big_state.state.settled_through} settled hands {t_big * 1000:.3f} ms; "
+              f"ratio {t_big / t_fresh:.2f}")
     from tables.models import Snapshot
 
     saved = Snapshot.objects.get(table_id=big.pk)

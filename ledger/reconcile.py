@@ -335,5 +335,7 @@ def _hand_differences(details_json: str, bankers_json: str | None, moves_json: s
     for party in sorted({*expected, *actual}):
         if expected.get(party, 0) != actual.get(party, 0):
             name = names.get(party, party)
-            differences.append(f"{name} changed by {actual.get(party, 0)}, its result says {expected.get(party, 0)}")
+            differences.append(
+                f"{name} changed by {actual.get(party, 0)}, its result says {expected.get(party, 0)}"
+            )
     return differences

@@ -33,7 +33,9 @@ def operations(schema: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
 
 def errors_of(operation: dict[str, Any]) -> dict[str, str]:
     return {
-        status: response["description"] for status, response in operation["responses"].items() if int(status) >= 400
+        status: response["description"]
+        for status, response in operation["responses"].items()
+        if int(status) >= 400
     }
 
 
