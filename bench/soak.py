@@ -63,6 +63,7 @@ PRESETS: dict[str, dict[str, int]] = {
 BANKS = ("house", "player")
 FAULT_KINDS = (
     "web_worker_kill",
+    "live_kill",
     "celery_worker_kill",
     "beat_kill",
     "redis_restart",
@@ -322,6 +323,7 @@ class Record:
         self.health: list[Attempt] = []
         self.violations: list[str] = []
         self.timer_lateness: list[float] = []
+        self.exits: list[tuple[str, str, float]] = []  # processes that exited by themselves: name, why, back after
         self.timers_up_since = 0.0
         self.started = time.monotonic()
 
@@ -452,8 +454,8 @@ class Bot(threading.Thread):
     """A player at one table: reads the table, sends one legal action, now and then idles past the deadline."""
 
     def __init__(
-        self, name: str, user_id: int, password: str, table_id: int, port: int, record: Record,
-        stop: threading.Event, rng: random.Random, pace: float, idle: float,
+        self, name: str, user_id: int, password: str, table_id: int, port: int, live_port: int | None,
+        record: Record, stop: threading.Event, rng: random.Random, pace: float, idle: float,
     ) -> None:  # fmt: skip
         super().__init__(name=name, daemon=True)
         self.username = name
@@ -466,6 +468,9 @@ class Bot(threading.Thread):
         self.pace = pace
         self.idle = idle
         self.client = Client(port, record, stop)
+        self.live = Client(live_port, record, stop, timeout=15) if live_port else None
+        self.waits = Counter[str]()
+        self.seated = threading.Event()
         self.actions = 0
         self.refused = 0
         self.repeats = 0
@@ -504,14 +509,17 @@ class Bot(threading.Thread):
         if answer.status != 200:
             raise RuntimeError(f"no token: {answer.status} {answer.body}")
         self.client.token = answer.body["token"]
+        if self.live is not None:
+            self.live.token = self.client.token
         seat = self.post(f"/api/v1/tables/{self.table_id}/seats", {})
         if seat.status not in (201, 409):
             raise RuntimeError(f"could not sit: {seat.status} {seat.body}")
+        self.seated.set()
         table = self.get(f"/api/v1/tables/{self.table_id}").body
         while not self.stop.is_set():
             action = self._choose(table)
             if action is None:
-                time.sleep(self.rng.uniform(0.2, 0.5))
+                self._wait_for_news(table)
                 table = self.get(f"/api/v1/tables/{self.table_id}").body
                 continue
             if self.rng.random() < self.idle:  # let the deadline pass: the timers must move the table on
@@ -526,6 +534,23 @@ class Bot(threading.Thread):
                 self.refused += 1
                 table = self.get(f"/api/v1/tables/{self.table_id}").body
             time.sleep(self.rng.uniform(0, self.pace))
+
+    def _wait_for_news(self, table: Any) -> None:
+        """Nothing to do: a long-poll on the live (ASGI) server until the table moves (else a short sleep).
+
+        A client whose long-poll gets no answer (the live server killed) falls back to polling; a 5xx is
+        recorded for the checks like any other."""
+        version = table.get("version", 0) if isinstance(table, dict) else 0
+        if self.live is None:
+            time.sleep(self.rng.uniform(0.2, 0.5))
+            return
+        attempt = self.live.once("GET", f"/api/v1/tables/{self.table_id}/events?after={version}&wait=3")
+        self.waits[str(attempt.status or attempt.error)] += 1
+        if attempt.status is not None and attempt.status >= 500:
+            with self.record.lock:
+                self.record.server_errors.append(("live: /events?wait", attempt))
+        if attempt.status != 200:
+            time.sleep(self.rng.uniform(0.2, 0.5))
 
     def _choose(self, table: Any) -> dict[str, Any] | None:
         if not isinstance(table, dict) or not isinstance(table.get("you"), dict):
@@ -557,6 +582,26 @@ class Bot(threading.Thread):
 # --- the stack -----------------------------------------------------------------------------------------------------
 
 
+def live_server_command() -> list[str] | None:
+    """The ASGI server of the Procfile's ``live`` line (uvicorn), as ``python -m`` arguments without its address;
+    None when the Procfile has none."""
+    for line in (ROOT / "Procfile").read_text().splitlines():
+        name, _, command = line.partition(":")
+        if name.strip() == "live":
+            words = command.split()
+            kept: list[str] = []
+            skip = False
+            for word in words:
+                if skip:
+                    skip = False
+                elif word in ("--host", "--port"):
+                    skip = True
+                else:
+                    kept.append(word)
+            return kept
+    return None
+
+
 class Stack:
     """The private services and the processes of the casino, and how to break each of them."""
 
@@ -567,6 +612,7 @@ class Stack:
         self.postgres = PrivatePostgres(workdir / "pg")
         self.redis = PrivateRedis(workdir / "redis")
         self.web_port = free_port()
+        self.live_port = free_port() if live_server_command() else None
         self.workers = workers
         self.threads = threads
         self.database = "casino_soak"
@@ -639,14 +685,18 @@ class Stack:
                 self.env, self.logdir,
             ),
         }  # fmt: skip
+        live = live_server_command()
+        if live is not None and self.live_port is not None:
+            argv = [py, "-m", *live, "--host", "127.0.0.1", "--port", str(self.live_port)]
+            self.processes["live"] = Process("live", argv, self.env, self.logdir)
 
     def start_all(self) -> None:
-        for name in ("web", "worker", "beat"):
-            self.processes[name].start()
+        for process in self.processes.values():
+            process.start()
         if not wait_until(self.healthy, 90, 0.3):
             raise RuntimeError(f"the web server did not become healthy (see {self.logdir})")
-        for name in ("worker", "beat"):
-            if not self.wait_ready(name, 90):
+        for name in ("worker", "beat", "live"):
+            if name in self.processes and not self.wait_ready(name, 90):
                 raise RuntimeError(f"{name} did not start (see {self.logdir})")
 
     def healthy(self) -> bool:
@@ -659,7 +709,7 @@ class Stack:
 
     def wait_ready(self, name: str, timeout: float) -> bool:
         process = self.processes[name]
-        marker = "ready." if name == "worker" else "Starting..."
+        marker = {"worker": "ready.", "beat": "Starting...", "live": "Uvicorn running on"}[name]
         return wait_until(lambda: process.alive() and marker in process.log_since_start(), timeout, 0.1)
 
     def web_worker_pids(self) -> list[int]:
@@ -691,7 +741,7 @@ class Stack:
             return sum(bool(c.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone()[0]) for pid in pids)
 
     def shutdown(self) -> None:
-        for name in ("beat", "worker", "web"):
+        for name in ("beat", "worker", "live", "web"):
             process = self.processes.get(name)
             if process is not None and process.alive():
                 process.stop()
@@ -718,7 +768,7 @@ class Injector(threading.Thread):
         self.seconds = seconds
         kinds: list[str] = []
         while len(kinds) < faults - 1:
-            order = list(FAULT_KINDS)
+            order = [k for k in FAULT_KINDS if k != "live_kill" or "live" in stack.processes]
             self.rng.shuffle(order)
             kinds += order
         kinds = kinds[: faults - 1]
@@ -771,7 +821,7 @@ class Injector(threading.Thread):
         fault.ready_s = time.monotonic() - fault.back
 
     def _restart_process(self, fault: Fault, name: str, down: float) -> None:
-        window = self.record.open_window("timers", fault.kind)
+        window = self.record.open_window("live" if name == "live" else "timers", fault.kind)
         process = self.stack.processes[name]
         self.stack.restarting.add(name)
         process.kill(signal.SIGKILL)
@@ -792,6 +842,10 @@ class Injector(threading.Thread):
     def celery_worker_kill(self, fault: Fault, u: float) -> None:
         fault.detail = "kill -9 the Celery worker (all its processes)"
         self._restart_process(fault, "worker", 1 + 4 * u)
+
+    def live_kill(self, fault: Fault, u: float) -> None:
+        fault.detail = "kill -9 the live (ASGI) server"
+        self._restart_process(fault, "live", 1 + 2 * u)
 
     def beat_kill(self, fault: Fault, u: float) -> None:
         fault.detail = "kill -9 Celery beat"
@@ -884,14 +938,31 @@ class TimerWatchdog(threading.Thread):
         self.seen: dict[tuple[int, int], float] = {}  # (table, version) -> deadline (monotonic)
 
     def run(self) -> None:
-        dead: set[str] = set()
         while not self.stop.wait(0.5):
             with contextlib.suppress(Exception):
                 self.check_once()
-            for name, process in self.stack.processes.items():  # nothing dies but what the injector kills
-                if name not in self.stack.restarting and not process.alive() and name not in dead:
-                    dead.add(name)
-                    self.record.violation(f"{name} exited by itself (see {process.logfile})")
+            for name, process in self.stack.processes.items():
+                if name not in self.stack.restarting and not process.alive():
+                    self.supervise(name, process)
+
+    def supervise(self, name: str, process: Process) -> None:
+        """A process that exited by itself is started again after a second, as a supervisor does (compose's
+        ``restart: unless-stopped``, systemd's ``Restart=always``); each exit is recorded and reported."""
+        window = self.record.open_window("web" if name == "web" else "timers", f"{name}_exit")
+        window.down_from = time.monotonic()
+        log = process.log_since_start()
+        reason = next((line for line in reversed(log.splitlines()) if "Error" in line), "no error logged")
+        say(f"{name} exited by itself ({reason.strip()[:160]}); the supervisor starts it again")
+        time.sleep(1)
+        window.down_to = time.monotonic()
+        process.start()
+        ready = self.stack.wait_ready(name, 120) if name != "web" else wait_until(self.stack.healthy, 120, 0.2)
+        window.end = time.monotonic()
+        self.record.timers_up_since = max(self.record.timers_up_since, window.end)
+        with self.record.lock:
+            self.record.exits.append((name, reason.strip()[:300], window.end - window.down_from))
+        if not ready:
+            self.record.violation(f"{name} did not come back after it exited by itself")
 
     def check_once(self, final: bool = False) -> list[str]:
         import psycopg
@@ -1121,12 +1192,14 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
     stop_monitors = threading.Event()
     rng = random.Random(args.seed)
     bots = [
-        Bot(name, user_id, password, table_id, stack.web_port, record, stop_bots, random.Random(rng.random()),
-            args.pace, args.idle)
+        Bot(name, user_id, password, table_id, stack.web_port, stack.live_port, record, stop_bots,
+            random.Random(rng.random()), args.pace, args.idle)
         for name, user_id, password, table_id in seats
     ]  # fmt: skip
     for bot in bots:
         bot.start()
+    for bot in bots:  # the clock starts when every bot is at its table (logging in hashes passwords: slow)
+        bot.seated.wait(180)
     health = HealthMonitor(stack.web_port, record, stop_monitors)
     health.start()
     watchdog = TimerWatchdog(stack, record, stop_monitors)
@@ -1192,7 +1265,7 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
     checks["no 5xx but 503 + Retry-After during an outage"] = _ok(record, (" on /", "without Retry-After on"))
     checks["/healthz 503 exactly while a service is down"] = _ok(record, ("/healthz",))
     checks["every request answered"] = _ok(record, ("never got an answer", "still waits for an answer", "crashed"))
-    checks["no process exits but those killed"] = _ok(record, ("exited by itself",))
+    checks["every process that exited by itself came back"] = _ok(record, ("exited by itself",))
 
     hands = _count_hands(stack)
     faults_by_kind = Counter(f.kind for f in record.faults)
@@ -1223,10 +1296,14 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
         "retries": sum(b.client.retries for b in bots),
         "dropped_attempts": request_counts.get("dropped_attempts", 0),
         "deliberate_repeats": sum(b.repeats for b in bots),
+        "long_polls": dict(sum((b.waits for b in bots), Counter())),
         "replayed_answers": request_counts.get("replayed_answers", 0),
         "faults": len(record.faults),
         "faults_by_kind": dict(sorted(faults_by_kind.items())),
         "recovery": recovery,
+        "exited_by_themselves": [
+            {"process": name, "reason": reason, "back_after_s": round(back, 2)} for name, reason, back in record.exits
+        ],
         "timeouts_fired_after_deadline_s": {
             "count": len(lateness),
             "median": round(statistics.median(lateness), 2) if lateness else 0.0,
@@ -1317,6 +1394,11 @@ def render(summary: dict[str, Any]) -> str:
                 else ""
             )
         )
+    for exit_ in summary["exited_by_themselves"]:
+        lines.append(
+            f"  {exit_['process']} exited by itself (restarted by the supervisor, back after "
+            f"{exit_['back_after_s']:.1f}s): {exit_['reason']}"
+        )
     late = summary["timeouts_fired_after_deadline_s"]
     lines.append(
         f"  deadlines: {late['count']} moved on after their deadline, median {late['median']:.2f}s, "
@@ -1324,6 +1406,9 @@ def render(summary: dict[str, Any]) -> str:
         f"{SWEEP_GRACE_S:.0f}s; slack {SLACK_S:.0f}s)"
     )
     lines.append(f"  http: {', '.join(f'{k} {v}' for k, v in sorted(summary['http'].items()))}")
+    polls = summary["long_polls"]
+    polled = ", ".join(f"{k} {v}" for k, v in sorted(polls.items())) or "none"
+    lines.append(f"  long-polls on the live server (answers by status): {polled}")
     lines.append("  invariants:")
     lines += [f"    {'ok ' if v.startswith('ok') else 'BAD'} {name}: {v}" for name, v in summary["checks"].items()]
     if summary["violations"]:
