@@ -18,8 +18,8 @@ from tests.conftest import ROOT
 
 def test_a_short_soak_under_every_kind_of_fault_keeps_every_invariant() -> None:
     done = subprocess.run(
-        [sys.executable, "bench/soak.py", "--seconds", "50", "--faults", "14", "--seed", "16", "--json",
-         "--progress", "off"],
+        [sys.executable, "bench/soak.py", "--seconds", "50", "--faults", "16", "--seed", "16",
+         "--bots-per-table", "1", "--web-workers", "2", "--json", "--progress", "off"],
         cwd=ROOT, capture_output=True, text=True, timeout=900, check=False,
     )  # fmt: skip
     assert done.stdout.strip(), done.stderr[-5000:]
