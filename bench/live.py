@@ -44,10 +44,11 @@ api.BENCH_DB = "casino_bench_live"
 def _spectator_tokens(count: int) -> list[str]:
     from django.contrib.auth import get_user_model
     from django.db import connections
-    from rest_framework.authtoken.models import Token
+
+    from casino.api.authentication import issue_token
 
     User = get_user_model()
-    tokens = [Token.objects.create(user=User.objects.create_user(username=f"watcher{i}")).key for i in range(count)]
+    tokens = [issue_token(User.objects.create_user(username=f"watcher{i}")) for i in range(count)]
     connections.close_all()
     return tokens
 
