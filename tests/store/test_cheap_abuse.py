@@ -1,14 +1,17 @@
 """Cheap abuse is bounded (issue 11): toggling ``sit_out``/``sit_in`` does not open and abandon a hand per
-toggle, each with a new seed, a snapshot and its events; a toggle that changes nothing
-writes nothing."""
+toggle, each with a new seed, a snapshot and its events; a toggle that changes nothing writes nothing; the hand
+history and verify read only the hand's own events, not the table's later history."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from tables import services
+from tables import selectors, services, verify
 from tables.models import Event, Hand
-from tests.store.play import make_players, make_table, state_of
+from tables.verify import verification_ok
+from tests.store.play import make_players, make_table, play_hands, state_of
 
 pytestmark = pytest.mark.django_db
 
@@ -69,3 +72,35 @@ def test_sit_in_when_already_in_and_nothing_can_open_writes_nothing():
         outcome = services.table_act(table_id=table.pk, user=alone, action="sit_in")
         assert list(outcome.events) == []
     assert _counts(table.pk) == before
+
+
+def _closing_command_end(hand: Hand) -> int:
+    """The last version of the command that closed ``hand``."""
+    closing = Event.objects.get(table_id=hand.table_id, version=hand.closed_version)
+    batch = closing.metadata.get("command_version") or closing.version
+    versions = Event.objects.filter(table_id=hand.table_id, version__gte=closing.version).values_list(
+        "version", "metadata__command_version"
+    )
+    return max(v for v, started in versions if (started or v) == batch)
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_verify_and_the_hand_history_read_only_the_hands_own_events(monkeypatch, full):
+    players = make_players(3, prefix="rd")
+    table = make_table("classic")
+    play_hands(table, players, 6, random.Random(5))
+    hand = Hand.objects.get(table=table, number=1)
+    assert Event.objects.filter(table=table).count() > _closing_command_end(hand) + verify._CLOSING_SLACK + 20
+    read: list[int] = []
+    real = verify.load_stream
+
+    def recording(*args, **kwargs):
+        events = real(*args, **kwargs)
+        read.extend(e.version for e in events)
+        return events
+
+    monkeypatch.setattr(verify, "load_stream", recording)
+    assert verification_ok(verify.verify_hand(hand, record=False, full=full))
+    verify.replay_hand(hand)
+    selectors.hand_read(hand_id=hand.pk, user=players[0])  # GET /hands/{id}
+    assert read and max(read) <= _closing_command_end(hand) + verify._CLOSING_SLACK  # one bounded read past it
