@@ -106,6 +106,16 @@ else:
     _db["CONN_MAX_AGE"] = env_int("CONN_MAX_AGE", 600)
     _db["CONN_HEALTH_CHECKS"] = True
 DATABASES = {"default": _db}
+DATABASE_APP_ROLE = str(_db.get("USER") or "")
+# The owner role (docs/architecture.md, "Database roles"): `manage.py migrate` connects as it (casino's migrate
+# command) and then grants the application role, DATABASE_URL's user, its privileges. Only its credentials,
+# host and port are used: the database is DATABASE_URL's. Unset: migrate runs as DATABASE_URL's user.
+MIGRATE_DATABASE_URL = os.environ.get("MIGRATE_DATABASE_URL", "")
+MIGRATE_DATABASE = (
+    {k: v for k, v in dj_database_url.parse(MIGRATE_DATABASE_URL).items() if k in ("USER", "PASSWORD", "HOST", "PORT")}
+    if MIGRATE_DATABASE_URL
+    else None
+)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis and Celery ----------------------------------------------------------------------------------------

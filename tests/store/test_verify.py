@@ -12,6 +12,7 @@ from django.db import connection, transaction
 from tables.models import Hand
 from tables.projections import rebuild
 from tables.verify import replay_hand, verification_ok, verify_hand
+from tests.conftest import owner_cursor
 from tests.store.play import make_players, make_table, play_hands
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -47,8 +48,8 @@ def _settled_hand(rng) -> Hand:
 
 
 def _tamper(sql: str, params: list[object]) -> None:
-    with transaction.atomic(), connection.cursor() as cursor:  # as a superuser could, behind the triggers
-        cursor.execute("SET LOCAL session_replication_role = replica")
+    # as the owner (or a superuser) could, behind the triggers: the application's role cannot
+    with owner_cursor(triggers_off=("tables_event", "ledger_posting", "ledger_transaction")) as cursor:
         cursor.execute(sql, params)
 
 
