@@ -53,9 +53,11 @@ def test_the_tests_connect_as_the_application_role_which_is_no_superuser_and_own
         "run the tests through `make test` (it creates the two roles)"
     )
     assert _one("SELECT current_user") == app
-    assert _one("SELECT rolsuper OR rolcreaterole OR rolcreatedb OR rolbypassrls FROM pg_roles WHERE rolname = current_user") is False
-    assert _one("SELECT count(*) FROM pg_class WHERE relowner = (SELECT oid FROM pg_roles WHERE rolname = current_user)") == 0
-    assert _one("SELECT count(*) FROM pg_proc WHERE proowner = (SELECT oid FROM pg_roles WHERE rolname = current_user)") == 0
+    me = "(SELECT oid FROM pg_roles WHERE rolname = current_user)"
+    powers = "rolsuper OR rolcreaterole OR rolcreatedb OR rolbypassrls"
+    assert _one(f"SELECT {powers} FROM pg_roles WHERE oid = {me}") is False
+    assert _one(f"SELECT count(*) FROM pg_class WHERE relowner = {me}") == 0
+    assert _one(f"SELECT count(*) FROM pg_proc WHERE proowner = {me}") == 0
     assert _one("SELECT pg_has_role(current_user, %s, 'MEMBER')", [settings.MIGRATE_DATABASE["USER"]]) is False
     assert _one("SELECT current_setting('is_superuser')") == "off"
 
@@ -76,7 +78,8 @@ FORBIDDEN = [
     "ALTER TABLE ledger_balance DISABLE TRIGGER ALL",
     "DROP TRIGGER ledger_balance_only_by_postings ON ledger_balance",
     "ALTER TABLE ledger_balance DROP CONSTRAINT ledger_balance_non_negative",
-    "CREATE OR REPLACE FUNCTION ledger_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$",
+    "CREATE OR REPLACE FUNCTION ledger_refuse_change() RETURNS trigger LANGUAGE plpgsql "
+    "AS $$ BEGIN RETURN NULL; END $$",
     "SET session_replication_role = replica",
     "SET LOCAL session_replication_role = replica",
     "CREATE TABLE public.backdoor (id int)",
@@ -92,9 +95,9 @@ FORBIDDEN = [
 def test_the_application_role_is_refused(history, statement):
     events = _one("SELECT count(*) FROM tables_event")
     postings = _one("SELECT count(*) FROM ledger_posting")
-    with pytest.raises(DatabaseError, match="permission denied|must be owner|must be superuser"), transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute(statement)
+    refused = pytest.raises(DatabaseError, match=r"permission denied|must be owner|must be superuser")
+    with refused, transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(statement)
     assert _one("SELECT count(*) FROM tables_event") == events
     assert _one("SELECT count(*) FROM ledger_posting") == postings
     assert _one("SELECT current_setting('session_replication_role')") == "origin"
@@ -103,15 +106,15 @@ def test_the_application_role_is_refused(history, statement):
 def test_the_attack_of_the_issue_a_million_chips_under_the_replica_role_is_refused(history):
     """Issue #12: ``SET LOCAL session_replication_role = replica`` then an UPDATE of a wallet's balance."""
     wallet = history["wallet"]
-    with pytest.raises(DatabaseError, match="permission denied"), transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL session_replication_role = replica")
-            cursor.execute("UPDATE ledger_balance SET balance = balance + 1000000 WHERE account_id = %s", [wallet])
+    attack = "UPDATE ledger_balance SET balance = balance + 1000000 WHERE account_id = %s"
+    with pytest.raises(DatabaseError, match="permission denied"), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = replica")
+        cursor.execute(attack, [wallet])
     # without the replica role, the balance row's trigger refuses it (the role may UPDATE balance rows only
     # through postings, which the trigger applies)
-    with pytest.raises(DatabaseError, match="only through postings"), transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("UPDATE ledger_balance SET balance = balance + 1000000 WHERE account_id = %s", [wallet])
+    refused = pytest.raises(DatabaseError, match="only through postings")
+    with refused, transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(attack, [wallet])
     assert _one("SELECT balance FROM ledger_balance WHERE account_id = %s", [wallet]) == 100
     assert services.balance(wallet_for(get_user_model().objects.get(username="mallory"))) == 100
 
@@ -167,7 +170,8 @@ def test_grants_follow_the_tables_any_migration_adds():
             ("roles_test_log", {"SELECT", "INSERT"}),
         ):
             held = {
-                p for p in ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE")
+                p
+                for p in ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE")
                 if _one("SELECT has_table_privilege(%s, %s)", [table, p])
             }
             assert held == expected, table

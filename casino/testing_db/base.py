@@ -37,6 +37,12 @@ def owner_connection_params(settings_dict: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in params.items() if value not in (None, "")}
 
 
+def _toggle(action: str, table: str, trigger: str) -> sql.Composed:
+    return sql.SQL("ALTER TABLE {} {} TRIGGER {}").format(
+        sql.Identifier(table), sql.SQL(action), sql.Identifier(trigger)
+    )
+
+
 class DatabaseOperations(operations.DatabaseOperations):
     def execute_sql_flush(self, sql_list: list[str]) -> None:
         if not sql_list:
@@ -44,11 +50,11 @@ class DatabaseOperations(operations.DatabaseOperations):
         with psycopg.connect(**owner_connection_params(self.connection.settings_dict)) as owner:
             guards = owner.execute(_TRUNCATE_GUARDS).fetchall()
             for table, trigger in guards:
-                owner.execute(sql.SQL("ALTER TABLE {} DISABLE TRIGGER {}").format(sql.Identifier(table), sql.Identifier(trigger)))
+                owner.execute(_toggle("DISABLE", table, trigger))
             for statement in sql_list:
                 owner.execute(statement)  # type: ignore[call-overload]
             for table, trigger in guards:
-                owner.execute(sql.SQL("ALTER TABLE {} ENABLE TRIGGER {}").format(sql.Identifier(table), sql.Identifier(trigger)))
+                owner.execute(_toggle("ENABLE", table, trigger))
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
