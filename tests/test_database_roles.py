@@ -186,3 +186,95 @@ def test_grant_statements_name_every_table_once():
     grants = [s for s in statements if s.startswith("GRANT") and "ON TABLE" in s]
     named = [t.strip() for s in grants for t in s.split(" ON TABLE ", 1)[1].split(" TO ")[0].split(",")]
     assert len(named) == len(set(named)) and '"tables_event"' in named
+
+
+def test_the_compose_init_script_then_migrate_give_the_same_roles_on_a_real_server():
+    """docker/postgres-initdb/10-casino-roles.sh (what the db image runs on its first start, or an operator on an
+    existing server), then `manage.py migrate` as the owner: the application role is limited the same way."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+    from urllib.parse import unquote, urlsplit
+
+    import psycopg
+
+    from tests.conftest import ROOT
+
+    superuser = os.environ.get("DATABASE_SUPERUSER_URL")
+    pg_bin = Path(__import__("pgserver").__file__).parent / "pginstall" / "bin"
+    psql = shutil.which("psql") or str(pg_bin / "psql")
+    if not superuser:
+        pytest.skip("needs DATABASE_SUPERUSER_URL (set by `make test`)")
+    name = f"{connection.settings_dict['NAME']}_compose"[:50]
+    owner, app = f"{name}_owner", f"{name}_app"
+    parts = urlsplit(superuser)
+    hostport = parts.netloc.rsplit("@", 1)[-1]
+    host, _, port = (unquote(hostport), "", "") if hostport.upper().startswith("%2F") else hostport.partition(":")
+    admin = superuser.replace("postgres://", "postgresql://", 1)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    env = {
+        **os.environ,
+        "PGHOST": host,
+        "PGPORT": port or "5432",
+        "PGPASSWORD": parts.password or "",
+        "POSTGRES_USER": parts.username or "postgres",
+        "POSTGRES_DB": name,
+        "DB_OWNER_ROLE": owner,
+        "DB_APP_ROLE": app,
+        "DB_OWNER_PASSWORD": "owner-secret",
+        "DB_APP_PASSWORD": "app-secret",
+        "PATH": f"{Path(psql).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    try:
+        script = ROOT / "docker/postgres-initdb/10-casino-roles.sh"
+        for _ in range(2):  # idempotent
+            done = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=60)
+            assert done.returncode == 0, done.stderr
+        app_url = dbroles.url_as(urlsplit(superuser)._replace(path=f"/{name}").geturl(), app, "app-secret")
+        owner_url = dbroles.url_as(urlsplit(superuser)._replace(path=f"/{name}").geturl(), owner, "owner-secret")
+        migrate_env = {
+            **{k: v for k, v in os.environ.items() if k != "DATABASE_SUPERUSER_URL"},
+            "DATABASE_URL": app_url,
+            "MIGRATE_DATABASE_URL": owner_url,
+            "DJANGO_SETTINGS_MODULE": "casino.settings_test",
+            "PYTHONPATH": str(ROOT),
+        }
+        done = subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput"],
+            cwd=ROOT,
+            env=migrate_env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"Granted the application role {app!r}" in done.stdout
+        with psycopg.connect(app_url.replace("postgres://", "postgresql://", 1), autocommit=True) as conn:
+            assert conn.execute("SELECT current_user, current_setting('is_superuser')").fetchone() == (app, "off")
+            held = {
+                p
+                for p in ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE")
+                if conn.execute("SELECT has_table_privilege('tables_event', %s)", [p]).fetchone()[0]
+            }
+            assert held == {"SELECT", "INSERT"}
+            for statement in (
+                "SET session_replication_role = replica",
+                "CREATE TABLE backdoor (id int)",
+                "ALTER TABLE tables_event DISABLE TRIGGER USER",
+                "TRUNCATE ledger_posting",
+            ):
+                with pytest.raises(psycopg.Error, match=r"permission denied|must be owner"):
+                    conn.execute(statement)
+            owned = (
+                "SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relowner <> %s::regrole"
+            )
+            assert conn.execute(owned, [owner]).fetchone()[0] == 0
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.execute(f'DROP ROLE IF EXISTS "{owner}"')
+            conn.execute(f'DROP ROLE IF EXISTS "{app}"')
