@@ -7,6 +7,7 @@ Required in production: SECRET_KEY, DATABASE_URL, REDIS_URL, ALLOWED_HOSTS. `mak
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 import dj_database_url
@@ -52,6 +53,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and ReDoc as static files of our own: the docs work offline
     "casino",
     "ledger",
     "tables",
@@ -59,6 +61,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # static files (admin, API docs) without a CDN or a web server
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -149,6 +152,25 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     },
 }
 
+# --- live updates (tables/live): the ASGI process serves /ws/v1/tables/{id} and the events long-poll ---------
+# One channel-layer channel per ASGI process, joined to the group of each table its sockets and long-polls watch;
+# commands publish to the table's group after commit (tables/notify.py). Redis pub/sub ignores the database
+# number of REDIS_URL, so the channel names carry it: two casinos on one Redis never wake each other.
+_redis_db = (REDIS_URL.rsplit("/", 1)[-1].split("?")[0] or "0") if REDIS_URL.count("/") >= 3 else "0"
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL], "prefix": os.environ.get("LIVE_CHANNEL_PREFIX", f"casino.db{_redis_db}.")},
+    }
+}
+LIVE_MAX_OPEN_WAITS = env_int("LIVE_MAX_OPEN_WAITS", 8)  # per user: long-polls plus sockets, across processes
+LIVE_AUTH_TIMEOUT_S = float(os.environ.get("LIVE_AUTH_TIMEOUT_S", "10"))
+LIVE_RETRY_AFTER_S = env_int("LIVE_RETRY_AFTER_S", 5)  # Retry-After of a long-poll over the cap
+LIVE_SLOT_TTL_S = env_int("LIVE_SLOT_TTL_S", 60)  # a socket's slot expires unless refreshed (a killed process)
+# Where browsers open the WebSocket (the table page): empty = the page's host on LIVE_PORT (make run: PORT + 1)
+LIVE_WS_URL = os.environ.get("LIVE_WS_URL", "")
+LIVE_PORT = env_int("LIVE_PORT", env_int("PORT", 8000) + 1)
+
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -207,6 +229,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Tables, actions, hand histories and verification of the provably fair shuffle.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI and ReDoc from drf-spectacular-sidecar's static files, never from a CDN (a back office often
+    # has no internet access)
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Security defaults (production) ----------------------------------------------------------------------------
@@ -223,6 +250,11 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# WhiteNoise serves STATIC_ROOT (filled by `collectstatic`, as the Dockerfile does) and, where it was never
+# collected (make run, the tests), the apps' own static directories; its warning about a missing STATIC_ROOT
+# would otherwise be printed by every process start.
+WHITENOISE_USE_FINDERS = True
+warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")
 
 LOGGING = {
     "version": 1,

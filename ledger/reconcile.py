@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +51,25 @@ class Report:
     def check(self, name: str) -> Check:
         return next(check for check in self.checks if check.name == name)
 
+    def to_json(self) -> dict[str, Any]:
+        """The report as plain data (``manage.py reconcile --json``)."""
+        return {
+            "ok": self.ok,
+            "at": self.at,
+            "counts": dict(self.counts),
+            "total_differences": self.total_differences,
+            "checks": [
+                {
+                    "name": check.name,
+                    "ok": check.ok,
+                    "summary": check.summary,
+                    "total_differences": check.total_differences,
+                    "differences": list(check.differences),
+                }
+                for check in self.checks
+            ],
+        }
+
     def render(self) -> str:
         lines = [
             f"Ledger reconciliation at {self.at}",
@@ -82,32 +102,38 @@ CHECK_NAMES = (
 )
 
 
-def reconcile(*, limit: int = 20) -> Report:
-    """Run every check; each lists at most ``limit`` differences (and counts them all)."""
+def reconcile(*, limit: int = 20, on_check: Callable[[str], None] | None = None) -> Report:
+    """Run every check; each lists at most ``limit`` differences (and counts them all). ``on_check`` is called
+    with each check's name before it runs (progress)."""
     if connection.in_atomic_block:
-        return _run(limit)
+        return _run(limit, on_check)
     with transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        return _run(limit)
+        return _run(limit, on_check)
 
 
-def _run(limit: int) -> Report:
+def _run(limit: int, on_check: Callable[[str], None] | None) -> Report:
+    steps: list[Callable[[Any], Check]] = [
+        _trial_balance,
+        lambda cursor: _transactions_balanced(cursor, limit),
+        lambda cursor: _balances_equal_postings(cursor, limit),
+        lambda cursor: _running_balances(cursor, limit),
+        lambda cursor: _no_negative_wallets(cursor, limit),
+        lambda cursor: _escrow(cursor, limit),
+        lambda cursor: _settled_hands(cursor, limit),
+    ]
     with connection.cursor() as cursor:
         cursor.execute(
             """SELECT (SELECT count(*) FROM ledger_account), (SELECT count(*) FROM ledger_transaction),
                       (SELECT count(*) FROM ledger_posting)"""
         )
         accounts, transactions, postings = cursor.fetchone()
-        checks = [
-            _trial_balance(cursor),
-            _transactions_balanced(cursor, limit),
-            _balances_equal_postings(cursor, limit),
-            _running_balances(cursor, limit),
-            _no_negative_wallets(cursor, limit),
-            _escrow(cursor, limit),
-            _settled_hands(cursor, limit),
-        ]
+        checks = []
+        for name, step in zip(CHECK_NAMES, steps, strict=True):
+            if on_check is not None:
+                on_check(name)
+            checks.append(step(cursor))
     return Report(
         checks=checks,
         counts={"accounts": accounts, "transactions": transactions, "postings": postings},

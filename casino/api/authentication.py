@@ -20,3 +20,15 @@ class TokenAuthentication(authentication.TokenAuthentication):
         if not TOKEN_KEY.fullmatch(key):
             raise exceptions.AuthenticationFailed("Invalid token.")
         return super().authenticate_credentials(key)
+
+
+def user_for_token(key: str) -> Any | None:
+    """The active user whose API token is ``key``, or ``None``: the check ``TokenAuthentication`` makes, for
+    callers outside DRF (the WebSocket's ``auth`` message)."""
+    if not isinstance(key, str) or not TOKEN_KEY.fullmatch(key):
+        return None
+    try:
+        user, _ = TokenAuthentication().authenticate_credentials(key)
+    except exceptions.AuthenticationFailed:
+        return None
+    return user
