@@ -26,7 +26,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from rest_framework.authtoken.models import TokenProxy
+from knox.models import AuthToken
 
 from casino.admin_lookups import DeclaredLookupsOnly
 from casino.api.serializers import MAX_CHIP_AMOUNT
@@ -42,8 +42,8 @@ admin.site.site_title = "Seven and a Half admin"
 admin.site.index_title = "Tables, hands, players and chips"
 admin.site.unregister(User)  # registered again below, with the project's lookup rule
 admin.site.unregister(Group)
-if admin.site.is_registered(TokenProxy):
-    admin.site.unregister(TokenProxy)  # API tokens in plain text: no page shows them
+if admin.site.is_registered(AuthToken):
+    admin.site.unregister(AuthToken)  # API tokens: no page lists their digests (a password change revokes them)
 
 CASHIER_PERMISSION = "casino.use_cashier"
 PLAYER_POSTINGS = 50

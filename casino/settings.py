@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -51,7 +52,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI and ReDoc as static files of our own: the docs work offline
     "casino",
@@ -183,6 +184,13 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# API tokens (casino/api/authentication.py): stored hashed (django-rest-knox), valid this long after issue.
+API_TOKEN_TTL = timedelta(seconds=env_int("API_TOKEN_TTL_S", 24 * 3600))
+REST_KNOX = {
+    "TOKEN_TTL": API_TOKEN_TTL,
+    "AUTH_HEADER_PREFIX": "Token",
+    "AUTH_TOKEN_CHARACTER_LENGTH": 64,
+}
 # Anyone may register through the API unless this is off (then POST /api/v1/auth/register is 403).
 REGISTRATION_OPEN = env_bool("REGISTRATION_OPEN", True)
 

@@ -12,9 +12,9 @@ from django.apps import apps as django_apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import Group
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from casino.api.authentication import issue_token
 from ledger import services as ledger
 from tables.admin_roles import OPERATOR, sync_roles
 
@@ -55,8 +55,7 @@ def client_for() -> Callable[[AbstractBaseUser], APIClient]:
 
     def make(user: AbstractBaseUser) -> APIClient:
         client = APIClient()
-        token, _ = Token.objects.get_or_create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {issue_token(user)}")
         return client
 
     return make
