@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "knox",
+    "axes",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI and ReDoc as static files of our own: the docs work offline
     "casino",
@@ -69,6 +70,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked sign-in into casino.login_lockout's 429
 ]
 
 ROOT_URLCONF = "casino.urls"
@@ -184,6 +186,21 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Sign-in lockout (casino/login_lockout.py, django-axes): the admin login and POST /auth/token alike. After
+# LOGIN_FAILURE_LIMIT failures for one username (from anywhere) or from one address (any usernames), signing in
+# is refused, the right password included, until an operator unlocks it or the cool-off passes (0: never).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(seconds=env_int("LOGIN_LOCKOUT_COOLOFF_S", 3600)) or None
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "casino.login_lockout.client_ip"
+AXES_USERNAME_CALLABLE = "casino.login_lockout.login_username"
+AXES_LOCKOUT_CALLABLE = "casino.login_lockout.lockout_response"
+AXES_VERBOSE = False
 # API tokens (casino/api/authentication.py): stored hashed (django-rest-knox), valid this long after issue.
 API_TOKEN_TTL = timedelta(seconds=env_int("API_TOKEN_TTL_S", 24 * 3600))
 REST_KNOX = {
