@@ -108,6 +108,10 @@ if env_bool("DB_POOL", True):
         "max_size": env_int("DB_POOL_MAX", 8),
         "timeout": env_int("DB_POOL_TIMEOUT", 10),
     }
+    # The pool checks a connection before lending it (one empty query), so a connection the server dropped while
+    # it sat idle (a restarted server, pg_terminate_backend, a proxy's idle timeout) is replaced, never handed to
+    # a request that would then fail (docs/reliability.md).
+    _db["CONN_HEALTH_CHECKS"] = env_bool("CONN_HEALTH_CHECKS", True)
 else:
     _db["CONN_MAX_AGE"] = env_int("CONN_MAX_AGE", 600)
     _db["CONN_HEALTH_CHECKS"] = True
@@ -139,6 +143,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TIMEZONE = "UTC"
+# The worker's consumer survives a lost broker connection (a Celery 5.7 bug; casino/worker.py).
+CELERY_WORKER_CONSUMER = "casino.worker:Consumer"
 # Table timers (DESIGN.md principle 9): a task per wait, scheduled after commit for its deadline, plus a
 # sweeper on beat that fires any deadline missed by more than the grace period (lost message, dead worker).
 TABLE_TIMERS = env_bool("TABLE_TIMERS", True)
