@@ -105,7 +105,7 @@ def wait_for(predicate, timeout: float, interval: float = 0.05):  # type: ignore
 @pytest.fixture
 def child_env() -> dict[str, str]:
     """Environment for child processes (servers, workers) of the tests."""
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_SUPERUSER_URL"}
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_SUPERUSER_URL", "MIGRATE_DATABASE_URL")}
     env["PYTHONPATH"] = str(ROOT)
     env.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings_test")
     return env
