@@ -212,6 +212,9 @@ def _run(loop, port: int, seats: list[tuple[str, int]], seconds: float, warmup: 
     ]
     for thread in threads:
         thread.start()
+    deadline = time.monotonic() + 120  # every connection served once (cold workers on a loaded machine), then warm up
+    while time.monotonic() < deadline and not all(latencies) and not errors:
+        time.sleep(0.1)
     time.sleep(warmup)
     for lat in latencies:
         lat.clear()
@@ -234,6 +237,10 @@ def _run(loop, port: int, seats: list[tuple[str, int]], seconds: float, warmup: 
     }
 
 
+def rows_wc(rows: list[tuple[float, float, int]]) -> list[tuple[float, float]]:
+    return [(wall, cpu) for wall, cpu, _ in rows]
+
+
 def _profile(seats: list[tuple[str, int]]) -> None:
     """Queries and the cProfile top of one player action, in process (APIClient through the whole stack)."""
     import cProfile
@@ -241,8 +248,9 @@ def _profile(seats: list[tuple[str, int]]) -> None:
     import pstats
 
     from django.db import connection
-    from django.test.utils import CaptureQueriesContext
     from rest_framework.test import APIClient
+
+    from casino.statements import count_sent
 
     token, table_id = seats[0]
     client = APIClient()
@@ -255,14 +263,43 @@ def _profile(seats: list[tuple[str, int]]) -> None:
         if action is None:
             table = client.get(f"/api/v1/tables/{table_id}").json()
             continue
-        with CaptureQueriesContext(connection) as captured:
+        with count_sent(connection) as sent:
             profiler.enable()
             table = client.post(f"/api/v1/tables/{table_id}/actions", action, format="json").json()["table"]
             profiler.disable()
-        queries.setdefault(str(action["action"]), []).append([q["sql"][:100] for q in captured.captured_queries])
+        queries.setdefault(str(action["action"]), []).append([sql[:100] for sql in sent.statements])
+    # where an action's milliseconds go against the bare request's: interleaved, in process (no HTTP, no
+    # gunicorn), wall time = this process's CPU + waiting (on PostgreSQL, and on the CPU other processes hold)
+    costs: dict[str, list[tuple[float, float, int]]] = {"bare insert": [], "player action": []}
+    for _ in range(200):
+        action = _next_action(table)
+        if action is None:
+            table = client.get(f"/api/v1/tables/{table_id}").json()
+            continue
+        for name, path, body in (
+            ("bare insert", "/api/v1/_bench/ping", {"n": 1}),
+            ("player action", f"/api/v1/tables/{table_id}/actions", action),
+        ):
+            with count_sent(connection) as sent:
+                wall, cpu = time.perf_counter(), time.process_time()
+                answer = client.post(path, body, format="json").json()
+                costs[name].append((time.perf_counter() - wall, time.process_time() - cpu, len(sent)))
+            if name == "player action":
+                table = answer["table"]
+    print("\nin process, interleaved (median per request):")
+    for name, rows in costs.items():
+        walls, cpus, counts = zip(*rows, strict=True)
+        print(
+            f"  {name:<14} wall {statistics.median(walls) * 1000:6.2f} ms  CPU {statistics.median(cpus) * 1000:6.2f} ms"
+            f"  waiting {statistics.median(w - c for w, c in rows_wc(rows)) * 1000:6.2f} ms"
+            f"  statements {statistics.mean(counts):.1f}"
+        )
     for name, runs in queries.items():
         counts = sorted(len(q) for q in runs)
-        print(f"\n{name}: {len(runs)} actions, statements per action min {counts[0]} max {counts[-1]}; the largest:")
+        print(
+            f"\n{name}: {len(runs)} actions, statements per action (at the wire, BEGIN/COMMIT included) "
+            f"min {counts[0]} max {counts[-1]} mean {statistics.mean(counts):.1f}; the largest:"
+        )
         for sql in max(runs, key=len):
             print("   ", sql)
     stream = io.StringIO()
