@@ -283,7 +283,8 @@ def _profile(seats: list[tuple[str, int]]) -> None:
             with count_sent(connection) as sent:
                 wall, cpu = time.perf_counter(), time.process_time()
                 answer = client.post(path, body, format="json").json()
-                costs[name].append((time.perf_counter() - wall, time.process_time() - cpu, len(sent)))
+                wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            costs[name].append((wall, cpu, len(sent)))
             if name == "player action":
                 table = answer["table"]
     print("\nin process, interleaved (median per request):")
@@ -318,6 +319,7 @@ def main() -> None:
 
     database_url = _bench_database_url()
     os.environ["DATABASE_URL"] = database_url
+    os.environ["BENCH_ENDPOINTS"] = "1"  # the bare endpoint, in gunicorn and in this process (--profile)
     seats = _setup(32)
     port = _free_port()
     server = _start_gunicorn(port, args.workers, args.threads, database_url)
