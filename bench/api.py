@@ -1,10 +1,11 @@
 """Benchmark of the game API over real HTTP against gunicorn (issue: API).
 
 Starts gunicorn (gthread workers, the project's test settings, persistent database connections) on a bench
-database of its own (casino_bench_api), seats one player per house-banked classic table, and drives them with
-keep-alive HTTP connections, each connection one player playing his table (bet, hit/stand, as his own
-``you.legal_actions`` allows). Beside it, in the same run and against the same server, a bare endpoint of the
-same stack (token auth, JSON, ``@idempotent``, one INSERT; ``BENCH_ENDPOINTS``) gives the baseline.
+database of its own (``<DATABASE_URL's database>_bench_api``), seats one player per house-banked classic
+table, and drives them with keep-alive HTTP connections, each connection one player playing his table (bet,
+hit/stand, as his own ``you.legal_actions`` allows). Beside it, in the same run and against the same server, a
+bare endpoint of the same stack (token auth, JSON, ``@idempotent``, one INSERT; ``BENCH_ENDPOINTS``) gives the
+baseline.
 
 Prints, at 8 and 32 concurrent connections: requests per second, p50 and p99 latency of both, and the ratios.
 ``--profile`` also prints the queries and the cProfile top of one action, in process.
@@ -29,7 +30,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCH_DB = "casino_bench_api"
+BENCH_SUFFIX = "_bench_api"  # the bench database is named after DATABASE_URL's: benches of several checkouts
+# on one server never drop each other's database
+
+
+def bench_db_name(url: str, suffix: str) -> str:
+    """``<database of url><suffix>``: a database of this checkout's own."""
+    return (urlsplit(url).path.lstrip("/") or "casino") + suffix
 
 
 def wsgi_app():  # type: ignore[no-untyped-def]
@@ -57,11 +64,12 @@ def _bench_database_url() -> str:
     import psycopg
 
     url = urlsplit(os.environ["DATABASE_URL"])
+    bench_db = bench_db_name(os.environ["DATABASE_URL"], BENCH_SUFFIX)
     maintenance = url._replace(path="/postgres").geturl().replace("postgres://", "postgresql://", 1)
     with psycopg.connect(maintenance, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DB}")
-    return url._replace(path=f"/{BENCH_DB}").geturl()
+        conn.execute(f'DROP DATABASE IF EXISTS "{bench_db}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{bench_db}"')
+    return url._replace(path=f"/{bench_db}").geturl()
 
 
 def _setup(players: int) -> list[tuple[str, int]]:
