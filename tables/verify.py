@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import pickle
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -73,11 +72,9 @@ def _cached_start(hand: Hand) -> TableState | None:
     """The state before the hand's first command, cached when the hand opened (None if unusable)."""
     if hand.start_state is None or hand.start_schema != engine.SNAPSHOT_SCHEMA or hand.start_version is None:
         return None
-    try:
-        state = pickle.loads(bytes(hand.start_state))
-    except Exception:
-        return None
-    return state if isinstance(state, TableState) and state.version == hand.start_version else None
+    return engine.state_from_db(
+        hand.start_state, version=hand.start_version, what=f"the cached starting state of hand {hand.pk}"
+    )
 
 
 def load_hand(hand: Hand, *, full: bool = False) -> HandEvents:
