@@ -310,8 +310,13 @@ def _local_secret(name: str = "secret_key") -> str:
 
     LOCAL.mkdir(exist_ok=True)
     path = LOCAL / name
-    if not path.exists():
-        path.write_text(secrets.token_urlsafe(50))
+    if not path.exists():  # written aside then linked: two commands starting together agree on one secret
+        draft = path.with_name(f".{name}.{os.getpid()}")
+        draft.write_text(secrets.token_urlsafe(50))
+        draft.chmod(0o600)
+        with contextlib.suppress(FileExistsError):
+            os.link(draft, path)
+        draft.unlink()
     return path.read_text().strip()
 
 

@@ -278,3 +278,22 @@ def test_the_compose_init_script_then_migrate_give_the_same_roles_on_a_real_serv
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
             conn.execute(f'DROP ROLE IF EXISTS "{owner}"')
             conn.execute(f'DROP ROLE IF EXISTS "{app}"')
+
+
+def test_the_processes_the_tests_start_connect_as_the_application_role_too(child_env):
+    """Servers, workers and commands started by tests get ``child_database_url()``: the application role."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT, child_database_url
+
+    env = {**child_env, "DATABASE_URL": child_database_url(), "DJANGO_SETTINGS_MODULE": "casino.settings_test"}
+    assert "MIGRATE_DATABASE_URL" not in env and "DATABASE_SUPERUSER_URL" not in env
+    code = (
+        "import django; django.setup(); from django.db import connection; c = connection.cursor(); "
+        "c.execute(\"SELECT current_user, current_database(), current_setting('is_superuser')\"); "
+        "print(*c.fetchone())"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [settings.DATABASE_APP_ROLE, connection.settings_dict["NAME"], "off"]
