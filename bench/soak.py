@@ -602,6 +602,23 @@ def live_server_command() -> list[str] | None:
     return None
 
 
+def provision(superuser_url: str) -> dict[str, str]:
+    """The database and key variables of the programs, made the way ``make run`` makes them (casino/devenv.py):
+    the owner and application roles when devenv provisions roles (else the superuser's URL), and the
+    development fairness keys when devenv makes keys."""
+    from casino import devenv
+
+    env: dict[str, str] = {"DATABASE_URL": superuser_url}
+    database_roles = getattr(devenv, "database_roles", None)
+    if database_roles is not None:
+        env = dict(database_roles(superuser_url))
+        env.pop("DATABASE_SUPERUSER_URL", None)  # the programs get the two roles' URLs only
+    dev_keys = getattr(devenv, "_dev_keys", None)
+    if dev_keys is not None:
+        env = {**dev_keys(), **env}
+    return env
+
+
 class Stack:
     """The private services and the processes of the casino, and how to break each of them."""
 
@@ -636,8 +653,12 @@ class Stack:
         self.redis.start()
         python_bin = str(Path(sys.executable).parent)
         self.env = {
-            **{k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_", "CELERY_"))},
-            "DATABASE_URL": self.admin_url,
+            **{
+                k: v
+                for k, v in os.environ.items()
+                if not k.startswith(("DATABASE_", "MIGRATE_DATABASE_", "REDIS_", "CELERY_"))
+            },
+            **provision(self.admin_url),
             "REDIS_URL": self.redis.url,
             "DJANGO_SETTINGS_MODULE": "casino.settings",
             "DEBUG": "0",
@@ -651,6 +672,7 @@ class Stack:
             # the bots log in together from one address: the per-IP limits of register/token are not under test
             "THROTTLE_AUTH_BURST": "off",
             "THROTTLE_AUTH_SUSTAINED": "off",
+            "LOGIN_FAILURE_LIMIT": "1000",
             "PYTHONPATH": str(ROOT),
             "PATH": f"{python_bin}{os.pathsep}{os.environ.get('PATH', '')}",
         }
