@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "casino",
     "ledger",
     "tables",
+    "lab",
 ]
 
 MIDDLEWARE = [
@@ -138,6 +139,14 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "options": {"queue": TABLE_TIMER_QUEUE, "expires": TIMEOUT_SWEEP_INTERVAL_S},
     },
 }
+
+# The house-edge lab (lab/): rounds simulated per rule set for the admin's figure, the queue of that task, and
+# after how long a figure still "computing" is asked for again (its task was lost). HOUSE_EDGE_TASKS off: the
+# figure is never asked for (the test suite, which starts its own worker where it needs one).
+HOUSE_EDGE_TASKS = env_bool("HOUSE_EDGE_TASKS", True)
+HOUSE_EDGE_HANDS = int(os.environ.get("HOUSE_EDGE_HANDS", "100000"))
+HOUSE_EDGE_QUEUE = os.environ.get("HOUSE_EDGE_QUEUE", "celery")
+HOUSE_EDGE_RETRY_S = float(os.environ.get("HOUSE_EDGE_RETRY_S", "900"))
 
 CACHES = {
     "default": {
