@@ -142,7 +142,7 @@ class SimTable:
     def __init__(self, spec: Spec, seed: bytes, tally: Tally | None = None) -> None:
         self.spec = spec
         self.seed = seed
-        self.tally = tally if tally is not None else Tally()
+        self.tally = Tally()  # the warm-up's (see below)
         self.punter = punter_strategy(spec.punter)
         self.banker = banker_strategy(spec.banker)
         players = [f"p{i}" for i in range(spec.seats + (1 if spec.bank == "player" else 0))]
@@ -158,6 +158,15 @@ class SimTable:
         self.rules: Rules = self.state.config.rules
         for p in players:
             self.send(SitDown(self.context(), p, p))
+        # the first hand opened as soon as one punter (and a banker) sat: play until every punter is dealt in,
+        # and count from there, so every round tallied has the whole table
+        while len(self._open_hand_entrants()) < spec.seats:
+            self.play(1)
+        self.tally = tally if tally is not None else Tally()
+
+    def _open_hand_entrants(self) -> tuple[int, ...]:
+        hand = self.state.hand
+        return hand.entrants if hand is not None and hand.in_play else ()
 
     def context(self) -> Context:
         """The context of the next command: built once per hand (the seed of the next hand, see hand_seed)."""
