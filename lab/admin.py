@@ -35,7 +35,7 @@ def describe(row: HouseEdge) -> SafeString:
         )
     if row.status == FAILED:
         return format_html('<span class="house-edge" data-status="failed">could not be computed: {}</span>', row.error)
-    return format_html('<span class="house-edge" data-status="computing">computing… (reload in a minute)</span>')
+    return SafeString('<span class="house-edge" data-status="computing">computing… (reload in a minute)</span>')
 
 
 def house_edge_for(config: TableConfig | None) -> SafeString:

@@ -40,11 +40,11 @@ FREQUENCY_KEYS = (
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="docs/house-edge", help="output directory (default docs/house-edge)")
-    parser.add_argument("--hands", type=int, default=100_000, help="rounds per house-bank cell of the table")
+    parser.add_argument("--hands", type=int, default=60_000, help="rounds per house-bank cell of the table")
     parser.add_argument(
-        "--player-hands", type=int, default=25_000, help="rounds per player-bank cell (4 punters a round)"
+        "--player-hands", type=int, default=15_000, help="rounds per player-bank cell (4 punters a round)"
     )
-    parser.add_argument("--sweep-hands", type=int, default=20_000, help="rounds per point of the sweeps")
+    parser.add_argument("--sweep-hands", type=int, default=10_000, help="rounds per point of the sweeps")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--processes", type=int, default=0, help="worker processes (default: every core)")
     parser.add_argument("--fresh", action="store_true", help="ignore results already in results.json")
