@@ -10,6 +10,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from casino.admin_lookups import DeclaredLookupsOnly
 from lab.models import DONE, FAILED, HouseEdge
 from tables.rules import TableConfig
 
@@ -48,7 +49,7 @@ def house_edge_for(config: TableConfig | None) -> SafeString:
 
 
 @admin.register(HouseEdge)
-class HouseEdgeAdmin(admin.ModelAdmin):
+class HouseEdgeAdmin(DeclaredLookupsOnly):
     """Every rule set whose edge was asked for: read-only (the figures are computed, never typed)."""
 
     list_display = ("preset", "bank", "status", "edge_pct", "interval", "rounds", "computed_at")

@@ -65,7 +65,17 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--processes", type=int, default=0, help="worker processes (default: every core)")
     parser.add_argument("--chunk", type=int, default=CHUNK, help=f"rounds per seeded chunk (default {CHUNK})")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument("--quiet", action="store_true", help="no progress output")
+    add_progress_argument(parser)
+
+
+def add_progress_argument(parser: argparse.ArgumentParser) -> None:
+    """``--progress`` as every long command of the project has it (casino/progress.py)."""
+    parser.add_argument(
+        "--progress",
+        choices=("auto", "bar", "lines", "off"),
+        default="auto",
+        help="progress on stderr: a bar on a terminal, plain lines elsewhere (auto, the default), or off",
+    )
 
 
 def spec_from_args(args: argparse.Namespace) -> Spec:
@@ -156,13 +166,16 @@ class RichProgress:
 
 
 def run_with_progress(
-    spec: Spec, processes: int | None, *, quiet: bool = False, label: str = "simulate", stream: TextIO | None = None
+    spec: Spec, processes: int | None, *, style: str = "auto", label: str = "simulate", stream: TextIO | None = None
 ) -> Result:
-    """Run ``spec`` with a progress display on ``stream`` (stderr): rich on a terminal, plain lines otherwise."""
+    """Run ``spec`` showing progress on ``stream`` (stderr): ``bar`` (rich), ``lines`` (plain, every 5 s),
+    ``off``; ``auto`` is a bar on a terminal and lines elsewhere."""
     stream = stream or sys.stderr
-    if quiet:
+    if style == "auto":
+        style = "bar" if stream.isatty() else "lines"
+    if style == "off":
         return run(spec, processes)
-    if stream.isatty():
+    if style == "bar":
         with RichProgress(label, spec.hands, stream) as bar:
             return run(spec, processes, bar)
     return run(spec, processes, PlainProgress(label, stream))
@@ -233,7 +246,7 @@ def simulate(args: argparse.Namespace, out: TextIO | None = None) -> Result:
     """``simulate``: one run, printed as a table or JSON."""
     out = out or sys.stdout
     spec = spec_from_args(args)
-    result = run_with_progress(spec, args.processes or None, quiet=args.quiet)
+    result = run_with_progress(spec, args.processes or None, style=args.progress)
     if args.json:
         out.write(json.dumps(result.to_json(), indent=2) + "\n")
     else:

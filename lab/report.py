@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .cli import PRESETS, run_with_progress
+from .cli import PRESETS, add_progress_argument, run_with_progress
 from .sim import ENGINE_VERSION, Spec
 from .strategies import DEFAULT_BANKER, DEFAULT_PUNTER, punter_strategy
 
@@ -48,7 +48,7 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--processes", type=int, default=0, help="worker processes (default: every core)")
     parser.add_argument("--fresh", action="store_true", help="ignore results already in results.json")
-    parser.add_argument("--quiet", action="store_true", help="no progress output")
+    add_progress_argument(parser)
 
 
 def _key(spec: Spec) -> str:
@@ -58,10 +58,10 @@ def _key(spec: Spec) -> str:
 class Runner:
     """Runs specs once each, keeping every result in ``results.json`` as it goes."""
 
-    def __init__(self, out: Path, processes: int | None, quiet: bool, fresh: bool) -> None:
+    def __init__(self, out: Path, processes: int | None, style: str, fresh: bool) -> None:
         self.path = out / "results.json"
         self.processes = processes
-        self.quiet = quiet
+        self.style = style
         self.results: dict[str, dict[str, Any]] = {}
         if self.path.exists() and not fresh:
             self.results = {_key_of(r): r for r in json.loads(self.path.read_text())["runs"]}
@@ -69,7 +69,7 @@ class Runner:
     def get(self, spec: Spec, label: str) -> dict[str, Any]:
         key = _key(spec)
         if key not in self.results:
-            result = run_with_progress(spec, self.processes, quiet=self.quiet, label=label)
+            result = run_with_progress(spec, self.processes, style=self.style, label=label)
             self.results[key] = result.to_json()
             self.save()
         return self.results[key]
@@ -96,7 +96,7 @@ def report(args: argparse.Namespace) -> Path:
     """Run everything and write the files; returns the output directory."""
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    runner = Runner(out, args.processes or None, args.quiet, args.fresh)
+    runner = Runner(out, args.processes or None, args.progress, args.fresh)
     base = Spec(seed=args.seed, punter=DEFAULT_PUNTER, banker=DEFAULT_BANKER)
     # the table: every preset, house rules 4-6 with a house bank, and a player bank
     table: dict[str, dict[str, dict[str, Any]]] = {}

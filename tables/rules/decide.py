@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .banking import offer_from
+from .client_seed import CLIENT_SEED_MAX_LENGTH, client_seed_error
 from .commands import (
     Assign,
     Command,
@@ -37,6 +38,7 @@ from .config import make_table_config
 from .errors import (
     AlreadySeated,
     BetOutOfLimits,
+    DomainError,
     IllegalAction,
     InvalidRequest,
     NotFound,
@@ -114,9 +116,16 @@ def _check_arguments(command: Command) -> None:
 
 
 def _check_client_seed(seed: object) -> str:
-    if not isinstance(seed, str) or not 1 <= len(seed) <= 64 or not seed.isprintable():
-        raise invalid("client_seed", "a client seed is 1-64 printable characters")
+    error = client_seed_error(seed)
+    if error is not None:
+        raise invalid("client_seed", error)
+    assert isinstance(seed, str)
     return seed
+
+
+def _default_client_seed(player_id: str) -> str:
+    """A player who names no client seed plays with his player id, when that follows the client-seed rule."""
+    return _check_client_seed(player_id[:CLIENT_SEED_MAX_LENGTH])
 
 
 # -- table -------------------------------------------------------------------------------------------------
@@ -153,7 +162,10 @@ def _sit_down(tx: Tx, cmd: SitDown) -> None:
         raise invalid("username", "username must be a non-empty string")
     if state.seat_of(cmd.player_id) is not None:
         raise AlreadySeated("you are already seated at this table")
-    client_seed = _check_client_seed(cmd.client_seed) if cmd.client_seed is not None else cmd.player_id[:64]
+    if cmd.client_seed is None:
+        client_seed = _default_client_seed(cmd.player_id)
+    else:
+        client_seed = _check_client_seed(cmd.client_seed)
     taken = {s.seat for s in state.seats}
     if cmd.seat is None:
         free = [n for n in range(1, state.config.max_seats + 1) if n not in taken]
@@ -353,13 +365,45 @@ def handle(command: Command, state: TableState) -> tuple[list[Event], TableState
 
     Raises a :class:`DomainError` (no events) when the rules refuse the command.
     """
+    return _run(command, Tx(state, command.ctx))
+
+
+class _Accepted(BaseException):  # not an Exception: nothing on the way may catch it
+    """A probe reached its first event: every check before it passed."""
+
+
+class _ProbeTx(Tx):
+    __slots__ = ()
+
+    def emit(self, event: Event) -> None:
+        raise _Accepted
+
+
+def accepts(command: Command, state: TableState) -> bool:
+    """Whether ``decide`` would accept ``command`` in ``state``, without planning its events.
+
+    A command is refused before it emits anything: every check comes first, then the events (the property test
+    that compares ``legal_actions`` with what ``handle`` accepts keeps this true). So the probe stops at the
+    first event instead of playing the command out (a stand that ends the hand would otherwise play the
+    banker's turn, settle, and shuffle the next hand's deck).
+    """
+    try:
+        _run(command, _ProbeTx(state, command.ctx))
+    except _Accepted:
+        return True
+    except DomainError:
+        return False
+    return True
+
+
+def _run(command: Command, tx: Tx) -> tuple[list[Event], TableState]:
+    state = tx.state
     kind = type(command)
     handler = _HANDLERS.get(kind)
     if handler is None:
         raise InvalidRequest(f"unknown command {kind.__name__}", {"field": "type"})
     _check_context(command.ctx)
     _check_arguments(command)
-    tx = Tx(state, command.ctx)
     if kind is not CreateTable and state.config is None:
         raise NotFound("the table does not exist")
     handler(tx, command)
@@ -381,4 +425,4 @@ def decide(command: Command, state: TableState) -> list[Event]:
     return handle(command, state)[0]
 
 
-__all__ = ["acted", "decide", "handle"]
+__all__ = ["accepts", "acted", "decide", "handle"]

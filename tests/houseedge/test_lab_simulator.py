@@ -152,9 +152,11 @@ def test_a_refused_rule_set_is_an_error_naming_the_toggle_not_a_traceback():
 
 def test_manage_py_simulate_prints_the_table_of_edge_and_frequencies():
     out = StringIO()
-    call_command("simulate", "--hands", "400", "--chunk", "200", "--processes", "1", "--quiet", stdout=out)
+    call_command("simulate", "--hands", "400", "--chunk", "200", "--processes", "1", "--progress", "off", stdout=out)
     text = out.getvalue()
     assert "bank's edge" in text and "95% interval" in text and "punter hand busts" in text
     out = StringIO()
-    call_command("simulate", "--hands", "400", "--chunk", "200", "--json", "--quiet", "--bank", "player", stdout=out)
+    call_command(
+        "simulate", "--hands", "400", "--chunk", "200", "--json", "--progress", "off", "--bank", "player", stdout=out
+    )
     assert json.loads(out.getvalue())["spec"]["punters"] == 4
