@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
@@ -351,9 +352,18 @@ def _map(units: list[tuple[Spec, int, int]], processes: int) -> Iterator[tuple[i
     if processes == 1:
         yield from map(play_chunk, units)
         return
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    context = multiprocessing.get_context(_start_method())
     with context.Pool(processes) as pool:
         yield from pool.imap_unordered(play_chunk, units)
+
+
+def _start_method() -> str | None:
+    """``fork`` (cheapest: the children inherit the imported core) unless this process runs threads, which a
+    forked child would inherit half-way (a test runner, a threaded worker): then ``forkserver``."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return "fork"
+    return "forkserver" if "forkserver" in methods else None
 
 
 @dataclass
