@@ -108,12 +108,19 @@ def invalid_field(field: str, message: str) -> ApiError:
 def error_body(code: str, message: str, details: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The error body of API.md. Its strings may echo what a client sent (an unknown field's name, a value in a
     message), so NUL characters and lone surrogates are written as escapes: neither JSON in UTF-8 nor
-    PostgreSQL's jsonb (the idempotency records) could hold them."""
+    PostgreSQL's jsonb (the idempotency records) could hold them; and each is cut at :data:`MAX_ECHO`
+    characters."""
     return {"error": {"code": code, "message": _storable(message), "details": _storable(dict(details or {}))}}
+
+
+#: The longest string an error body repeats (a message may quote what the client sent: a 1 MB "action").
+MAX_ECHO = 300
 
 
 def _storable(value: Any) -> Any:
     if isinstance(value, str):
+        if len(value) > MAX_ECHO:
+            value = value[:MAX_ECHO] + "..."
         if value.isascii() and "\x00" not in value:
             return value
         return value.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
