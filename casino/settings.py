@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "casino",
     "ledger",
     "tables",
+    "lab",
 ]
 
 MIDDLEWARE = [
@@ -183,6 +184,14 @@ LIVE_SLOT_TTL_S = env_int("LIVE_SLOT_TTL_S", 60)  # a socket's slot expires unle
 # for the page's own host on LIVE_PORT (make run: PORT + 1)
 LIVE_WS_URL = os.environ.get("LIVE_WS_URL", "")
 LIVE_PORT = env_int("LIVE_PORT", env_int("PORT", 8000) + 1)
+
+# The house-edge lab (lab/): rounds simulated per rule set for the admin's figure, the queue of that task, and
+# after how long a figure still "computing" is asked for again (its task was lost). HOUSE_EDGE_TASKS off: the
+# figure is never asked for (the test suite, which starts its own worker where it needs one).
+HOUSE_EDGE_TASKS = env_bool("HOUSE_EDGE_TASKS", True)
+HOUSE_EDGE_HANDS = int(os.environ.get("HOUSE_EDGE_HANDS", "100000"))
+HOUSE_EDGE_QUEUE = os.environ.get("HOUSE_EDGE_QUEUE", "celery")
+HOUSE_EDGE_RETRY_S = float(os.environ.get("HOUSE_EDGE_RETRY_S", "900"))
 
 CACHES = {
     "default": {
