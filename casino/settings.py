@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "casino",
     "ledger",
     "tables",
+    "lab",
 ]
 
 MIDDLEWARE = [
@@ -116,6 +117,19 @@ else:
     _db["CONN_MAX_AGE"] = env_int("CONN_MAX_AGE", 600)
     _db["CONN_HEALTH_CHECKS"] = True
 DATABASES = {"default": _db}
+DATABASE_APP_ROLE = str(_db.get("USER") or "")
+# The owner role (docs/architecture.md, "Database roles"): `manage.py migrate` connects as it (casino's migrate
+# command) and then grants the application role, DATABASE_URL's user, its privileges. Only its credentials are
+# used, and only when it names the same server and database as DATABASE_URL (a process pointed at another
+# database, like a test's child process or a private soak cluster, ignores an inherited one). Unset: migrate
+# runs as DATABASE_URL's user.
+MIGRATE_DATABASE_URL = os.environ.get("MIGRATE_DATABASE_URL", "")
+_owner = dj_database_url.parse(MIGRATE_DATABASE_URL) if MIGRATE_DATABASE_URL else None
+MIGRATE_DATABASE = (
+    {"USER": _owner["USER"], "PASSWORD": _owner["PASSWORD"]}
+    if _owner and all(_owner.get(k) == _db.get(k) for k in ("HOST", "PORT", "NAME"))
+    else None
+)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis and Celery ----------------------------------------------------------------------------------------
@@ -170,6 +184,14 @@ LIVE_SLOT_TTL_S = env_int("LIVE_SLOT_TTL_S", 60)  # a socket's slot expires unle
 # for the page's own host on LIVE_PORT (make run: PORT + 1)
 LIVE_WS_URL = os.environ.get("LIVE_WS_URL", "")
 LIVE_PORT = env_int("LIVE_PORT", env_int("PORT", 8000) + 1)
+
+# The house-edge lab (lab/): rounds simulated per rule set for the admin's figure, the queue of that task, and
+# after how long a figure still "computing" is asked for again (its task was lost). HOUSE_EDGE_TASKS off: the
+# figure is never asked for (the test suite, which starts its own worker where it needs one).
+HOUSE_EDGE_TASKS = env_bool("HOUSE_EDGE_TASKS", True)
+HOUSE_EDGE_HANDS = int(os.environ.get("HOUSE_EDGE_HANDS", "100000"))
+HOUSE_EDGE_QUEUE = os.environ.get("HOUSE_EDGE_QUEUE", "celery")
+HOUSE_EDGE_RETRY_S = float(os.environ.get("HOUSE_EDGE_RETRY_S", "900"))
 
 CACHES = {
     "default": {
@@ -259,9 +281,17 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Security defaults (production) ----------------------------------------------------------------------------
+# In production the site is HTTPS only (`manage.py check --deploy` reports nothing; tests/test_deploy_check.py).
+# Behind a TLS-terminating proxy (a load balancer speaking plain HTTP to the app) set BEHIND_TLS_PROXY=1: the
+# proxy's X-Forwarded-Proto then tells whether the client used HTTPS (the proxy must set it, never pass it on).
 SECURE_CONTENT_TYPE_NOSNIFF = True
-SESSION_COOKIE_SECURE = not DEBUG
-CSRF_COOKIE_SECURE = not DEBUG
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the orchestrator's probe, over plain HTTP inside the deployment
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY") else None
 X_FRAME_OPTIONS = "DENY"
 

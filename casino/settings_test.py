@@ -14,10 +14,12 @@ ALLOWED_HOSTS = ["localhost", "127.0.0.1", "testserver"]
 DATABASES["default"].get("OPTIONS", {}).pop("pool", None)
 DATABASES["default"]["CONN_MAX_AGE"] = 0
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-# Django's flush between transactional tests must empty the append-only tables (see casino/testing_db).
+# Django's flush between transactional tests empties the append-only tables as the owner role (casino/testing_db).
 DATABASES["default"]["ENGINE"] = "casino.testing_db"
 # Throttling is exercised by its own tests (they set their rates); the rest of the suite must not trip it.
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {  # noqa: F405
     scope: None for scope in ("auth_burst", "auth_sustained", "user_burst", "user_sustained")
 }
 TABLE_TIMERS = env_bool("TABLE_TIMERS", False)  # noqa: F405 - timer tests turn them on (and their worker)
+SECURE_SSL_REDIRECT = False  # the test clients and servers speak plain HTTP (tests/test_deploy_check.py checks it on)
+HOUSE_EDGE_TASKS = env_bool("HOUSE_EDGE_TASKS", False)  # noqa: F405 - the lab's admin test turns it on (and its worker)

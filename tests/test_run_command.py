@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -11,6 +12,8 @@ import urllib.request
 from urllib.parse import urlsplit
 
 import psutil
+import psycopg
+import pytest
 
 from tests.conftest import ROOT, free_port, wait_for
 
@@ -25,9 +28,25 @@ def _status(url: str) -> int | None:
         return None
 
 
+def _sign_in(base: str, username: str, password: str) -> int | None:
+    body = json.dumps({"username": username, "password": password}).encode()
+    request = urllib.request.Request(
+        f"{base}/api/v1/auth/token", data=body, headers={"Content-Type": "application/json"}, method="POST"
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as resp:
+            return resp.status
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
 def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
     port, live_port = free_port(), free_port()
-    db = urlsplit(os.environ["DATABASE_URL"])._replace(path="/casino_runcheck").geturl()
+    superuser = os.environ.get("DATABASE_SUPERUSER_URL")
+    if not superuser:
+        pytest.skip("`make run` creates its database and roles: needs DATABASE_SUPERUSER_URL (set by `make test`)")
+    name = f"{urlsplit(os.environ['DATABASE_URL']).path.lstrip('/')}_runcheck"  # never another checkout's
+    db = urlsplit(superuser)._replace(path=f"/{name}").geturl()
     env = {**os.environ, "DATABASE_URL": db, "PORT": str(port), "LIVE_PORT": str(live_port), "PYTHONPATH": str(ROOT)}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     proc = subprocess.Popen(
@@ -48,10 +67,33 @@ def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
         names = " ".join(" ".join(p.cmdline()) for p in tree)
         assert "celery -A casino worker" in names and "celery -A casino beat" in names
         assert "uvicorn casino.asgi:application" in names
+        # safe defaults: the servers listen on 127.0.0.1 only, and the demo password is this installation's own
+        listening = {
+            (c.laddr.ip, c.laddr.port)
+            for p in tree
+            for c in p.net_connections(kind="inet")
+            if c.status == psutil.CONN_LISTEN
+        }
+        assert {port, live_port} <= {p for _, p in listening}, listening
+        assert {ip for ip, _ in listening} == {"127.0.0.1"}, f"listening beyond localhost: {listening}"
+        password = (ROOT / ".local" / "demo_password").read_text().strip()
+        assert len(password) >= 16
+        assert _sign_in(base, "alice", password) == 200
+        assert _sign_in(base, "alice", "casino-demo-2026") == 400  # the old constant opens nothing
+        with psycopg.connect(superuser.replace("postgres://", "postgresql://", 1)) as conn:
+            users = {
+                row[0]
+                for row in conn.execute(
+                    "SELECT usename FROM pg_stat_activity WHERE datname = %s AND backend_type = 'client backend'",
+                    [name],
+                )
+            }
+        assert users == {f"{name}_app"}, f"the running casino connects as {users}, not only its application role"
     finally:
         proc.send_signal(signal.SIGINT)
         output = proc.communicate(timeout=60)[0].decode(errors="replace")
     assert "operator" in output and "alice" in output, "demo credentials were not printed"
+    assert password in output, "the demo password was not printed"
     assert f"{base}/api/docs/" in output
     still_running = [p for p in tree if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert not still_running, f"left running after Ctrl-C: {still_running}"
