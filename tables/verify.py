@@ -73,7 +73,10 @@ def _cached_start(hand: Hand) -> TableState | None:
     if hand.start_state is None or hand.start_schema != engine.SNAPSHOT_SCHEMA or hand.start_version is None:
         return None
     return engine.state_from_db(
-        hand.start_state, version=hand.start_version, what=f"the cached starting state of hand {hand.pk}"
+        hand.start_state,
+        binding=engine.hand_start_binding(hand.table_id, hand.start_version),
+        version=hand.start_version,
+        what=f"the cached starting state of hand {hand.pk}",
     )
 
 
