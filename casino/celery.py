@@ -1,11 +1,43 @@
-"""The Celery app. Tasks are thin (ids in, one service call) and enqueued with transaction.on_commit."""
+"""The Celery app. Tasks are thin (ids in, one service call) and enqueued with transaction.on_commit.
 
+Logging is Django's (``LOGGING`` in casino.settings: Celery does not take over the root logger), with Celery's
+per-task "received"/"succeeded" lines and beat's "sending due task" lines turned down: each task writes one line
+of its own instead (below), and the timeout sweeper none while it finds nothing to fire."""
+
+import logging
 import os
+import time
+from typing import Any
 
-from celery import Celery
+from celery import Celery, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 
 app = Celery("casino")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+# --- one log line per task (casino/requestlog.py) and the task counter (casino/metrics.py) ---------------------
+@signals.task_prerun.connect
+def _task_started(task_id: str | None = None, task: Any = None, **_: Any) -> None:
+    from casino import requestlog
+
+    task.request.casino_log = (requestlog.begin(task_id=task_id), time.perf_counter())
+
+
+@signals.task_postrun.connect
+def _task_finished(task_id: str | None = None, task: Any = None, state: str | None = None, **_: Any) -> None:
+    from casino import metrics, requestlog
+
+    token, started = getattr(task.request, "casino_log", (None, time.perf_counter()))
+    if token is None:
+        return
+    fields = requestlog.end(token)
+    quiet = fields.pop("quiet", False)
+    fields.setdefault("outcome", "ok" if state == "SUCCESS" else (state or "unknown").lower())
+    fields["ms"] = round((time.perf_counter() - started) * 1000)
+    metrics.TASKS.labels(task.name, str(fields["outcome"])).inc()
+    if not quiet or state != "SUCCESS":
+        level = logging.INFO if state == "SUCCESS" else logging.ERROR
+        requestlog.task_log.log(level, "%s %s", task.name, requestlog.line(fields), extra=fields)

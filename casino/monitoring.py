@@ -33,6 +33,9 @@ def record_verification_failure(
 def record_reconcile_run(report: Any, *, seconds: float, source: str) -> ReconcileRun:
     """Keep the outcome of a reconciliation (``ledger.reconcile.Report``)."""
     failed = [check.name for check in report.checks if not check.ok]
+    if failed:
+        differences = report.total_differences
+        log.error("ledger reconciliation: %s difference(s) in %s (%s)", differences, ", ".join(failed), source)
     return ReconcileRun.objects.create(
         ok=report.ok, differences=report.total_differences, seconds=seconds, source=source, failed_checks=failed
     )
