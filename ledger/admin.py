@@ -17,6 +17,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from casino.admin_lookups import DeclaredLookupsOnly
 from casino.paginator import EstimatedCountAdminMixin
 from ledger.models import Account, Posting, Transaction
 from ledger.selectors import account_postings
@@ -46,7 +47,7 @@ def dispute_link(transaction: Transaction) -> SafeString | str:
     return _admin_link("admin:tables_dispute_change", dispute_id, f"dispute {dispute_id}")
 
 
-class ReadOnlyAdmin(EstimatedCountAdminMixin, admin.ModelAdmin):
+class ReadOnlyAdmin(EstimatedCountAdminMixin, DeclaredLookupsOnly):
     """No add, change or delete; estimated counts (casino/paginator.py): no count(*) over millions of postings."""
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -151,6 +152,7 @@ class TransactionAdmin(ReadOnlyAdmin):
 class PostingAdmin(ReadOnlyAdmin):
     list_display = ("id", "at", "account", "amount", "balance_after", "transaction_link", "hand_id", "memo")
     list_filter = ("account__kind",)
+    extra_lookups = ("account__id__exact",)  # an account's running balance: the link of the account pages
     search_fields = ("account__code",)
     ordering = ("-id",)
     list_select_related = ("account", "transaction")

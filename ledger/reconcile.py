@@ -39,6 +39,8 @@ class Report:
     checks: list[Check]
     counts: dict[str, int]
     at: str
+    house_bankroll: int = 0  # house:bankroll and every table's house:bankroll:table:<id>, added up
+    table_bankrolls: int = 0
 
     @property
     def ok(self) -> bool:
@@ -74,6 +76,7 @@ class Report:
         lines = [
             f"Ledger reconciliation at {self.at}",
             "  " + ", ".join(f"{count} {name}" for name, count in self.counts.items()),
+            f"  house bankroll: {self.house_bankroll} (house:bankroll and {self.table_bankrolls} table bankroll(s))",
             "",
         ]
         for check in self.checks:
@@ -129,6 +132,11 @@ def _run(limit: int, on_check: Callable[[str], None] | None) -> Report:
                       (SELECT count(*) FROM ledger_posting)"""
         )
         accounts, transactions, postings = cursor.fetchone()
+        cursor.execute(
+            "SELECT coalesce(sum(balance), 0), count(*) FILTER (WHERE a.code <> 'house:bankroll') "
+            "FROM ledger_balance b JOIN ledger_account a ON a.id = b.account_id WHERE b.kind = 'bankroll'"
+        )
+        house_total, table_bankrolls = cursor.fetchone()
         checks = []
         for name, step in zip(CHECK_NAMES, steps, strict=True):
             if on_check is not None:
@@ -138,6 +146,8 @@ def _run(limit: int, on_check: Callable[[str], None] | None) -> Report:
         checks=checks,
         counts={"accounts": accounts, "transactions": transactions, "postings": postings},
         at=timezone.now().isoformat(timespec="seconds"),
+        house_bankroll=int(house_total),
+        table_bankrolls=int(table_bankrolls),
     )
 
 
@@ -281,7 +291,8 @@ def _escrow(cursor: Any, limit: int) -> Check:
 def _settled_hands(cursor: Any, limit: int) -> Check:
     """Over a settled hand's entries (its reserves and its settlement), each party's account changes by its
     net in the stored results: a punter by the sum of his rows' nets, the banker (the house bankroll for a
-    house bank) by minus the sum of all nets, anything else (the escrow included) by 0."""
+    house bank: any of its bankroll accounts, ``house:bankroll`` or the table's ``house:bankroll:table:<id>``)
+    by minus the sum of all nets, anything else (the escrow included) by 0."""
     check = Check("settled hands match their results")
     settled = 0
     with connection.chunked_cursor() as stream:
@@ -328,14 +339,12 @@ def _hand_differences(details_json: str, bankers_json: str | None, moves_json: s
     actual: dict[str, int] = defaultdict(int)
     names: dict[str, str] = {}
     for kind, code, user_id, total in moves:
-        party = f"user {user_id}" if kind == "wallet" else code
+        party = f"user {user_id}" if kind == "wallet" else "house:bankroll" if kind == "bankroll" else code
         actual[party] += total
         names[party] = code
     differences = []
     for party in sorted({*expected, *actual}):
         if expected.get(party, 0) != actual.get(party, 0):
             name = names.get(party, party)
-            differences.append(
-                f"{name} changed by {actual.get(party, 0)}, its result says {expected.get(party, 0)}"
-            )
+            differences.append(f"{name} changed by {actual.get(party, 0)}, its result says {expected.get(party, 0)}")
     return differences

@@ -10,7 +10,15 @@ from typing import Any, TypedDict
 from django.db import connection
 from django.db.models import QuerySet, Subquery
 
-from ledger.accounts import ESCROW_PREFIX, HOUSE_CODES, PLAYER_PREFIX, UserRef, check_int, user_id_of
+from ledger.accounts import (
+    ESCROW_PREFIX,
+    HOUSE_CODES,
+    PLAYER_PREFIX,
+    UserRef,
+    check_int,
+    is_table_bankroll,
+    user_id_of,
+)
 from ledger.errors import InvalidEntry
 from ledger.models import Account, Posting, Transaction
 
@@ -32,6 +40,13 @@ def balance(account: Account | str) -> int:
     return int(row[0]) if row else 0
 
 
+def house_bankroll() -> int:
+    """The house bankroll in total: ``house:bankroll`` and every table's ``house:bankroll:table:<id>`` (one query)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT coalesce(sum(balance), 0) FROM ledger_balance WHERE kind = 'bankroll'")
+        return int(cursor.fetchone()[0])
+
+
 def wallet_balance(user: UserRef) -> int:
     """The chips in a player's wallet (0 before the first deposit)."""
     return wallet_balances([user_id_of(user)])[user_id_of(user)]
@@ -51,6 +66,17 @@ def wallet_balances(user_ids: Iterable[int]) -> dict[int, int]:
         )
         result.update({int(user_id): int(amount) for user_id, amount in cursor.fetchall()})
     return result
+
+
+def wallet_balances_sql(user_ids_sql: str) -> str:
+    """A scalar subquery giving the wallet balances of the users that ``user_ids_sql`` (a subquery or array
+    expression of user ids) names, as a JSON array of ``[user id, balance]``: for callers that read balances in
+    a statement of their own (the table load reads its seated players' wallets with the table row)."""
+    return (
+        "(SELECT coalesce(json_agg(json_build_array(a.user_id, b.balance)), '[]') "
+        "FROM ledger_account a JOIN ledger_balance b ON b.account_id = a.id "
+        f"WHERE a.user_id = ANY({user_ids_sql}))"
+    )
 
 
 def account_postings(account: Account | str, *, before_id: int | None = None) -> QuerySet[Posting]:
@@ -122,6 +148,7 @@ def _by_id(posting: Posting) -> int:
 def _check_code(code: object) -> None:
     if not isinstance(code, str) or not (
         code in HOUSE_CODES
+        or is_table_bankroll(code)
         or code.startswith(PLAYER_PREFIX)
         or (code.startswith(ESCROW_PREFIX) and code.removeprefix(ESCROW_PREFIX).isdecimal())
     ):

@@ -37,7 +37,7 @@ from tables.rules import (
     command_to_json,
     handle,
 )
-from tables.store import ConcurrencyConflict, StoredEvent, append, events_of_idempotent_command
+from tables.store import ConcurrencyConflict, StoredEvent, Write, chain, events_of_idempotent_command, insert
 
 MAX_ATTEMPTS = 5
 
@@ -146,7 +146,9 @@ def _attempt(
     retry: bool,
 ) -> Outcome:
     try:
-        loaded = engine.load_table(table_id, lock=True, use_cache=not retry)
+        loaded = engine.load_table(
+            table_id, lock=True, use_cache=not retry, wallets_of=(*extra_wallets, *([actor_id] if actor_id else []))
+        )
     except engine.TableMissing:
         raise TableNotFound(f"there is no table {table_id}", {"table": table_id}) from None
     current_hand_id = loaded.current_hand_id
@@ -157,7 +159,10 @@ def _attempt(
     user_ids = {int(s.player_id) for s in state.seats} | set(extra_wallets)
     if actor_id is not None:
         user_ids.add(actor_id)
-    wallets = {str(uid): amount for uid, amount in ledger_selectors.wallet_balances(user_ids).items()}
+    if loaded.wallets is not None and user_ids <= loaded.wallet_users:  # read with the table row
+        wallets = {str(uid): loaded.wallets[uid] for uid in user_ids}
+    else:
+        wallets = {str(uid): amount for uid, amount in ledger_selectors.wallet_balances(user_ids).items()}
     ctx = Context(now_ms=int(time.time() * 1000), wallets=wallets, entropy=secrets.token_hex(32))
     command = build(ctx, state)
     command_json = command_to_json(command)
@@ -191,25 +196,26 @@ def _attempt(
     first_metadata = {**common, "command": command_json, "fingerprint": _fingerprint(command_json)}
     encoded = [engine.encode(event, first_metadata if i == 0 else common) for i, event in enumerate(new_events)]
     now = timezone.now()
+    chained = chain(
+        stream_id=table_id, expected_version=state.version, prev_hash=loaded.last_hash, events=encoded, recorded_at=now
+    )
     with transaction.atomic(savepoint=False):  # the writes stand or fall together
-        stored = append(
-            stream_id=table_id,
-            expected_version=state.version,
-            prev_hash=loaded.last_hash,
-            events=encoded,
-            recorded_at=now,
-        )
+        # the read models' and the snapshot's writes go with the events, in one statement (a new hand's row
+        # before it: the others need its id); then the ledger's entries, one function call each
+        writes: list[Write] = []
         hand_ids = projections.apply(
             table_id=table_id,
             before=state,
             after=new_state,
-            events=list(zip(stored, new_events, strict=True)),
+            events=list(zip(chained, new_events, strict=True)),
             current_hand_id=current_hand_id,
             at=now,
+            writes=writes,
         )
-        post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_ids)
         if any(isinstance(e, (HandOpened, HandSettled, HandAbandoned)) for e in new_events):
-            engine.save_snapshot(table_id, new_state, stored[-1].hash)
+            writes.append(engine.snapshot_write(table_id, new_state, chained[-1].hash))
+        stored = insert(chained, also=writes)
+        post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_ids)
 
     from tables import after_commit
 

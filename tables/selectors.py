@@ -13,7 +13,6 @@ and load what the projection needs:
 from __future__ import annotations
 
 import dataclasses
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +21,7 @@ from django.db import connection
 from django.db.models import QuerySet
 
 from ledger.selectors import hand_ledger, wallet_balances
-from tables import engine, notify, verify
+from tables import engine, verify
 from tables.models import Hand, HandParticipant, Table
 from tables.pipeline import Outcome
 from tables.rules import DomainError, Event, NotFound, TableState, Viewer, evolve
@@ -104,10 +103,17 @@ def _wallets(state: TableState, user: AbstractBaseUser) -> dict[str, int]:
 def table_read(*, table_id: int, user: AbstractBaseUser) -> TableRead:
     """The table now, for ``user``. Raises ``not_found``."""
     try:
-        state = engine.load_table(table_id).state
+        loaded = engine.load_table(table_id, wallets_of=[int(user.pk)])
     except engine.TableMissing:
         raise _not_found(table_id) from None
-    return _read(table_id, state, user)
+    state = loaded.state
+    ids = {int(s.player_id) for s in state.seats} | {int(user.pk)}
+    if state.version != loaded.row_version or loaded.wallets is None or not ids <= loaded.wallet_users:
+        return _read(table_id, state, user)
+    # the load's one statement read the table row, the state at its version and the wallets
+    hand_id = loaded.current_hand_id if state.hand is not None else None
+    wallets = {str(uid): loaded.wallets[uid] for uid in ids}
+    return TableRead(table_id, loaded.name, state, hand_id, viewer_for(state, user), int(user.pk), wallets)
 
 
 def outcome_read(*, outcome: Outcome, user: AbstractBaseUser) -> TableRead:
@@ -144,43 +150,37 @@ class EventsRead:
         return self.events[-1][0].version if self.events else self.state.version
 
 
-def _read_events(table_id: int, user: AbstractBaseUser, after: int, limit: int) -> EventsRead:
+@dataclass(frozen=True, slots=True)
+class LoadedEvents:
+    """A table's events after a position and the state at the moment they were read (no viewer yet)."""
+
+    table_id: int
+    state: TableState
+    events: list[tuple[StoredEvent, Event]]
+
+
+def load_events(table_id: int, after: int, limit: int = MAX_FEED_EVENTS) -> LoadedEvents:
+    """Events with ``seq > after`` (at most ``limit``) and the table's state now. Raises ``not_found``."""
     try:
         state = engine.load_table(table_id).state
     except engine.TableMissing:
         raise _not_found(table_id) from None
     stored = load_stream(table_id, after_version=after, upto_version=min(state.version, after + limit))
-    return EventsRead(state, viewer_for(state, user), [(s, engine.decode(s)) for s in stored])
+    return LoadedEvents(table_id, state, [(s, engine.decode(s)) for s in stored])
+
+
+def events_read(loaded: LoadedEvents, user: AbstractBaseUser) -> EventsRead:
+    """The loaded events as ``user`` is placed to see them now (the viewer of the state they were read with)."""
+    return EventsRead(loaded.state, viewer_for(loaded.state, user), loaded.events)
 
 
 def release_connection() -> None:
-    """Give the request's database connection back (to the pool, or close it) before blocking on Redis.
+    """Give this thread's database connection back (to the pool, or close it) before a wait.
 
     Inside an atomic block (a test's transaction) the connection is kept: closing it would break the block.
     """
     if not connection.in_atomic_block:
         connection.close()
-
-
-def table_events(
-    *, table_id: int, user: AbstractBaseUser, after: int, wait: float = 0, limit: int = MAX_FEED_EVENTS
-) -> EventsRead:
-    """Events with ``seq > after`` (at most ``limit``); with ``wait`` > 0 and none yet, wait up to ``wait``
-    seconds for the next commit to the table, holding no database connection meanwhile, and read again."""
-    if wait <= 0:
-        return _read_events(table_id, user, after, limit)
-    deadline = time.monotonic() + wait
-    hub = notify.hub()
-    with hub.waiter(table_id, after) as waiter:  # before the read: a commit after it still wakes us
-        read = _read_events(table_id, user, after, limit)
-        while not read.events:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                break
-            release_connection()
-            hub.wait(waiter, remaining)
-            read = _read_events(table_id, user, after, limit)
-    return read
 
 
 # --- hands ---------------------------------------------------------------------------------------------------------

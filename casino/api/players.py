@@ -12,8 +12,8 @@ import re
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connection, transaction
-from rest_framework.authtoken.models import Token
 
+from casino.api.authentication import issue_token
 from casino.api.errors import invalid_field
 from tables.models import PlayerProfile
 from tables.rules.client_seed import client_seed_error
@@ -53,8 +53,7 @@ def player_register(*, username: str, password: str) -> tuple[AbstractBaseUser, 
         raise invalid_field("username", "A user with that username already exists.")
     user = user_model._default_manager.create_user(username=username, password=password)  # type: ignore[attr-defined]
     PlayerProfile.objects.create(user=user, client_seed=new_client_seed())
-    token = Token.objects.create(user=user)
-    return user, token.key
+    return user, issue_token(user)
 
 
 def player_profile(user: AbstractBaseUser) -> PlayerProfile:

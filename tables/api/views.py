@@ -7,8 +7,10 @@ by the core's viewer projection (see :mod:`tables.selectors` and :mod:`tables.ap
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from django.core.handlers.asgi import ASGIRequest
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -22,7 +24,7 @@ from casino.api.idempotency import idempotency_key, idempotent
 from casino.api.pagination import ApiPagination
 from casino.api.permissions import CanCreateTables
 from casino.api.schema import api_errors
-from tables import selectors, services
+from tables import feed, selectors, services
 from tables.api import presenters
 from tables.api import serializers as io
 from tables.models import Table
@@ -195,26 +197,44 @@ class EventsQuery(serializers.Serializer):
     )
 
 
+@dataclass(frozen=True, slots=True)
+class LongPoll:
+    """What the async side needs to wait for a feed that had nothing new (``tables.live.longpoll``)."""
+
+    table_id: int
+    user: Any
+    after: int
+    wait: int
+
+
 class EventsView(APIView):
+    """The feed, read once. Served by the ASGI process through :func:`tables.live.longpoll.events_view`, which
+    waits when this read found nothing; a WSGI server (gunicorn) answers at once: no wait holds its threads."""
+
     @extend_schema(
         operation_id="tables_events",
         summary="The table's events after a position (long-poll)",
         description=(
             "Events with `seq > after`, as you may see them, at most 500 per answer. With `wait` (0-30 s) and "
             "nothing new yet, the answer comes as soon as the table's next event commits, or after `wait` "
-            "seconds with no events. Ask again with `after=last_seq`."
+            "seconds with no events. Ask again with `after=last_seq`. Waits are served by the live (ASGI) "
+            "server; a user holds at most `LIVE_MAX_OPEN_WAITS` (8) open waits and sockets at once, beyond "
+            "which a wait is 429 `throttled`. The REST server answers a wait at once."
         ),
         parameters=[TABLE_ID, EventsQuery],
         responses={200: io.EventsFeedSerializer},
     )
-    @api_errors("invalid_request", "not_found")
+    @api_errors("invalid_request", "not_found", "throttled")
     def get(self, request: Request, table_id: int) -> Response:
         query = EventsQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        read = selectors.table_events(
-            table_id=table_id, user=request.user, after=query.validated_data["after"], wait=query.validated_data["wait"]
-        )
-        return Response(presenters.present_events(read))
+        after, wait = query.validated_data["after"], query.validated_data["wait"]
+        body = feed.page(table_id, request.user, after)
+        response = Response(body)
+        if wait and not body["events"] and isinstance(request._request, ASGIRequest):
+            response.long_poll = LongPoll(table_id, request.user, after, wait)  # type: ignore[attr-defined]
+            selectors.release_connection()
+        return response
 
 
 class HandView(APIView):
