@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('casino', '0002_admin_roles'),
+        ('casino', '0003_drop_plaintext_tokens'),
     ]
 
     operations = [
