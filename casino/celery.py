@@ -41,3 +41,13 @@ def _task_finished(task_id: str | None = None, task: Any = None, state: str | No
     if not quiet or state != "SUCCESS":
         level = logging.INFO if state == "SUCCESS" else logging.ERROR
         requestlog.task_log.log(level, "%s %s", task.name, requestlog.line(fields), extra=fields)
+
+
+@signals.worker_init.connect
+def _worker_metrics(**_: Any) -> None:
+    """A worker container's own /metrics (casino/metrics.py), when ``METRICS_WORKER_PORT`` is set."""
+    port = os.environ.get("METRICS_WORKER_PORT", "")
+    if port:
+        from casino.metrics import serve_worker_metrics
+
+        serve_worker_metrics(int(port), os.environ.get("METRICS_WORKER_ADDR", "0.0.0.0"))

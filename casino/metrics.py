@@ -229,27 +229,55 @@ def registry() -> CollectorRegistry:
 
 
 # --- the endpoint ------------------------------------------------------------------------------------------------
-def allowed(request: HttpRequest) -> bool:
-    """The request has the bearer token, or comes from an allowed address. Both unset: the endpoint is off."""
+def allowed_credentials(authorization: str, remote_addr: str) -> bool:
+    """The bearer token, or an allowed address. Both settings empty: the metrics are off (``Http404``)."""
     token = getattr(settings, "METRICS_TOKEN", "")
     networks = getattr(settings, "METRICS_ALLOW_IPS", [])
     if not token and not networks:
         raise Http404("metrics are off (set METRICS_TOKEN or METRICS_ALLOW_IPS)")
-    if token:
-        given = request.headers.get("Authorization", "")
-        if given.startswith("Bearer ") and hmac.compare_digest(given[7:].strip().encode(), token.encode()):
-            return True
+    bearer = authorization[7:].strip() if authorization.startswith("Bearer ") else ""
+    if token and bearer and hmac.compare_digest(bearer.encode(), token.encode()):
+        return True
     try:
-        address = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
+        address = ipaddress.ip_address(remote_addr)
     except ValueError:
         return False
     return any(address in ipaddress.ip_network(net, strict=False) for net in networks)
 
 
 def metrics_view(request: HttpRequest) -> HttpResponse:
-    if not allowed(request):
+    if not allowed_credentials(request.headers.get("Authorization", ""), request.META.get("REMOTE_ADDR", "")):
         response = HttpResponse("forbidden\n", status=403, content_type="text/plain")
         if getattr(settings, "METRICS_TOKEN", ""):
             response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
     return HttpResponse(generate_latest(registry()), content_type=CONTENT_TYPE_LATEST)
+
+
+def serve_worker_metrics(port: int, address: str = "0.0.0.0") -> Any:
+    """``/metrics`` of a Celery worker container (its processes' timers, sweeps and tasks), with the same
+    protection as the web's. Started by ``casino.celery`` when ``METRICS_WORKER_PORT`` is set; returns the server."""
+    import threading
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+    from prometheus_client import make_wsgi_app
+
+    app = make_wsgi_app(registry())
+
+    def guarded(environ: dict[str, Any], start_response: Any) -> Any:
+        try:
+            ok = allowed_credentials(environ.get("HTTP_AUTHORIZATION", ""), environ.get("REMOTE_ADDR", ""))
+        except Http404:
+            ok = False
+        if not ok:
+            start_response("403 Forbidden", [("Content-Type", "text/plain")])
+            return [b"forbidden\n"]
+        return app(environ, start_response)
+
+    class QuietHandler(WSGIRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # scrapes are not logged
+            pass
+
+    server = make_server(address, port, guarded, handler_class=QuietHandler)
+    threading.Thread(target=server.serve_forever, name="worker-metrics", daemon=True).start()
+    return server

@@ -4,6 +4,7 @@ database figures; and real gunicorn workers adding up their counters (prometheus
 from __future__ import annotations
 
 import random
+import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
@@ -165,3 +166,49 @@ def test_gunicorn_workers_add_up_their_counters_in_one_scrape(spawn, child_env, 
     counted = float(line.rsplit(" ", 1)[1])
     assert counted >= requests + 1  # every request, whichever worker answered (+ the health checks before)
     assert len(list((tmp_path / "metrics").glob("counter_*.db"))) >= 2  # both workers wrote their own file
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_container_serves_its_own_metrics_with_the_same_protection(spawn, child_env, tmp_path):
+    port = free_port()
+    env = {
+        **child_env,
+        "DATABASE_URL": child_database_url(),
+        "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
+        "METRICS_WORKER_PORT": str(port),
+        "METRICS_WORKER_ADDR": "127.0.0.1",
+        "METRICS_TOKEN": "worker-secret",
+    }
+    spawn(
+        [
+            "-m",
+            "celery",
+            "-A",
+            "casino",
+            "worker",
+            "-Q",
+            f"metrics-{port}",
+            "--pool=threads",
+            "--concurrency=1",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel=WARNING",
+        ],
+        env=env,
+    )
+    url = f"http://127.0.0.1:{port}/metrics"
+
+    def status(headers: dict[str, str]) -> int:
+        try:
+            return urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=5).status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+        except OSError:
+            return 0
+
+    assert wait_for(lambda: status({}) == 403, 60)
+    assert status({"Authorization": "Bearer nope"}) == 403
+    request = urllib.request.Request(url, headers={"Authorization": "Bearer worker-secret"})
+    body = urllib.request.urlopen(request, timeout=10).read().decode()
+    assert "# HELP casino_sweeper_catchups" in body and "casino_ledger_reconcile_ok" in body
