@@ -8,13 +8,13 @@ Every figure comes from a read model or the ledger through an index, never by fo
 | hands per hour, 30 days, by preset and bank | ``tables_hand.opened_at`` | ``hand_opened_at_idx`` (index-only) |
 | house net per day, 30 days, by preset | ``banker_net`` of house-banked hands | ``hand_house_settled_idx`` |
 | open disputes | ``tables_dispute`` | (small table) |
-| chips | ``ledger_balance`` of the house accounts and the escrows | account code / table id |
+| chips | ``ledger_balance`` of the house accounts and the escrows | ``ledger_account.user_id IS NULL`` |
 | timeouts per hour, 24 h | the first event of each timeout command | ``event_timeout_command_idx`` (partial) |
 | verification failures | ``casino_verificationfailure`` | ``casino_verifyfail_at_idx`` |
 | last reconciliation | ``casino_reconcilerun`` | ``casino_reconcile_at_idx`` |
 
 Player wallets are not summed over every player's row: the trial balance is zero, so the wallets hold minus
-everything else (the cage, the bankroll, the fees and the escrows), which are a handful of rows.
+everything else (the cage, the bankrolls, the fees and the escrows: one row per table at most).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from django.db.models.functions import TruncDay, TruncHour
 from django.utils import timezone
 
 from casino.models import ReconcileRun, VerificationFailure
-from ledger.accounts import BANKROLL, CAGE, FEES
 from ledger.models import Balance
 from tables.models import Dispute, Event, Hand, Table
 
@@ -100,11 +99,12 @@ def _hours(start: datetime, count: int) -> list[datetime]:
 
 
 def _chips() -> Chips:
-    house = dict(
-        Balance.objects.filter(account__code__in=(BANKROLL, CAGE, FEES)).values_list("account__code", "balance")
+    # every account but the players' (the house's and the tables' escrows: user_id IS NULL, through the unique
+    # index on user_id), summed by kind
+    totals = dict(
+        Balance.objects.filter(account__user__isnull=True).values_list("kind").annotate(total=Sum("balance"))
     )
-    escrow = Balance.objects.filter(account__table_id__isnull=False).aggregate(total=Sum("balance"))["total"] or 0
-    bankroll, cage, fees = house.get(BANKROLL, 0), house.get(CAGE, 0), house.get(FEES, 0)
+    escrow, bankroll, cage, fees = (int(totals.get(kind, 0)) for kind in ("escrow", "bankroll", "cage", "fees"))
     return Chips(
         wallets=-(cage + bankroll + fees + escrow), escrow=escrow, bankroll=bankroll, fees=fees, cage=cage
     )

@@ -151,13 +151,13 @@ class ChoicesFilter(admin.SimpleListFilter):
 
 class PresetFilter(ChoicesFilter):
     title = "preset"
-    parameter_name = "preset__exact"
+    parameter_name = "preset"
     field = "preset"
     choices_list = tuple((name, name) for name in PRESET_NAMES)
 
 
 class HandStatusFilter(ChoicesFilter):
     title = "status"
-    parameter_name = "status__exact"
+    parameter_name = "status"
     field = "status"
     choices_list = (("in_play", "in play"), ("settled", "settled"), ("abandoned", "abandoned"))

@@ -92,10 +92,10 @@ def test_the_dashboard_shows_the_casino_as_the_ledger_and_read_models_say(page, 
     assert _value(page, "#chips-issued") == -total("cage") == 4 * 1000
     assert _value(page, "#chips-with-players") == total("wallet") + total("escrow")
 
-    # the house's net over 30 days: what the bankroll gained over the settled house hands' entries
+    # the house's net over 30 days: what the bankrolls gained over the settled house hands' entries
     settled = list(Hand.objects.filter(table=demo["house"], status="settled").values_list("pk", flat=True))
     bankroll_gain = Posting.objects.filter(
-        account__code="house:bankroll", transaction__hand_id__in=settled
+        account__kind="bankroll", transaction__hand_id__in=settled
     ).aggregate(s=Sum("amount"))["s"]
     assert _value(page, "#tile-net-30 .figure") == bankroll_gain
     assert _value(page, "#tile-net-today .figure") == bankroll_gain  # every hand was played today

@@ -12,8 +12,8 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 from pythonjsonlogger.json import JsonFormatter
-from rest_framework.authtoken.models import Token
 
+from casino.api.authentication import issue_token
 from casino.tasks import purge_idempotency, purge_idempotency_records
 from tables.models import Event, IdempotencyRecord, Table
 from tables.tasks import sweep_timeouts
@@ -29,7 +29,7 @@ def _records(caplog: pytest.LogCaptureFixture, logger: str) -> list[logging.LogR
 def test_each_request_logs_one_line_with_its_id_user_table_and_outcome(client, caplog):
     table = make_table("classic")
     (player,) = make_players(1, prefix="log")
-    token = Token.objects.create(user=player).key
+    token = issue_token(player)
     caplog.set_level(logging.INFO)
     response = client.post(
         f"/api/v1/tables/{table.pk}/seats",
