@@ -20,10 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
-from ledger.models import Transaction
 from tables import engine
 from tables.ledger_bridge import ESCROW, chip_moves, event_cause
 from tables.models import Hand
@@ -47,6 +46,7 @@ from tables.rules import (
 from tables.store import StoredEvent, chain_problems, load_stream
 
 CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain")
+_CLOSING_SLACK = 200  # events read past a hand's closing event: the rest of the command that closed it
 
 
 class HandInPlay(DomainError):
@@ -90,7 +90,11 @@ def load_hand(hand: Hand, *, full: bool = False) -> HandEvents:
     start = None if full else _cached_start(hand)
     if start is not None:
         first = start.version + 1
-        stream = load_stream(hand.table_id, after_version=max(first - 2, 0))
+        # the hand's events and the rest of the command that closed it, not the table's later history
+        upto = None if hand.closed_version is None else hand.closed_version + _CLOSING_SLACK
+        stream = load_stream(hand.table_id, after_version=max(first - 2, 0), upto_version=upto)
+        if upto is not None and stream and stream[-1].version == upto:  # the closing command may go on
+            stream = load_stream(hand.table_id, after_version=max(first - 2, 0))
         before, rest = ([stream[0]], stream[1:]) if first > 1 else ([], stream)
     else:
         stream = load_stream(hand.table_id)
@@ -200,22 +204,31 @@ def _expected_postings(
 
 
 def _check_ledger(hand: Hand, decoded: Sequence[tuple[StoredEvent, Event]]) -> str:
-    player_ids = {str(getattr(e, "player_id", "")) for _, e in decoded} | {
+    # the hand's entries with their postings and accounts, in one query
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT t.cause, a.code, a.kind, a.user_id, p.amount FROM ledger_transaction t "
+            "JOIN ledger_posting p ON p.transaction_id = t.id JOIN ledger_account a ON a.id = p.account_id "
+            "WHERE t.table_id = %s AND t.hand_id = %s ORDER BY t.id, p.id",
+            [hand.table_id, hand.pk],
+        )
+        rows = cursor.fetchall()
+    house = f"house:bankroll:table:{hand.table_id}"
+    usernames = {str(user_id): code.removeprefix("player:") for _, code, kind, user_id, _ in rows if kind == "wallet"}
+    parties = {str(getattr(e, "player_id", "")) for _, e in decoded} | {
         str(p) for _, e in decoded if isinstance(e, HandSettled) for p in e.payouts
     }
-    ids = [int(p) for p in player_ids if p.isdigit()]
-    usernames = {
-        str(pk): name for pk, name in get_user_model().objects.filter(pk__in=ids).values_list("pk", "username")
-    }
+    unknown = [int(p) for p in parties if p.isdigit() and p not in usernames]
+    if unknown:  # a party with no posting at all: its name comes from the users
+        usernames |= {
+            str(pk): name for pk, name in get_user_model().objects.filter(pk__in=unknown).values_list("pk", "username")
+        }
     expected = _expected_postings(hand.table_id, decoded, usernames)
-    actual: dict[str, dict[str, int]] = {}
-    for tx in Transaction.objects.filter(table_id=hand.table_id, hand_id=hand.pk).prefetch_related("postings__account"):
-        legs: dict[str, int] = defaultdict(int)
-        for posting in tx.postings.all():
-            code = posting.account.code
-            # hands posted before the house banked each table from its own account used the shared one
-            legs[f"house:bankroll:table:{hand.table_id}" if code == "house:bankroll" else code] += posting.amount
-        actual[tx.cause] = {k: v for k, v in legs.items() if v}
+    legs_of: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for cause, code, _kind, _user_id, amount in rows:
+        # hands posted before the house banked each table from its own account used the shared one
+        legs_of[cause][house if code == "house:bankroll" else code] += amount
+    actual = {cause: {k: v for k, v in legs.items() if v} for cause, legs in legs_of.items()}
     for cause, legs in expected.items():
         if cause not in actual:
             return f"no ledger transaction for {cause}"

@@ -38,6 +38,7 @@ from .config import make_table_config
 from .errors import (
     AlreadySeated,
     BetOutOfLimits,
+    DomainError,
     IllegalAction,
     InvalidRequest,
     NotFound,
@@ -364,13 +365,45 @@ def handle(command: Command, state: TableState) -> tuple[list[Event], TableState
 
     Raises a :class:`DomainError` (no events) when the rules refuse the command.
     """
+    return _run(command, Tx(state, command.ctx))
+
+
+class _Accepted(BaseException):  # not an Exception: nothing on the way may catch it
+    """A probe reached its first event: every check before it passed."""
+
+
+class _ProbeTx(Tx):
+    __slots__ = ()
+
+    def emit(self, event: Event) -> None:
+        raise _Accepted
+
+
+def accepts(command: Command, state: TableState) -> bool:
+    """Whether ``decide`` would accept ``command`` in ``state``, without planning its events.
+
+    A command is refused before it emits anything: every check comes first, then the events (the property test
+    that compares ``legal_actions`` with what ``handle`` accepts keeps this true). So the probe stops at the
+    first event instead of playing the command out (a stand that ends the hand would otherwise play the
+    banker's turn, settle, and shuffle the next hand's deck).
+    """
+    try:
+        _run(command, _ProbeTx(state, command.ctx))
+    except _Accepted:
+        return True
+    except DomainError:
+        return False
+    return True
+
+
+def _run(command: Command, tx: Tx) -> tuple[list[Event], TableState]:
+    state = tx.state
     kind = type(command)
     handler = _HANDLERS.get(kind)
     if handler is None:
         raise InvalidRequest(f"unknown command {kind.__name__}", {"field": "type"})
     _check_context(command.ctx)
     _check_arguments(command)
-    tx = Tx(state, command.ctx)
     if kind is not CreateTable and state.config is None:
         raise NotFound("the table does not exist")
     handler(tx, command)
@@ -392,4 +425,4 @@ def decide(command: Command, state: TableState) -> list[Event]:
     return handle(command, state)[0]
 
 
-__all__ = ["acted", "decide", "handle"]
+__all__ = ["accepts", "acted", "decide", "handle"]
