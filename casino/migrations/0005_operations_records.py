@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('casino', '0003_drop_plaintext_tokens'),
+        ('casino', '0004_unlock_role'),
     ]
 
     operations = [
