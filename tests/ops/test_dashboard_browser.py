@@ -140,7 +140,7 @@ def test_the_dashboard_is_a_dozen_indexed_statements_and_hidden_from_players(cli
     call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
     from django.db import connection
 
-    client.login(username=DEMO_AUDITOR, password=DEMO_PASSWORD)
+    client.force_login(django_user_model.objects.get(username=DEMO_AUDITOR))
     with CaptureQueriesContext(connection) as captured:
         response = client.get("/admin/")
     assert response.status_code == 200 and 'id="dashboard"' in response.content.decode()
