@@ -72,6 +72,8 @@ FAULT_KINDS = (
 )
 PG_RESTART = "pg_restart"
 SWEEP_INTERVAL_S = 2.0
+# the suite's own services (and its database roles) never reach the private stack
+PRIVATE_SERVICE_VARIABLES = ("DATABASE_", "MIGRATE_DATABASE_", "REDIS_", "CELERY_")
 SWEEP_GRACE_S = 1.0
 TURN_TIMEOUT_S = 3
 # How long after a service is back a 503 (or a late timer) is still counted as the outage's: connections in
@@ -636,7 +638,7 @@ class Stack:
         self.redis.start()
         python_bin = str(Path(sys.executable).parent)
         self.env = {
-            **{k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_", "CELERY_"))},
+            **{k: v for k, v in os.environ.items() if not k.startswith(PRIVATE_SERVICE_VARIABLES)},
             "DATABASE_URL": self.admin_url,
             "REDIS_URL": self.redis.url,
             "DJANGO_SETTINGS_MODULE": "casino.settings",

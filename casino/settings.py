@@ -117,6 +117,19 @@ else:
     _db["CONN_MAX_AGE"] = env_int("CONN_MAX_AGE", 600)
     _db["CONN_HEALTH_CHECKS"] = True
 DATABASES = {"default": _db}
+DATABASE_APP_ROLE = str(_db.get("USER") or "")
+# The owner role (docs/architecture.md, "Database roles"): `manage.py migrate` connects as it (casino's migrate
+# command) and then grants the application role, DATABASE_URL's user, its privileges. Only its credentials are
+# used, and only when it names the same server and database as DATABASE_URL (a process pointed at another
+# database, like a test's child process or a private soak cluster, ignores an inherited one). Unset: migrate
+# runs as DATABASE_URL's user.
+MIGRATE_DATABASE_URL = os.environ.get("MIGRATE_DATABASE_URL", "")
+_owner = dj_database_url.parse(MIGRATE_DATABASE_URL) if MIGRATE_DATABASE_URL else None
+MIGRATE_DATABASE = (
+    {"USER": _owner["USER"], "PASSWORD": _owner["PASSWORD"]}
+    if _owner and all(_owner.get(k) == _db.get(k) for k in ("HOST", "PORT", "NAME"))
+    else None
+)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis and Celery ----------------------------------------------------------------------------------------
@@ -194,7 +207,8 @@ LIVE_MAX_OPEN_WAITS = env_int("LIVE_MAX_OPEN_WAITS", 8)  # per user: long-polls 
 LIVE_AUTH_TIMEOUT_S = float(os.environ.get("LIVE_AUTH_TIMEOUT_S", "10"))
 LIVE_RETRY_AFTER_S = env_int("LIVE_RETRY_AFTER_S", 5)  # Retry-After of a long-poll over the cap
 LIVE_SLOT_TTL_S = env_int("LIVE_SLOT_TTL_S", 60)  # a socket's slot expires unless refreshed (a killed process)
-# Where browsers open the WebSocket (the table page): empty = the page's host on LIVE_PORT (make run: PORT + 1)
+# Where the table page opens its WebSocket: an origin such as wss://live.example.com (behind a proxy), or empty
+# for the page's own host on LIVE_PORT (make run: PORT + 1)
 LIVE_WS_URL = os.environ.get("LIVE_WS_URL", "")
 LIVE_PORT = env_int("LIVE_PORT", env_int("PORT", 8000) + 1)
 

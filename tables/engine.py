@@ -3,6 +3,8 @@
 Loading costs the events of the current hand, not the table's history: the state is folded from the latest
 snapshot (taken at hand boundaries) plus the events after it. A snapshot is a disposable cache: one that is
 missing, unreadable or written by another version of the rules core is ignored and rebuilt from events.
+Snapshots (and the hands' cached starting states) are plain JSON (``rules.state_to_json``), decoded and
+type-checked field by field: a row that does not decode is logged and ignored, and no stored row can run code.
 Each process also keeps the latest committed state it has seen of each table, used when it is exactly the
 stream's latest version (one statement, nothing to fold) or as a newer base than the snapshot.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import pickle
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -37,6 +39,30 @@ def _schema_fingerprint() -> str:
 
 
 SNAPSHOT_SCHEMA = _schema_fingerprint()
+
+log = logging.getLogger(__name__)
+
+
+def state_to_db(state: TableState) -> str:
+    """The stored (JSON) form of a state: snapshots and cached starting states of hands."""
+    return json.dumps(rules.state_to_json(state), separators=(",", ":"))
+
+
+def state_from_db(stored: Any, *, version: int | None, what: str) -> TableState | None:
+    """The state a snapshot-like row holds, or None (logged) when it does not decode to a state at ``version``.
+
+    The row is data only: decoding checks every field's type and builds nothing but rules values.
+    """
+    try:
+        data = json.loads(stored) if isinstance(stored, (str, bytes, bytearray)) else stored
+        state = rules.state_from_json(data)
+    except (ValueError, TypeError, rules.InvalidRequest) as exc:
+        log.warning("%s does not decode (%s): ignored, rebuilt from the events", what, exc)
+        return None
+    if version is not None and state.version != version:
+        log.warning("%s holds version %s, not %s: ignored, rebuilt from the events", what, state.version, version)
+        return None
+    return state
 
 
 def decode(stored: StoredEvent) -> Event:
@@ -165,11 +191,8 @@ def load_table(
     last_hash = GENESIS
     base = 0
     if row[3] is not None and row[4] == SNAPSHOT_SCHEMA:
-        try:
-            candidate = pickle.loads(bytes(row[5]))
-        except Exception:
-            candidate = None
-        if isinstance(candidate, TableState) and candidate.version == row[3]:
+        candidate = state_from_db(row[5], version=row[3], what=f"the snapshot of table {table_id}")
+        if candidate is not None:
             state, base, last_hash = candidate, row[3], row[6]
     source = "snapshot" if base else "events"
     if cached is not None and base < cached[0].version <= latest:  # never a state the database does not hold
@@ -191,11 +214,11 @@ def snapshot_write(table_id: int, state: TableState, last_hash: str) -> Write:
     """The statement storing ``state`` (at a hand boundary) as the table's snapshot (see :func:`save_snapshot`)."""
     return (
         "INSERT INTO tables_snapshot (table_id, version, schema, state, last_hash, updated_at) "
-        "VALUES (%s, %s, %s, %s, %s, now()) "
+        "VALUES (%s, %s, %s, %s::jsonb, %s, now()) "
         "ON CONFLICT (table_id) DO UPDATE SET version = EXCLUDED.version, schema = EXCLUDED.schema, "
         "state = EXCLUDED.state, last_hash = EXCLUDED.last_hash, updated_at = now() "
         "WHERE tables_snapshot.version < EXCLUDED.version OR tables_snapshot.schema <> EXCLUDED.schema",
-        [table_id, state.version, SNAPSHOT_SCHEMA, pickle.dumps(state, protocol=5), last_hash],
+        [table_id, state.version, SNAPSHOT_SCHEMA, state_to_db(state), last_hash],
     )
 
 

@@ -6,7 +6,6 @@ The same projector runs live (in the command's transaction, writing to the datab
 
 from __future__ import annotations
 
-import pickle
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -169,7 +168,7 @@ class DatabaseSink:
             cursor.execute(
                 "INSERT INTO tables_hand (table_id, number, preset, status, opened_version, opened_at, "
                 "seed_commitment, banker_username, house_banked, disputed, start_version, start_schema, start_state) "
-                "VALUES (%s, %s, %s, 'in_play', %s, %s, %s, %s, %s, false, %s, %s, %s) RETURNING id",
+                "VALUES (%s, %s, %s, 'in_play', %s, %s, %s, %s, %s, false, %s, %s, %s::jsonb) RETURNING id",
                 [
                     table_id,
                     number,
@@ -181,7 +180,7 @@ class DatabaseSink:
                     row["house_banked"],
                     row["start_version"],
                     engine.SNAPSHOT_SCHEMA,
-                    pickle.dumps(row["start_state"], protocol=5),
+                    engine.state_to_db(row["start_state"]),
                 ],
             )
             return int(cursor.fetchone()[0])

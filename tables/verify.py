@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import pickle
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,7 +45,7 @@ from tables.rules import (
 from tables.store import StoredEvent, chain_problems, load_stream
 
 CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain")
-_CLOSING_SLACK = 200  # events read past a hand's closing event: the rest of the command that closed it
+_CLOSING_SLACK = 32  # events read past a hand's closing event at a time: the rest of the command that closed it
 
 
 class HandInPlay(DomainError):
@@ -73,11 +72,24 @@ def _cached_start(hand: Hand) -> TableState | None:
     """The state before the hand's first command, cached when the hand opened (None if unusable)."""
     if hand.start_state is None or hand.start_schema != engine.SNAPSHOT_SCHEMA or hand.start_version is None:
         return None
-    try:
-        state = pickle.loads(bytes(hand.start_state))
-    except Exception:
-        return None
-    return state if isinstance(state, TableState) and state.version == hand.start_version else None
+    return engine.state_from_db(
+        hand.start_state, version=hand.start_version, what=f"the cached starting state of hand {hand.pk}"
+    )
+
+
+def _hand_stream(hand: Hand, *, after_version: int) -> list[StoredEvent]:
+    """The table's events after ``after_version`` up to the end of the command that closed the hand, not the
+    table's later history (a hand in play: up to the latest event)."""
+    closed = hand.closed_version
+    if closed is None:
+        return load_stream(hand.table_id, after_version=after_version)
+    upto = closed + _CLOSING_SLACK
+    stream = load_stream(hand.table_id, after_version=after_version, upto_version=upto)
+    # the read stopped at its bound inside the command that closed the hand: that command goes on
+    while stream and stream[-1].version == upto and _batch_start(stream[-1]) <= closed:
+        stream += load_stream(hand.table_id, after_version=upto, upto_version=upto + _CLOSING_SLACK)
+        upto += _CLOSING_SLACK
+    return stream
 
 
 def load_hand(hand: Hand, *, full: bool = False) -> HandEvents:
@@ -90,14 +102,10 @@ def load_hand(hand: Hand, *, full: bool = False) -> HandEvents:
     start = None if full else _cached_start(hand)
     if start is not None:
         first = start.version + 1
-        # the hand's events and the rest of the command that closed it, not the table's later history
-        upto = None if hand.closed_version is None else hand.closed_version + _CLOSING_SLACK
-        stream = load_stream(hand.table_id, after_version=max(first - 2, 0), upto_version=upto)
-        if upto is not None and stream and stream[-1].version == upto:  # the closing command may go on
-            stream = load_stream(hand.table_id, after_version=max(first - 2, 0))
+        stream = _hand_stream(hand, after_version=max(first - 2, 0))
         before, rest = ([stream[0]], stream[1:]) if first > 1 else ([], stream)
     else:
-        stream = load_stream(hand.table_id)
+        stream = _hand_stream(hand, after_version=0)
         first = _batch_start(stream[hand.opened_version - 1])
         before, rest = stream[: first - 1], stream[first - 1 :]
         start = initial_state()

@@ -196,9 +196,13 @@ def _withdraw_from_window(tx: Tx, seat: int, player_id: str, reason: str) -> Non
     if hand is None or not hand.in_play or hand.phase != "betting":
         return
     h = hand.find(seat, 0)
-    if h is not None and h.stake == 0 and not h.cards:
+    if h is not None and h.stake == 0 and not h.cards and h.status != VOID:
         tx.emit(PunterSkipped(seat, player_id, reason))
-        check_betting_complete(tx)
+        # With a stake on the table the others have all bet: deal now. With none, the window stays open until
+        # its deadline: abandoning it at once would let sit_out / sit_in open and abandon a hand (a new seed,
+        # a snapshot, events) per toggle.
+        if any(p.stake > 0 for p in tx.hand.punters):
+            check_betting_complete(tx)
 
 
 def _vacate_bank(tx: Tx, seat: int, reason: str) -> None:
@@ -413,7 +417,14 @@ def _run(command: Command, tx: Tx) -> tuple[list[Event], TableState]:
         # try_open_hand does nothing while a hand is in play: skip the call in that (usual) case
         if after.config is not None and (hand is None or hand.phase in _OVER):
             try_open_hand(tx, trigger=kind in _TRIGGERS)
+    if kind is SitIn and _only_ready(tx.events):
+        return [], state  # "ready" opened nothing: a toggle that changes nothing writes nothing
     return tx.events, tx.state
+
+
+def _only_ready(events: list[Event]) -> bool:
+    """The events are just a "ready" ``SatIn`` (a player already taking part, and no hand opened)."""
+    return len(events) == 1 and isinstance(events[0], SatIn) and events[0].reason == "ready"
 
 
 def decide(command: Command, state: TableState) -> list[Event]:

@@ -100,7 +100,7 @@ def test_the_starvation_attack_gets_429_and_starves_nobody(asgi_server, as_staff
         for token, future in futures:
             status, body, headers = future.result(timeout=30)
             if status == 429:
-                assert body["error"]["code"] == "throttled" and int(headers["Retry-After"]) >= 1
+                assert body["error"]["code"] == "throttled" and int(headers["Retry-After"]) >= 1, (body, headers)
                 refused[token] = refused.get(token, 0) + 1
             else:
                 assert status == 200 and body == {"events": [], "last_seq": 1}

@@ -1,13 +1,9 @@
-"""Helpers of the operations tests: a browser that may reach the test server only, and the tables' owner."""
+"""Helpers of the operations tests: a browser that may reach the test server only."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
-
-from django.db import connection, transaction
 
 
 def offline(page: Any, live_server: Any) -> tuple[list[str], list[str]]:
@@ -28,24 +24,3 @@ def offline(page: Any, live_server: Any) -> tuple[list[str], list[str]]:
 
     page.context.route("**/*", route)
     return served, blocked
-
-
-@contextmanager
-def owner_cursor(*tables_without_triggers: str) -> Iterator[Any]:
-    """A cursor of the tables' owner, committed at the end, with the named tables' triggers off meanwhile (what
-    an owner, or a superuser, could do). Use in ``transaction=True`` tests."""
-    try:  # the application may connect as a role that owns nothing (docs/architecture.md, database roles)
-        from tests.conftest import owner_cursor as roles_owner_cursor  # type: ignore[attr-defined]
-    except ImportError:
-        roles_owner_cursor = None
-    if roles_owner_cursor is not None:
-        with roles_owner_cursor(triggers_off=tables_without_triggers) as cursor:
-            yield cursor
-        return
-    with transaction.atomic(), connection.cursor() as cursor:
-        for table in tables_without_triggers:
-            cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
-        yield cursor
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # Django's foreign keys are deferred: check them now
-        for table in tables_without_triggers:
-            cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")

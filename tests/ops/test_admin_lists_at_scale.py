@@ -15,7 +15,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from tables.models import Table
-from tests.ops.helpers import owner_cursor
+from tests.conftest import owner_cursor
 from tests.store.play import make_players, make_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -33,7 +33,7 @@ def loaded() -> dict[str, Any]:
     tables = [make_table(("classic", "italian", "spanish", "hungarian")[i % 4]) for i in range(TABLES)]
     players = make_players(3, prefix="scale")
     ids = [t.pk for t in tables]
-    with owner_cursor("ledger_posting", "ledger_transaction") as cursor:
+    with owner_cursor(triggers_off=("ledger_posting", "ledger_transaction")) as cursor:
         cursor.execute(
             """INSERT INTO tables_event (stream_id, version, type, data, metadata, recorded_at, prev_hash, hash)
                SELECT (%s::bigint[])[1 + i %% %s], 1000 + i / %s,

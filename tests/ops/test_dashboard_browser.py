@@ -20,7 +20,8 @@ from ledger.models import Balance, Posting
 from tables import services
 from tables.models import Event, Hand, Table
 from tests.admin.test_admin_browser import _shot
-from tests.ops.helpers import offline, owner_cursor
+from tests.conftest import owner_cursor
+from tests.ops.helpers import offline
 from tests.store.play import play_hands, state_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -50,7 +51,7 @@ def _demo_casino() -> dict[str, Any]:
     services.hand_dispute_open(hand_id=disputed.pk, user=users["alice"], reason="I stood on seven and a half")
 
     tampered = Hand.objects.filter(table=italian, status="settled").order_by("number").first()
-    with owner_cursor("tables_event") as cursor:
+    with owner_cursor(triggers_off=("tables_event",)) as cursor:
         cursor.execute(
             "UPDATE tables_event SET metadata = metadata || '{\"request_id\": \"forged\"}' "
             "WHERE stream_id = %s AND version = %s",

@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
     atomic = False
 
     dependencies = [
-        ('tables', '0006_bigint_nets'),
+        ('tables', '0007_snapshots_as_json'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
