@@ -34,18 +34,21 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-BENCH_DB = "casino_ledger_bench"
+BENCH_SUFFIX = "_ledger_bench"  # named after DATABASE_URL's database: checkouts never share it
+BENCH_DB = ""  # set by setup_database
 PUNTERS = 4
 
 
 def setup_database() -> None:
     import psycopg
 
+    global BENCH_DB
     url = urlsplit(os.environ["DATABASE_URL"])
+    BENCH_DB = (url.path.lstrip("/") or "casino") + BENCH_SUFFIX
     maintenance = url._replace(path="/postgres").geturl().replace("postgres://", "postgresql://", 1)
     with psycopg.connect(maintenance, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DB}")
+        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
     os.environ["DATABASE_URL"] = url._replace(path=f"/{BENCH_DB}").geturl()
     os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings_test"  # plain connections, one per thread
     os.environ.setdefault("SECRET_KEY", "bench")
@@ -93,8 +96,14 @@ def play_hands(
             stake = 10 + (hand_id + seat) % 90
             started = time.perf_counter()
             tx = services.reserve_stake(
-                cause=f"event:{table_id}:{hand_id}:{seat}", table_id=table_id, hand_id=hand_id, punter=punter,
-                punter_amount=stake, banker=banker, banker_amount=stake, memo="bet",
+                cause=f"event:{table_id}:{hand_id}:{seat}",
+                table_id=table_id,
+                hand_id=hand_id,
+                punter=punter,
+                punter_amount=stake,
+                banker=banker,
+                banker_amount=stake,
+                memo="bet",
             )
             timings["reserve_stake"].append(time.perf_counter() - started)
             postings += len(tx.posted)
@@ -110,7 +119,10 @@ def play_hands(
         payouts[bank] = reserved[bank] - sum(row["net"] for row in results)
         started = time.perf_counter()
         tx = services.settle_hand(
-            cause=f"event:{table_id}:{hand_id}:settle", table_id=table_id, hand_id=hand_id, payouts=payouts,
+            cause=f"event:{table_id}:{hand_id}:settle",
+            table_id=table_id,
+            hand_id=hand_id,
+            payouts=payouts,
             results=results,
         )
         timings["settle_hand"].append(time.perf_counter() - started)
@@ -205,9 +217,7 @@ def bench_cycles(hands: int, threads: int) -> None:
         )
         for name, values in timings.items():
             values.sort()
-            print(
-                f"      {name}: median {ms(statistics.median(values))}, p95 {ms(values[int(len(values) * 0.95)])}"
-            )
+            print(f"      {name}: median {ms(statistics.median(values))}, p95 {ms(values[int(len(values) * 0.95)])}")
 
 
 def load_postings(owner: Any, account_id: int, cage_id: int, count: int, batch: int = 200_000) -> None:
@@ -247,9 +257,7 @@ def load_postings(owner: Any, account_id: int, cage_id: int, count: int, batch: 
                 """,
                 [start + 1, start + size, account_id, cage_id, start, cage_start],
             )
-            cursor.execute(
-                "UPDATE ledger_balance SET balance = balance + %s WHERE account_id = %s", [size, account_id]
-            )
+            cursor.execute("UPDATE ledger_balance SET balance = balance + %s WHERE account_id = %s", [size, account_id])
             cursor.execute("UPDATE ledger_balance SET balance = balance - %s WHERE account_id = %s", [size, cage_id])
         done += size
 

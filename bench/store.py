@@ -8,7 +8,8 @@ Prints:
   3. the time to verify one hand (on the fresh table and on the 10,000-hand table).
 
 Usage: python -m casino.devenv bench bench/store.py [--hands 10000] [--commands 3000]
-(uses DATABASE_URL / REDIS_URL, or the embedded services; works in a database of its own, casino_bench).
+(uses DATABASE_URL / REDIS_URL, or the embedded services; works in a database of its own, named after DATABASE_URL's:
+<database>_bench).
 """
 
 from __future__ import annotations
@@ -30,11 +31,12 @@ def _setup_database() -> None:
     import psycopg
 
     url = urlsplit(os.environ["DATABASE_URL"])
+    bench_db = (url.path.lstrip("/") or "casino") + "_bench"  # this checkout's own: benches never share one
     maintenance = url._replace(path="/postgres").geturl().replace("postgres://", "postgresql://", 1)
     with psycopg.connect(maintenance, autocommit=True) as conn:
-        conn.execute("DROP DATABASE IF EXISTS casino_bench WITH (FORCE)")
-        conn.execute("CREATE DATABASE casino_bench")
-    os.environ["DATABASE_URL"] = url._replace(path="/casino_bench").geturl()
+        conn.execute(f'DROP DATABASE IF EXISTS "{bench_db}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{bench_db}"')
+    os.environ["DATABASE_URL"] = url._replace(path=f"/{bench_db}").geturl()
     os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings_test"
     os.environ.setdefault("SECRET_KEY", "bench")
     import django

@@ -39,7 +39,7 @@ def _task_finished(task_id: str | None = None, task: Any = None, state: str | No
     fields["ms"] = round((time.perf_counter() - started) * 1000)
     metrics.TASKS.labels(task.name, str(fields["outcome"])).inc()
     if not quiet or state != "SUCCESS":
-        level = logging.INFO if state == "SUCCESS" else logging.ERROR
+        level = logging.ERROR if state == "FAILURE" else logging.INFO  # SUCCESS, RETRY
         requestlog.task_log.log(level, "%s %s", task.name, requestlog.line(fields), extra=fields)
 
 

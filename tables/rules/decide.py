@@ -384,17 +384,21 @@ class _ProbeTx(Tx):
 
 
 def accepts(command: Command, state: TableState) -> bool:
-    """Whether ``decide`` would accept ``command`` in ``state``, without planning its events.
+    """Whether ``decide`` would accept ``command`` in ``state`` (raise no :class:`DomainError`).
 
-    A command is refused before it emits anything: every check comes first, then the events (the property test
-    that compares ``legal_actions`` with what ``handle`` accepts keeps this true). So the probe stops at the
-    first event instead of playing the command out (a stand that ends the hand would otherwise play the
-    banker's turn, settle, and shuffle the next hand's deck).
+    First a probe runs the command's checks up to the first event it would emit: a refusal there is final (the
+    full run takes the same path up to that point), and most refused probes end here, cheaply. A command that
+    gets past it is run in full, since some refuse only after emitting (a bet while the table waits opens the
+    hand first, then finds the player is not in it).
     """
     try:
         _run(command, _ProbeTx(state, command.ctx))
     except _Accepted:
-        return True
+        pass
+    except DomainError:
+        return False
+    try:
+        _run(command, Tx(state, command.ctx))
     except DomainError:
         return False
     return True

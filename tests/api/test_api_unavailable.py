@@ -152,6 +152,7 @@ def test_a_pooled_connection_the_server_dropped_while_idle_is_replaced_not_lent(
         "DB_POOL_MIN": "2",
         "THROTTLE_AUTH_BURST": "off",
         "THROTTLE_AUTH_SUSTAINED": "off",
+        "LOGIN_FAILURE_LIMIT": "1000",  # the probe fails to sign in on purpose, again and again
     }
     spawn(
         ["-m", "gunicorn", "casino.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", "1",
