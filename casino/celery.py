@@ -1,8 +1,10 @@
 """The Celery app. Tasks are thin (ids in, one service call) and enqueued with transaction.on_commit.
 
-Logging is Django's (``LOGGING`` in casino.settings: Celery does not take over the root logger), with Celery's
-per-task "received"/"succeeded" lines and beat's "sending due task" lines turned down: each task writes one line
-of its own instead (below), and the timeout sweeper none while it finds nothing to fire."""
+Celery sets up the worker's and beat's log handlers (``--loglevel``, ``--logfile``); Celery's per-task
+"received"/"succeeded" lines and beat's "sending due task" lines are turned down to warnings (``LOGGING`` in
+casino.settings, and again once Celery has set up its loggers): each task writes one line of its own instead
+(below), the timeout sweeper none while it finds nothing to fire. ``LOG_FORMAT=json`` applies to Celery's
+handlers too."""
 
 import logging
 import os
@@ -51,3 +53,18 @@ def _worker_metrics(**_: Any) -> None:
         from casino.metrics import serve_worker_metrics
 
         serve_worker_metrics(int(port), os.environ.get("METRICS_WORKER_ADDR", "0.0.0.0"))
+
+
+@signals.after_setup_logger.connect
+def _quiet_celery_loggers(logger: Any = None, **_: Any) -> None:
+    from django.conf import settings
+
+    for name, config in settings.LOGGING.get("loggers", {}).items():
+        if name.startswith("celery") and "level" in config:
+            logging.getLogger(name).setLevel(config["level"])
+    if settings.LOG_FORMAT == "json" and logger is not None:
+        from pythonjsonlogger.json import JsonFormatter
+
+        json_config = settings.LOGGING["formatters"]["json"]
+        for handler in logger.handlers:
+            handler.setFormatter(JsonFormatter(json_config["fmt"], rename_fields=json_config["rename_fields"]))

@@ -121,6 +121,12 @@ def observe_command[F: Callable[..., Any]](execute: F) -> F:
         except DomainError as exc:
             outcome = exc.code
             raise
+        except Exception as exc:
+            from tables.services import TimeoutNotDue  # a timer delivered before its deadline: retried, not a fault
+
+            if isinstance(exc, TimeoutNotDue):
+                seen["type"], outcome = "Timeout", "not_due"
+            raise
         finally:
             command_type = seen["type"]
             COMMANDS.labels(command_type, outcome).inc()

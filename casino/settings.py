@@ -164,8 +164,6 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "options": {"queue": TABLE_TIMER_QUEUE, "expires": TIMEOUT_SWEEP_INTERVAL_S},
     },
 }
-# Logging is Django's LOGGING (below): Celery must not replace the root logger's handlers.
-CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # --- Retention and periodic checks (docs/operations.md) -------------------------------------------------------
 # The API's stored answers to Idempotency-Key requests are purged after this many hours (a client retries a
@@ -321,6 +319,7 @@ warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.
 
 # LOG_FORMAT=json: one JSON object per line (python-json-logger), the request/task fields as keys; text otherwise.
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text").strip().lower()
+LOG_CELERY_TASK_LINES = env_bool("LOG_CELERY_TASK_LINES", False)
 if LOG_FORMAT not in {"text", "json"}:
     raise ImproperlyConfigured(f"LOG_FORMAT must be text or json, not {LOG_FORMAT!r}")
 LOGGING = {
@@ -339,8 +338,10 @@ LOGGING = {
     "loggers": {
         # one line per request and per task comes from casino.request / casino.task; these repeat them
         "django.server": {"level": "WARNING"},  # runserver's access lines
-        "celery.app.trace": {"level": "WARNING"},  # "Task ... succeeded in ..."
-        "celery.worker.strategy": {"level": "WARNING"},  # "Task ... received"
-        "celery.beat": {"level": "WARNING"},  # "Scheduler: Sending due task ..." every 5 s
+        # Celery's own "Task ... received" / "succeeded in ..." lines and beat's "Sending due task" every 5 s;
+        # LOG_CELERY_TASK_LINES=1 keeps them (debugging a worker)
+        "celery.app.trace": {"level": "INFO" if LOG_CELERY_TASK_LINES else "WARNING"},
+        "celery.worker.strategy": {"level": "INFO" if LOG_CELERY_TASK_LINES else "WARNING"},
+        "celery.beat": {"level": "INFO" if LOG_CELERY_TASK_LINES else "WARNING"},
     },
 }

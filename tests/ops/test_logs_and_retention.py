@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import time
 from datetime import timedelta
 
 import pytest
@@ -69,18 +70,21 @@ def test_a_request_id_that_is_not_a_sane_token_is_replaced(client):
     assert response["X-Request-ID"] != "bad id\nwith newline" and len(response["X-Request-ID"]) == 32
 
 
-def test_the_sweeper_logs_only_when_it_fires_something(caplog):
+def test_the_sweeper_logs_only_when_it_fires_something(caplog, settings):
+    settings.TIMEOUT_SWEEP_GRACE_S = 0
     caplog.set_level(logging.INFO)
     sweep_timeouts.apply()
     assert _records(caplog, "casino.task") == []  # an idle casino writes nothing
 
-    table = make_table("classic", betting_timeout_s=5)
+    table = make_table("classic", betting_timeout_s=1)
     from tables import services
 
     for user in make_players(2, prefix="swp"):
         services.table_sit(table_id=table.pk, user=user)
-    Table.objects.filter(pk=table.pk).update(deadline=timezone.now() - timedelta(minutes=1))
     assert Table.objects.get(pk=table.pk).waiting_version is not None
+    sweep_timeouts.apply()  # not due yet: still nothing
+    assert _records(caplog, "casino.task") == []
+    time.sleep(1.3)  # the betting time runs out (the timer task is off in the tests: the sweeper catches it)
     sweep_timeouts.apply()
     (line,) = _records(caplog, "casino.task")
     assert line.getMessage().startswith("tables.sweep_timeouts ") and line.fired == 1 and line.outcome == "fired"

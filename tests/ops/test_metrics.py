@@ -3,7 +3,6 @@ database figures; and real gunicorn workers adding up their counters (prometheus
 
 from __future__ import annotations
 
-import random
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -17,7 +16,7 @@ from casino.models import VerificationFailure
 from tables import services
 from tables.rules import DomainError
 from tests.conftest import child_database_url, free_port, wait_for
-from tests.store.play import make_players, make_table, play_hands, state_of
+from tests.store.play import make_players, make_table, state_of
 
 pytestmark = pytest.mark.django_db
 
@@ -85,12 +84,15 @@ def test_commands_are_counted_by_type_and_outcome_with_latency_and_statements():
         refused.value.code != "already_seated"
     )
 
-    timeouts = _sample("casino_commands_total", type="Timeout", outcome="ok")
-    play_hands(table, players, 1, random.Random(3))
+    not_due = _sample("casino_commands_total", type="Timeout", outcome="not_due")
+    fired = _sample("casino_commands_total", type="Timeout", outcome="ok")
     state = state_of(table.pk)
-    if state.awaiting is not None:
+    assert state.awaiting is not None
+    with pytest.raises(services.TimeoutNotDue):  # a timer delivered early: counted apart, not as an error
         services.table_timeout(table_id=table.pk, version=state.version)
-        assert _sample("casino_commands_total", type="Timeout", outcome="ok") == timeouts + 1
+    assert _sample("casino_commands_total", type="Timeout", outcome="not_due") == not_due + 1
+    services.table_timeout(table_id=table.pk, version=state.version, now_ms=state.awaiting.deadline_ms + 1)
+    assert _sample("casino_commands_total", type="Timeout", outcome="ok") == fired + 1
 
 
 def test_database_figures_are_read_at_scrape_time(client, settings):
