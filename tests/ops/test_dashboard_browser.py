@@ -14,7 +14,7 @@ from django.core.management.base import CommandError
 from django.db.models import Sum
 from django.test.utils import CaptureQueriesContext
 
-from casino.demo import DEMO_AUDITOR, DEMO_PASSWORD
+from casino.demo import DEMO_AUDITOR
 from casino.models import ReconcileRun, VerificationFailure
 from ledger.models import Balance, Posting
 from tables import services
@@ -25,6 +25,7 @@ from tests.ops.helpers import offline
 from tests.store.play import play_hands, state_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
+DEMO_PASSWORD = "dashboard-demo-2026"
 
 
 def _demo_casino() -> dict[str, Any]:
@@ -32,7 +33,7 @@ def _demo_casino() -> dict[str, Any]:
     hand found by verify_hands, and a reconciliation."""
     from django.contrib.auth import get_user_model
 
-    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    call_command("seed_demo", "--password", DEMO_PASSWORD, stdout=open("/dev/null", "w"))  # noqa: SIM115
     users = {u.username: u for u in get_user_model().objects.filter(username__in=["alice", "bob", "carol", "dave"])}
     house = Table.objects.get(name="Classic (house bank)")
     italian = Table.objects.get(name="Sette e mezzo")
@@ -45,7 +46,8 @@ def _demo_casino() -> dict[str, Any]:
     services.table_sit(table_id=hetedfel.pk, user=users["dave"])
     waiting = state_of(hetedfel.pk)
     if waiting.awaiting is not None:
-        services.table_timeout(table_id=hetedfel.pk, version=waiting.version)
+        deadline = waiting.awaiting.deadline_ms + 1  # play the clock forward to the betting deadline
+        services.table_timeout(table_id=hetedfel.pk, version=waiting.version, now_ms=deadline)
 
     disputed = Hand.objects.filter(table=house, status="settled").order_by("number").first()
     services.hand_dispute_open(hand_id=disputed.pk, user=users["alice"], reason="I stood on seven and a half")
