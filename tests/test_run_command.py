@@ -47,6 +47,8 @@ def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
         pytest.skip("`make run` creates its database and roles: needs DATABASE_SUPERUSER_URL (set by `make test`)")
     name = f"{urlsplit(os.environ['DATABASE_URL']).path.lstrip('/')}_runcheck"  # never another checkout's
     db = urlsplit(superuser)._replace(path=f"/{name}").geturl()
+    with psycopg.connect(superuser.replace("postgres://", "postgresql://", 1), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # a fresh install: its demo accounts too
     env = {**os.environ, "DATABASE_URL": db, "PORT": str(port), "LIVE_PORT": str(live_port), "PYTHONPATH": str(ROOT)}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     proc = subprocess.Popen(
