@@ -25,6 +25,7 @@ See docs/rules-engine.md for the whole API and every decision taken where RULES.
 """
 
 from .cards import CANONICAL_DECK, format_hp, is_picture, value_hp
+from .client_seed import check_client_seed
 from .codec import command_from_json, command_to_json, event_from_json, event_to_json
 from .commands import (
     ACTION_COMMANDS,
@@ -36,6 +37,7 @@ from .commands import (
     Hit,
     HitFaceDown,
     LeaveSeat,
+    NextSeed,
     PlaceBet,
     PlayerCommand,
     Raise,
@@ -49,6 +51,8 @@ from .commands import (
     Stand,
     Timeout,
     command_for_action,
+    with_seeds,
+    without_secrets,
 )
 from .config import TableConfig, make_table_config
 from .decide import decide, handle
@@ -80,6 +84,7 @@ from .events import (
     CardAssigned,
     CardDealt,
     CardTurnedUp,
+    ClientSeedFixed,
     ClientSeedSet,
     Event,
     FirstBankerDrawn,
@@ -98,6 +103,7 @@ from .events import (
     SatIn,
     SatOut,
     SeatLeft,
+    SeedCommitted,
     StakeRaised,
     StakeSet,
     TableCreated,
@@ -113,8 +119,9 @@ from .replay import fold, replay, state_after
 from .ruleset import PRESETS, TOGGLES, Rules, banker_loss_multiplier, punter_loss_multiplier, resolve_rules
 from .scoring import Score, Settlement, evaluate, settle_hand
 from .shuffle import seed_commitment, shuffle_deck, verify_deck
-from .state import Awaiting, BankerHand, HandState, PunterHand, SeatState, TableState, initial_state
-from .view import Viewer, card_visible, view, view_event
+from .state import Awaiting, BankerHand, HandState, Pledge, PunterHand, SeatState, TableState, initial_state
+from .tx import PLAIN_PREFIX
+from .view import Viewer, card_visible, settled_deck, view, view_event
 
 __all__ = [
     "ACTION_COMMANDS",
@@ -123,6 +130,7 @@ __all__ = [
     "ERROR_CODES",
     "EVENT_TYPES",
     "HOUSE",
+    "PLAIN_PREFIX",
     "PRESETS",
     "TOGGLES",
     "ActionAwaited",
@@ -141,6 +149,7 @@ __all__ = [
     "CardAssigned",
     "CardDealt",
     "CardTurnedUp",
+    "ClientSeedFixed",
     "ClientSeedSet",
     "Command",
     "Context",
@@ -165,11 +174,13 @@ __all__ = [
     "InvalidRequest",
     "LeaveRequested",
     "LeaveSeat",
+    "NextSeed",
     "NotFound",
     "NotYourTurn",
     "PlaceBet",
     "PlayerCommand",
     "PlayerTimedOut",
+    "Pledge",
     "PunterHand",
     "PunterSkipped",
     "Raise",
@@ -182,6 +193,7 @@ __all__ = [
     "SeatState",
     "SeatTaken",
     "SeatTakenEvent",
+    "SeedCommitted",
     "SetClientSeed",
     "SetStake",
     "Settlement",
@@ -202,6 +214,7 @@ __all__ = [
     "WrongPhase",
     "banker_loss_multiplier",
     "card_visible",
+    "check_client_seed",
     "command_for_action",
     "command_from_json",
     "command_to_json",
@@ -223,10 +236,13 @@ __all__ = [
     "resolve_rules",
     "seed_commitment",
     "settle_hand",
+    "settled_deck",
     "shuffle_deck",
     "state_after",
     "value_hp",
     "verify_deck",
     "view",
     "view_event",
+    "with_seeds",
+    "without_secrets",
 ]

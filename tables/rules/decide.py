@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .banking import offer_from
+from .client_seed import check_client_seed
 from .commands import (
     Assign,
     Command,
@@ -67,10 +68,10 @@ from .events import (
 from .opening import bet_for_timeout, check_betting_complete, close_betting, record_timeout, try_open_hand
 from .play import acted, assign, hit, place_bet, raise_stake, seated, split, stand
 from .scoring import BUST, evaluate
-from .showdown import settle
+from .showdown import abandon_without_seed, settle
 from .state import PLAYING, VOID, TableState
 from .turns import after_card, stand_all, start_next_turn
-from .tx import Tx
+from .tx import SeedUnavailable, Tx
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -114,8 +115,10 @@ def _check_arguments(command: Command) -> None:
 
 
 def _check_client_seed(seed: object) -> str:
-    if not isinstance(seed, str) or not 1 <= len(seed) <= 64 or not seed.isprintable():
-        raise invalid("client_seed", "a client seed is 1-64 printable characters")
+    problem = check_client_seed(seed)
+    if problem is not None:
+        raise invalid("client_seed", problem)
+    assert isinstance(seed, str)
     return seed
 
 
@@ -141,6 +144,7 @@ def _create_table(tx: Tx, cmd: CreateTable) -> None:
     tx.rules = config.rules
     tx.loss_mult = config.rules.punter_loss_multiplier
     tx.win_mult = config.rules.banker_loss_multiplier
+    tx.commit_next_seed()  # hand 1's commitment is public from the table's creation
 
 
 def _sit_down(tx: Tx, cmd: SitDown) -> None:
@@ -359,9 +363,17 @@ def handle(command: Command, state: TableState) -> tuple[list[Event], TableState
         raise InvalidRequest(f"unknown command {kind.__name__}", {"field": "type"})
     _check_context(command.ctx)
     _check_arguments(command)
-    tx = Tx(state, command.ctx)
     if kind is not CreateTable and state.config is None:
         raise NotFound("the table does not exist")
+    try:
+        tx = _run(handler, kind, command, state)
+    except SeedUnavailable:
+        tx = _run_without_seed(handler, kind, command, state)
+    return tx.events, tx.state
+
+
+def _run(handler: Callable[[Tx, Any], None], kind: type[Command], command: Command, state: TableState) -> Tx:
+    tx = Tx(state, command.ctx)
     handler(tx, command)
     if kind in _PLAYER_COMMANDS:
         after = tx.state
@@ -369,7 +381,24 @@ def handle(command: Command, state: TableState) -> tuple[list[Event], TableState
         # try_open_hand does nothing while a hand is in play: skip the call in that (usual) case
         if after.config is not None and (hand is None or hand.phase in _OVER):
             try_open_hand(tx, trigger=kind in _TRIGGERS)
-    return tx.events, tx.state
+    return tx
+
+
+def _run_without_seed(
+    handler: Callable[[Tx, Any], None], kind: type[Command], command: Command, state: TableState
+) -> Tx:
+    """The command needed the seed of the hand in play (or of the next hand) and does not carry it (its sealed
+    form could not be opened: a lost key). A hand in play is abandoned with every stake returned instead of the
+    command; between hands a fresh seed replaces the unusable commitment and the command runs on it."""
+    tx = Tx(state, command.ctx)
+    if state.hand_in_play:
+        abandon_without_seed(tx)
+        return tx
+    tx.commit_next_seed()
+    handler(tx, command)
+    if kind in _PLAYER_COMMANDS and not tx.state.hand_in_play:
+        try_open_hand(tx, trigger=kind in _TRIGGERS)
+    return tx
 
 
 def decide(command: Command, state: TableState) -> list[Event]:

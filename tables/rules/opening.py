@@ -14,13 +14,13 @@ from .events import (
     BetPlaced,
     BettingClosed,
     CardDealt,
+    ClientSeedFixed,
     HandAbandoned,
     HandOpened,
     PlayerTimedOut,
     PunterSkipped,
     SatOut,
 )
-from .shuffle import seed_commitment
 from .stakes import banker_party, check_reserves, commit_reserves
 from .state import VOID, PunterHand, SeatState
 from .tx import Tx
@@ -69,22 +69,23 @@ def try_open_hand(tx: Tx, *, trigger: bool) -> None:
     entrants = _entrants(tx)
     if not entrants:
         return
+    number = tx.state.hands_opened + 1
+    pledge = tx.state.pledge
+    if pledge is None or pledge.number != number:  # a table from before seeds were committed ahead
+        tx.commit_next_seed()
+        pledge = tx.state.pledge
+        assert pledge is not None
     state = tx.state
     banker = state.seat_at(state.banker_seat) if state.banker_seat is not None else None
-    members = set(entrants)
-    if banker is not None:
-        members.add(banker.seat)
-    client_seed = ":".join(s.client_seed for s in state.seats if s.seat in members)
-    seed = bytes.fromhex(tx.ctx.entropy)
     betting_first = tx.rules.bet_timing == "before_deal"
     tx.emit(
         HandOpened(
-            number=state.hands_opened + 1,
+            number=number,
             banker_seat=banker.seat if banker else None,
             banker_id=banker.player_id if banker else None,
-            seed_commitment=seed_commitment(seed),
-            server_seed=tx.ctx.entropy,
-            client_seed=client_seed,
+            seed_commitment=pledge.commitment,
+            server_seed="",  # revealed when the hand ends
+            client_seed="",  # fixed at the first card (ClientSeedFixed)
             stake=state.stake if tx.rules.stake_mode == "bank_fixed" else None,
             entrants=entrants,
             phase="betting" if betting_first else "dealing",
@@ -100,13 +101,31 @@ def try_open_hand(tx: Tx, *, trigger: bool) -> None:
         tx.emit(ActionAwaited(None, None, "bets", tx.betting_deadline()))
 
 
-def draw(tx: Tx) -> tuple[str, int] | None:
-    """The next card of the stock and its deck index, or None when the stock is exhausted."""
+def fix_client_seed(tx: Tx) -> None:
+    """Fix the hand's client seed as its first card is dealt: the client seeds of its participants (the banker
+    and every punter hand still in it) at this moment, joined with ``:`` in seat order."""
     hand = tx.hand
+    members = {h.seat for h in hand.punters if h.status != VOID}
+    if hand.banker.seat is not None:
+        members.add(hand.banker.seat)
+    seats = sorted((s for s in tx.state.seats if s.seat in members), key=lambda s: s.seat)
+    tx.emit(ClientSeedFixed(hand.number, ":".join(s.client_seed for s in seats)))
+
+
+def draw(tx: Tx) -> tuple[str, int] | None:
+    """The next card of the stock and its deck index, or None when the stock is exhausted.
+
+    The first card of a hand fixes its client seed; a hand committed ahead derives its deck from the seed the
+    command carries (``SeedUnavailable`` if it carries none that matches the commitment)."""
+    hand = tx.hand
+    if not hand.client_seed:
+        fix_client_seed(tx)
+        hand = tx.hand
+    deck = hand.deck or tx.deck(hand)
     i = hand.next_card
-    if i >= len(hand.deck):
+    if i >= len(deck):
         return None
-    return hand.deck[i], i
+    return deck[i], i
 
 
 def _draw_for_deal(tx: Tx) -> tuple[str, int]:
@@ -144,7 +163,8 @@ def close_betting(tx: Tx) -> None:
     """End a betting window: abandon a hand with no stake, else deal (``before_deal``) and start play."""
     hand = tx.hand
     if not any(h.stake > 0 for h in hand.punters):
-        tx.emit(HandAbandoned(hand.number, "no_stakes", hand.server_seed))
+        tx.emit(HandAbandoned(hand.number, "no_stakes", tx.server_seed(hand)))
+        tx.commit_next_seed()
         return
     tx.emit(BettingClosed(hand.number))
     if tx.rules.bet_timing == "before_deal":
