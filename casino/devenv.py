@@ -221,6 +221,7 @@ def _run(cmd: list[str], env: dict[str, str]) -> int:
 def cmd_test(args: list[str]) -> int:
     with services() as svc:
         env = {
+            **_dev_keys(),
             **os.environ,
             **svc,
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -233,7 +234,7 @@ def cmd_test(args: list[str]) -> int:
 def cmd_bench(args: list[str]) -> int:
     """Run a benchmark script (``bench/*.py``) with the services' environment."""
     with services() as svc:
-        env = {**os.environ, **svc, "PYTHONPATH": str(ROOT)}
+        env = {**_dev_keys(), **os.environ, **svc, "PYTHONPATH": str(ROOT)}
         return _run([sys.executable, *args], env)
 
 
@@ -241,6 +242,7 @@ def cmd_run(args: list[str]) -> int:
     port = os.environ.get("PORT", "8000")
     with services(fallback=False) as svc:
         env = {
+            **_dev_keys(),
             **os.environ,
             **svc,
             "DJANGO_SETTINGS_MODULE": "casino.settings",
@@ -264,6 +266,16 @@ def cmd_run(args: list[str]) -> int:
         log("Ctrl-C stops the web server, the Celery worker and Celery beat together.")
         honcho = shutil.which("honcho", path=str(Path(sys.executable).parent)) or "honcho"
         return _run([honcho, "-f", str(ROOT / "Procfile"), "start", *args], env)
+
+
+def _dev_keys() -> dict[str, str]:
+    """The development seed-sealing and checkpoint-signing key files (.local/keys), created on first need;
+    keys set in the environment win."""
+    from casino.devkeys import ensure_dev_keys
+
+    if os.environ.get("SEED_SEALING_KEYS") or os.environ.get("CHECKPOINT_SIGNING_KEYS"):
+        return {}
+    return ensure_dev_keys()
 
 
 def _local_secret() -> str:

@@ -39,6 +39,14 @@ if not SECRET_KEY:
     else:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
 
+# Fairness keys, never in the database (docs/security.md): each a list of `<key id>:<base64 of 32 bytes>`
+# (comma- or newline-separated, the first is the current key), given inline or as a file. `make run` and
+# `make test` generate development keys under .local/keys/.
+SEED_SEALING_KEYS = os.environ.get("SEED_SEALING_KEYS", "")  # AES-256-GCM keys sealing the seed of each hand
+SEED_SEALING_KEY_FILE = os.environ.get("SEED_SEALING_KEY_FILE", "")
+CHECKPOINT_SIGNING_KEYS = os.environ.get("CHECKPOINT_SIGNING_KEYS", "")  # Ed25519 private keys (raw 32 bytes)
+CHECKPOINT_SIGNING_KEY_FILE = os.environ.get("CHECKPOINT_SIGNING_KEY_FILE", "")
+
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 

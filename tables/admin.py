@@ -205,9 +205,7 @@ class TableAdmin(admin.ModelAdmin):
 
     @admin.display(description="recent hands")
     def recent_hands(self, obj: Table) -> SafeString:
-        hands = list(
-            Hand.objects.filter(table=obj).order_by("-number").defer("start_state")[:RECENT_HANDS]
-        )
+        hands = list(Hand.objects.filter(table=obj).order_by("-number").defer("start_state")[:RECENT_HANDS])
         return SafeString(render_to_string("admin/tables/table/_recent_hands.html", {"hands": hands, "table": obj}))
 
 

@@ -19,11 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from ledger import selectors as ledger_selectors
-from tables import engine, projections
+from tables import engine, fairness, projections
 from tables.ledger_bridge import post_ledger_entries, wallets_after
 from tables.rules import (
     Command,
@@ -35,6 +35,7 @@ from tables.rules import (
     TableState,
     command_to_json,
     handle,
+    without_secrets,
 )
 from tables.store import ConcurrencyConflict, StoredEvent, append, events_of_idempotent_command
 
@@ -156,9 +157,17 @@ def _attempt(
     if actor_id is not None:
         user_ids.add(actor_id)
     wallets = {str(uid): amount for uid, amount in ledger_selectors.wallet_balances(user_ids).items()}
-    ctx = Context(now_ms=int(time.time() * 1000), wallets=wallets, entropy=secrets.token_hex(32))
+    ctx = Context(
+        now_ms=int(time.time() * 1000),
+        wallets=wallets,
+        entropy=secrets.token_hex(32),
+        # the seed pending at the table, unsealed for this command only, and a sealed seed for the next hand
+        # (committed only if this command ends a hand or creates the table)
+        seed=fairness.unseal(table_id, state.pledge),
+        next_seed=fairness.draw_next_seed(table_id, state.hands_opened + 1),
+    )
     command = build(ctx, state)
-    command_json = command_to_json(command)
+    command_json = command_to_json(without_secrets(command))  # what is recorded holds no usable secret
 
     if idempotency_key is not None:
         previous = events_of_idempotent_command(
@@ -208,6 +217,8 @@ def _attempt(
         post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_ids)
         if any(isinstance(e, (HandOpened, HandSettled, HandAbandoned)) for e in new_events):
             engine.save_snapshot(table_id, new_state, stored[-1].hash)
+        if any(isinstance(e, (HandSettled, HandAbandoned)) for e in new_events):
+            _sign_checkpoint(table_id, stored[-1], now)
 
     from tables import after_commit
 
@@ -224,6 +235,17 @@ def _attempt(
         hand_id=current_hand_id,
         wallets=wallets_after(wallets, new_events),
     )
+
+
+def _sign_checkpoint(table_id: int, last: StoredEvent, at: Any) -> None:
+    """A hand ended: sign the chain hash of the table's last event (API.md "Signed checkpoints")."""
+    key_id, signature = fairness.sign_checkpoint(table_id, last.version, last.hash)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
+            "VALUES (%s, %s, %s, %s, %s, %s)",
+            [table_id, last.version, last.hash, key_id, signature, at],
+        )
 
 
 def probe_context() -> Context:

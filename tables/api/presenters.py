@@ -71,6 +71,7 @@ def present_table(read: TableRead) -> dict[str, Any]:
         "betting_timeout_s": core["betting_timeout_s"],
         "version": core["version"],
         "phase": core["phase"],
+        "next_seed_commitment": core["next_seed_commitment"],
         "seats": [
             {
                 "seat": s["seat"],

@@ -4,25 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tables', '0004_seats_current_hand'),
+        ("tables", "0004_seats_current_hand"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='hand',
-            name='start_schema',
-            field=models.CharField(blank=True, default='', max_length=64),
+            model_name="hand",
+            name="start_schema",
+            field=models.CharField(blank=True, default="", max_length=64),
         ),
         migrations.AddField(
-            model_name='hand',
-            name='start_state',
+            model_name="hand",
+            name="start_state",
             field=models.BinaryField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='hand',
-            name='start_version',
+            model_name="hand",
+            name="start_version",
             field=models.PositiveIntegerField(blank=True, null=True),
         ),
     ]

@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tables', '0005_hand_start_cache'),
+        ("tables", "0005_hand_start_cache"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='hand',
-            name='banker_net',
+            model_name="hand",
+            name="banker_net",
             field=models.BigIntegerField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='handparticipant',
-            name='net',
+            model_name="handparticipant",
+            name="net",
             field=models.BigIntegerField(blank=True, null=True),
         ),
     ]

@@ -21,6 +21,7 @@ from .events import (
     PunterSkipped,
     SatOut,
 )
+from .shuffle import seed_commitment
 from .stakes import banker_party, check_reserves, commit_reserves
 from .state import VOID, PunterHand, SeatState
 from .tx import Tx
@@ -71,21 +72,33 @@ def try_open_hand(tx: Tx, *, trigger: bool) -> None:
         return
     number = tx.state.hands_opened + 1
     pledge = tx.state.pledge
-    if pledge is None or pledge.number != number:  # a table from before seeds were committed ahead
-        tx.commit_next_seed()
+    if (pledge is None or pledge.number != number) and tx.ctx.next_seed is not None:
+        tx.commit_next_seed()  # a table from before seeds were committed ahead switches over
         pledge = tx.state.pledge
-        assert pledge is not None
     state = tx.state
     banker = state.seat_at(state.banker_seat) if state.banker_seat is not None else None
     betting_first = tx.rules.bet_timing == "before_deal"
+    if not betting_first and tx.committed_without_seed(number):
+        # a verifier re-running the command that ended the previous hand, before this hand's seed is revealed:
+        # everything up to here is checked; this hand is checked with its own commands
+        return
+    if pledge is not None and pledge.number == number:
+        commitment, server_seed, client_seed = pledge.commitment, "", ""  # revealed at the end / at the first card
+    else:
+        # the old form, kept so that hands recorded before seeds were committed ahead re-run exactly: the seed
+        # is the opening command's entropy and the client seed is fixed at the opening
+        members = set(entrants) | ({banker.seat} if banker is not None else set())
+        client_seed = ":".join(s.client_seed for s in state.seats if s.seat in members)
+        server_seed = tx.ctx.entropy
+        commitment = seed_commitment(bytes.fromhex(server_seed))
     tx.emit(
         HandOpened(
             number=number,
             banker_seat=banker.seat if banker else None,
             banker_id=banker.player_id if banker else None,
-            seed_commitment=pledge.commitment,
-            server_seed="",  # revealed when the hand ends
-            client_seed="",  # fixed at the first card (ClientSeedFixed)
+            seed_commitment=commitment,
+            server_seed=server_seed,
+            client_seed=client_seed,
             stake=state.stake if tx.rules.stake_mode == "bank_fixed" else None,
             entrants=entrants,
             phase="betting" if betting_first else "dealing",
@@ -164,7 +177,8 @@ def close_betting(tx: Tx) -> None:
     hand = tx.hand
     if not any(h.stake > 0 for h in hand.punters):
         tx.emit(HandAbandoned(hand.number, "no_stakes", tx.server_seed(hand)))
-        tx.commit_next_seed()
+        if tx.commits_ahead(hand):
+            tx.commit_next_seed()
         return
     tx.emit(BettingClosed(hand.number))
     if tx.rules.bet_timing == "before_deal":

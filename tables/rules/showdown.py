@@ -122,7 +122,8 @@ def settle(tx: Tx) -> None:
     for seat in tx.state.seats:
         if seat.leaving:
             tx.emit(SeatLeft(seat.seat, seat.player_id, "after_hand"))
-    tx.commit_next_seed()
+    if tx.commits_ahead(hand):
+        tx.commit_next_seed()
     opening.try_open_hand(tx, trigger=False)
 
 

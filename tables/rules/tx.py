@@ -51,7 +51,7 @@ def _multipliers(rules: Rules) -> tuple[int, int]:
 class Tx:
     """Accumulates the events of one command and the state they lead to."""
 
-    __slots__ = ("_delta", "_seeds", "config", "ctx", "events", "loss_mult", "rules", "state", "win_mult")
+    __slots__ = ("_committed", "_delta", "_seeds", "config", "ctx", "events", "loss_mult", "rules", "state", "win_mult")
 
     def __init__(self, state: TableState, ctx: Context) -> None:
         self.state = state
@@ -60,6 +60,7 @@ class Tx:
         self._delta: dict[str, int] = {}
         #: plain seeds this command knows, by hand number (the pending one unsealed by the shell)
         self._seeds: dict[int, str] = {}
+        self._committed: int | None = None  # the hand whose seed this command committed
         pledge = state.pledge
         if pledge is not None and ctx.seed is not None:
             self._seeds[pledge.number] = ctx.seed
@@ -141,7 +142,21 @@ class Tx:
                 )
         if plain is not None:
             self._seeds[number] = plain
+        self._committed = number
         self.emit(SeedCommitted(number, commitment, sealed))
+
+    def commits_ahead(self, hand: HandState) -> bool:
+        """Whether the end of ``hand`` commits the next hand's seed: always for a hand committed ahead; for a hand
+        of the old form only if the shell supplies a seed (a recorded old command re-runs as it ran then)."""
+        return not hand.server_seed or self.ctx.next_seed is not None
+
+    def committed_without_seed(self, number: int) -> bool:
+        """Whether this command committed the seed of hand ``number`` without carrying its plain text (a verifier
+        re-running it before that seed is revealed)."""
+        if self._committed != number or number in self._seeds:
+            return False
+        pledge = self.state.pledge
+        return not (pledge is not None and pledge.number == number and pledge.sealed.startswith(PLAIN_PREFIX))
 
     def server_seed(self, hand: HandState) -> str:
         """The plain server seed of ``hand`` (hex), checked against its commitment; raises SeedUnavailable."""
