@@ -32,6 +32,8 @@ from tables.rules import (
     HandAbandoned,
     HandOpened,
     HandSettled,
+    SeatLeft,
+    SeedCommitted,
     TableState,
     command_to_json,
     handle,
@@ -217,8 +219,9 @@ def _attempt(
         post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_ids)
         if any(isinstance(e, (HandOpened, HandSettled, HandAbandoned)) for e in new_events):
             engine.save_snapshot(table_id, new_state, stored[-1].hash)
-        if any(isinstance(e, (HandSettled, HandAbandoned)) for e in new_events):
-            _sign_checkpoint(table_id, stored[-1], now)
+        signed = _checkpoint_position(new_events)
+        if signed is not None:
+            _sign_checkpoint(table_id, stored[signed], now)
 
     from tables import after_commit
 
@@ -237,8 +240,23 @@ def _attempt(
     )
 
 
+def _checkpoint_position(events: list[Any]) -> int | None:
+    """Where a command's checkpoint goes: after the event that ended a hand and what the end itself brings (the
+    players who leave with it, the next hand's seed commitment), before anything of the next hand, whose hidden
+    cards must not be exposed through the chain hashes published up to a checkpoint."""
+    ends = [i for i, e in enumerate(events) if isinstance(e, (HandSettled, HandAbandoned))]
+    if not ends:
+        return None
+    position = ends[-1]
+    while position + 1 < len(events) and isinstance(events[position + 1], (SeatLeft, SeedCommitted)):
+        position += 1
+    return position
+
+
 def _sign_checkpoint(table_id: int, last: StoredEvent, at: Any) -> None:
-    """A hand ended: sign the chain hash of the table's last event (API.md "Signed checkpoints")."""
+    """A hand ended: sign the chain hash of the table's last event at that moment (API.md "Signed
+    checkpoints"): the end of the hand, its leavers and the next hand's commitment (so that commitment can never
+    be changed unnoticed); what the same command does next (dealing the next hand) the next checkpoint covers."""
     key_id, signature = fairness.sign_checkpoint(table_id, last.version, last.hash)
     with connection.cursor() as cursor:
         cursor.execute(

@@ -19,11 +19,11 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Max, QuerySet
 
 from ledger.selectors import hand_ledger, wallet_balances
 from tables import engine, notify, verify
-from tables.models import Hand, HandParticipant, Table
+from tables.models import Checkpoint, Hand, HandParticipant, Table
 from tables.pipeline import Outcome
 from tables.rules import DomainError, Event, NotFound, TableState, Viewer, evolve
 from tables.store import StoredEvent, load_stream
@@ -138,6 +138,8 @@ class EventsRead:
     state: TableState
     viewer: Viewer
     events: list[tuple[StoredEvent, Event]]
+    #: events up to this seq belong to ended hands (or none): their chain hashes are public (the latest checkpoint)
+    chain_public_through: int = 0
 
     @property
     def last_seq(self) -> int:
@@ -150,7 +152,10 @@ def _read_events(table_id: int, user: AbstractBaseUser, after: int, limit: int) 
     except engine.TableMissing:
         raise _not_found(table_id) from None
     stored = load_stream(table_id, after_version=after, upto_version=min(state.version, after + limit))
-    return EventsRead(state, viewer_for(state, user), [(s, engine.decode(s)) for s in stored])
+    public = 0
+    if stored:
+        public = Checkpoint.objects.filter(table_id=table_id).aggregate(v=Max("version"))["v"] or 0
+    return EventsRead(state, viewer_for(state, user), [(s, engine.decode(s)) for s in stored], public)
 
 
 def release_connection() -> None:

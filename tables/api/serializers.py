@@ -297,6 +297,10 @@ class EventSerializer(serializers.Serializer):
     type = serializers.CharField(help_text="CardDealt, BetPlaced, HandSettled, ...")
     at = serializers.DateTimeField()
     data = EventDataField(help_text="The event's fields as you may see them (hidden cards null).")
+    prev_hash = serializers.CharField(
+        required=False, help_text="Chain hash of the event before (only events up to the latest checkpoint)."
+    )
+    hash = serializers.CharField(required=False, help_text="This event's chain hash (docs/fairness.md).")
 
     class Meta:
         ref_name = "TableEvent"

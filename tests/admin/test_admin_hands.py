@@ -101,12 +101,7 @@ def test_the_replay_steps_through_every_event_with_the_full_state(as_auditor, pl
         replay = context["replay"]
         assert replay["event"].seq == stored.version
         assert replay["state"]["version"] == state.version
-        cards = {
-            card.code
-            for p in replay["state"]["hand"]["participants"]
-            for h in p["hands"]
-            for card in h["cards"]
-        }
+        cards = {card.code for p in replay["state"]["hand"]["participants"] for h in p["hands"] for card in h["cards"]}
         held = {c for h in state.hand.punters for c in h.cards} | set(state.hand.banker.cards)
         assert cards == held  # a settled hand: every card at every step
     last = as_auditor.get(f"{url}?step=999").context["replay"]

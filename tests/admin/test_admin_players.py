@@ -22,7 +22,7 @@ def _cashier(client, player, operation: str, amount: int, token: str | None = No
 def test_players_are_listed_with_their_balances(as_auditor, played):
     page = as_auditor.get("/admin/casino/player/?o=2").content.decode()
     for player in played.players:
-        assert player.username in page and f"<td class=\"field-balance\">{ledger.wallet_balance(player)}</td>" in page
+        assert player.username in page and f'<td class="field-balance">{ledger.wallet_balance(player)}</td>' in page
 
 
 def test_an_accounts_postings_show_the_running_balance(as_auditor, played):
@@ -32,7 +32,7 @@ def test_an_accounts_postings_show_the_running_balance(as_auditor, played):
     assert f"Postings of {account.code}, newest first (balance now {ledger.wallet_balance(player)})" in page
     detail = as_auditor.get(f"/admin/casino/player/{player.pk}/change/").content.decode()
     for posting in ledger.account_postings(account)[:5]:
-        assert f"<td class=\"num\">{posting.balance_after}</td>" in detail
+        assert f'<td class="num">{posting.balance_after}</td>' in detail
     assert as_auditor.get(f"/admin/ledger/account/{account.pk}/change/").status_code == 200
 
 

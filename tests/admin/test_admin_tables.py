@@ -74,8 +74,11 @@ def test_the_form_refuses_what_the_api_refuses_naming_the_field(as_operator, cha
     for key in ("min_bet", "max_bet", "max_seats", "fixed_stake", "turn_timeout_s", "betting_timeout_s"):
         if key in api:
             api[key] = int(api[key])
-    rules = {k[5:]: json.loads(v) if v in ("true", "false") or v.isdigit() else v for k, v in body.items()
-             if k.startswith("rule_")}
+    rules = {
+        k[5:]: json.loads(v) if v in ("true", "false") or v.isdigit() else v
+        for k, v in body.items()
+        if k.startswith("rule_")
+    }
     if rules:
         api["rules"] = rules
     assert not TableCreateInput(data=api).is_valid()
