@@ -200,6 +200,9 @@ def check_hand(service: Service, hand_id: int) -> int:
         for h in p["hands"]:
             score = evaluate(tuple(h["cards"]), rules, split=split)
             scores[(p["seat"], h["index"])] = score
+            unplayed_banker = p["role"] == "banker" and closed["data"].get("banker_category") is None
+            if unplayed_banker and h["total_half_points"] is None:
+                continue  # a banker who did not need to play is not scored
             if score.total_hp != h["total_half_points"]:
                 bad_totals.append(
                     f"seat {p['seat']} hand {h['index']}: {h['total_half_points']} shown, {score.total_hp} by the rules"
@@ -214,7 +217,11 @@ def check_hand(service: Service, hand_id: int) -> int:
         if score is None:
             bad_results.append(f"seat {r['seat']} hand {r['hand']}: no such hand")
             continue
-        outcome, tie, multiplier, net = settle_hand(score, r["bet"], banker_score, rules)
+        try:
+            outcome, tie, multiplier, net = settle_hand(score, r["bet"], banker_score, rules)
+        except ValueError as refused:  # e.g. a rewritten card turned a bust into a hand that needed the banker
+            bad_results.append(f"seat {r['seat']} hand {r['hand']}: cannot be re-decided ({refused})")
+            continue
         mine_row = (score.category, score.total_hp, outcome, tie, multiplier, net)
         shown = (r["category"], r["total_half_points"], r["outcome"], r["tie"], r["multiplier"], r["net"])
         if mine_row != shown:
