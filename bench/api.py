@@ -75,8 +75,8 @@ def _setup(players: int) -> list[tuple[str, int]]:
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
-    from rest_framework.authtoken.models import Token
 
+    from casino.api.authentication import issue_token
     from ledger import services as ledger
     from tables import services
 
@@ -106,7 +106,7 @@ def _setup(players: int) -> list[tuple[str, int]]:
             betting_timeout_s=3600,
         )
         services.table_sit(table_id=table.pk, user=user)
-        seats.append((Token.objects.create(user=user).key, table.pk))
+        seats.append((issue_token(user), table.pk))
     from django.db import connections
 
     connections.close_all()

@@ -16,6 +16,8 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.models import ADDITION, LogEntry
 from django.contrib.admin.utils import unquote
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group, User
 from django.core.exceptions import PermissionDenied
 from django.db.models import IntegerField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
@@ -24,7 +26,9 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from knox.models import AuthToken
 
+from casino.admin_lookups import DeclaredLookupsOnly
 from casino.api.serializers import MAX_CHIP_AMOUNT
 from casino.models import Player
 from ledger import services as ledger
@@ -36,6 +40,10 @@ from tables.models import Dispute, HandParticipant
 admin.site.site_header = "Seven and a Half: casino administration"
 admin.site.site_title = "Seven and a Half admin"
 admin.site.index_title = "Tables, hands, players and chips"
+admin.site.unregister(User)  # registered again below, with the project's lookup rule
+admin.site.unregister(Group)
+if admin.site.is_registered(AuthToken):
+    admin.site.unregister(AuthToken)  # API tokens: no page lists their digests (a password change revokes them)
 
 CASHIER_PERMISSION = "casino.use_cashier"
 PLAYER_POSTINGS = 50
@@ -67,7 +75,7 @@ def cashier_forms(bound: CashierForm | None = None) -> dict[str, CashierForm]:
 
 
 @admin.register(Player)
-class PlayerAdmin(admin.ModelAdmin):
+class PlayerAdmin(DeclaredLookupsOnly):
     list_display = ("username", "balance", "is_active", "is_staff", "date_joined", "last_login")
     list_filter = ("is_staff", "is_active", "groups")
     search_fields = ("username",)
@@ -177,7 +185,7 @@ class PlayerAdmin(admin.ModelAdmin):
 
 
 @admin.register(LogEntry)
-class LogEntryAdmin(admin.ModelAdmin):
+class LogEntryAdmin(DeclaredLookupsOnly):
     """The audit trail: who did what, when, to which object. Read-only for everybody."""
 
     list_display = ("action_time", "user", "action", "content_type", "object_link", "message")
@@ -208,3 +216,17 @@ class LogEntryAdmin(admin.ModelAdmin):
     @admin.display(description="what")
     def message(self, entry: LogEntry) -> str:
         return entry.get_change_message()
+
+
+# --- Django's own users and groups, with the project's lookup rule ----------------------------------------------
+
+
+@admin.register(User)
+class StaffUserAdmin(DeclaredLookupsOnly, UserAdmin):
+    """Django's user pages, filtering only on what they offer (``UserAdmin`` refuses ``password`` lookups, but
+    would answer any other undeclared one)."""
+
+
+@admin.register(Group)
+class StaffGroupAdmin(DeclaredLookupsOnly, GroupAdmin):
+    """Django's group pages, filtering only on what they offer."""

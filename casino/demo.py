@@ -29,7 +29,7 @@ DEMO_TABLES: tuple[dict[str, Any], ...] = (
     {"name": "Sette e mezzo", "preset": "italian", "bank": "player", "max_seats": 6, "min_bet": 5, "max_bet": 50},
     {"name": "Siete y media", "preset": "spanish", "bank": "player", "max_seats": 6, "min_bet": 5, "max_bet": 50},
     {
-        "name": "Hetes fél",
+        "name": "Hetedfél",
         "preset": "hungarian",
         "bank": "player",
         "max_seats": 6,

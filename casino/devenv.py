@@ -1,6 +1,6 @@
 """Development launcher: the README's two commands.
 
-    python -m casino.devenv run        # services, migrate, demo data, web + worker + beat until Ctrl-C
+    python -m casino.devenv run        # services, migrate, demo data, web + live + worker + beat until Ctrl-C
     python -m casino.devenv test [...] # services, then pytest with any extra arguments
     python -m casino.devenv bench bench/store.py [...]  # services, then a benchmark script
 
@@ -240,6 +240,7 @@ def cmd_bench(args: list[str]) -> int:
 
 def cmd_run(args: list[str]) -> int:
     port = os.environ.get("PORT", "8000")
+    live_port = os.environ.get("LIVE_PORT") or str(int(port) + 1)
     with services(fallback=False) as svc:
         env = {
             **_dev_keys(),
@@ -249,6 +250,7 @@ def cmd_run(args: list[str]) -> int:
             "DEBUG": os.environ.get("DEBUG", "1"),
             "SECRET_KEY": os.environ.get("SECRET_KEY") or _local_secret(),
             "PORT": port,
+            "LIVE_PORT": live_port,
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         }
         manage = [sys.executable, str(ROOT / "manage.py")]
@@ -263,7 +265,11 @@ def cmd_run(args: list[str]) -> int:
         log(f"  API docs   {base}/api/docs/")
         log(f"  admin      {base}/admin/")
         log(f"  health     {base}/healthz")
-        log("Ctrl-C stops the web server, the Celery worker and Celery beat together.")
+        live = f"127.0.0.1:{live_port}"
+        log(f"  live (ASGI: WebSocket and long-polls) ws://{live}/ws/v1/tables/<id>")
+        log(f"                                        http://{live}/api/v1/tables/<id>/events?wait=30")
+        log(f"  table page {base}/play/tables/1/")
+        log("Ctrl-C stops the web server, the live server, the Celery worker and Celery beat together.")
         honcho = shutil.which("honcho", path=str(Path(sys.executable).parent)) or "honcho"
         return _run([honcho, "-f", str(ROOT / "Procfile"), "start", *args], env)
 

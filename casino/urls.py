@@ -1,7 +1,8 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 
+from casino.docs import RedocDocsView, SwaggerDocsView
 from casino.health import healthz
 
 urlpatterns = [
@@ -9,7 +10,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("casino.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/docs/", SwaggerDocsView.as_view(url_name="schema"), name="api-docs"),
+    path("api/redoc/", RedocDocsView.as_view(url_name="schema"), name="api-redoc"),
 ]
 
 # JSON error bodies on /api/ paths (API.md), Django's pages elsewhere

@@ -3,7 +3,8 @@
 An account is named by an :class:`AccountKey`: a wallet by its user id, an escrow by its table id, a house
 account by its code. Accounts (and their balance rows, in the same statement) are created on first use, and
 creation is safe under concurrency (``ON CONFLICT DO NOTHING``). Codes are those of API.md:
-``player:<username>``, ``escrow:table:<table id>``, ``house:bankroll``, ``house:cage``, ``house:fees``.
+``player:<username>``, ``escrow:table:<table id>``, ``house:bankroll``, ``house:cage``, ``house:fees``, and (an
+extension, docs/ledger.md) ``house:bankroll:table:<table id>``, the part of the house bankroll at one table.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ HOUSE_CODES: dict[str, AccountKind] = {
     "house:fees": AccountKind.FEES,
 }
 BANKROLL = "house:bankroll"
+TABLE_BANKROLL_PREFIX = "house:bankroll:table:"  # the house's bankroll for one table, a sub-account of BANKROLL
 CAGE = "house:cage"
 FEES = "house:fees"
 
@@ -60,9 +62,25 @@ class AccountKey:
 
     @staticmethod
     def house(code: str) -> AccountKey:
-        if code not in HOUSE_CODES:
+        if code not in HOUSE_CODES and not is_table_bankroll(code):
             raise InvalidEntry(f"unknown house account {code!r}")
         return AccountKey("house", code)
+
+    @staticmethod
+    def table_bankroll(table_id: int) -> AccountKey:
+        """The house's bankroll at one table (``house:bankroll:table:<id>``): what a house bank stakes and wins
+        there. Part of the house bankroll: reports and reconcile add them all up with ``house:bankroll``."""
+        return AccountKey("house", f"{TABLE_BANKROLL_PREFIX}{check_int(table_id, 'table_id')}")
+
+
+def is_table_bankroll(code: str) -> bool:
+    """Whether ``code`` names a table's house bankroll (``house:bankroll:table:<id>``)."""
+    return code.startswith(TABLE_BANKROLL_PREFIX) and code.removeprefix(TABLE_BANKROLL_PREFIX).isdecimal()
+
+
+def house_kind(code: str) -> AccountKind:
+    """The kind of a house account code."""
+    return AccountKind.BANKROLL if is_table_bankroll(code) else HOUSE_CODES[code]
 
 
 @dataclass(frozen=True)
@@ -98,7 +116,7 @@ def key_for_code(code: str) -> AccountKey:
     """The key of an account code; a player code is resolved to the user (by username)."""
     if not isinstance(code, str):
         raise InvalidEntry(f"an account code is a string, got {code!r}")
-    if code in HOUSE_CODES:
+    if code in HOUSE_CODES or is_table_bankroll(code):
         return AccountKey("house", code)
     if code.startswith(ESCROW_PREFIX):
         table = code.removeprefix(ESCROW_PREFIX)
@@ -155,7 +173,7 @@ def create_missing(keys: Iterable[AccountKey]) -> None:
                 ESCROW_PREFIX,
                 table_ids,
                 house,
-                [str(HOUSE_CODES[c]) for c in house],
+                [str(house_kind(c)) for c in house],
             ],
         )
 

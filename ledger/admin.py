@@ -17,6 +17,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from casino.admin_lookups import DeclaredLookupsOnly
 from ledger.models import Account, Posting, Transaction
 from ledger.selectors import account_postings
 
@@ -45,7 +46,7 @@ def dispute_link(transaction: Transaction) -> SafeString | str:
     return _admin_link("admin:tables_dispute_change", dispute_id, f"dispute {dispute_id}")
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(DeclaredLookupsOnly):
     show_full_result_count = False  # no count(*) over millions of postings
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -150,6 +151,7 @@ class TransactionAdmin(ReadOnlyAdmin):
 class PostingAdmin(ReadOnlyAdmin):
     list_display = ("id", "at", "account", "amount", "balance_after", "transaction_link", "hand_id", "memo")
     list_filter = ("account__kind",)
+    extra_lookups = ("account__id__exact",)  # an account's running balance: the link of the account pages
     search_fields = ("account__code",)
     ordering = ("-id",)
     list_select_related = ("account", "transaction")

@@ -40,9 +40,7 @@ def withdraw(*, user: UserRef, amount: int, reference: str, operator: UserRef, c
     )
 
 
-def _cage_entry(
-    *, kind: str, user: UserRef, amount: int, reference: str, operator: UserRef, cause: str
-) -> Transaction:
+def _cage_entry(*, kind: str, user: UserRef, amount: int, reference: str, operator: UserRef, cause: str) -> Transaction:
     cause = check_cause(cause)
     amount = positive(amount, "amount")
     user_id, operator_id = user_id_of(user), user_id_of(operator)

@@ -3,18 +3,28 @@ when it is settled.
 
 Every hand entry locks the table's escrow balance row, so the hand's state (read after taking the lock) cannot
 change underneath it: a stake and a settlement of the same hand are serialised.
+
+An entry is one call of the database function ``ledger_hand_entry`` (migration 0004), which looks the cause
+up, locks the balance rows, reads the hand, checks and writes in one round trip. It writes nothing when it
+refuses, so no savepoint is needed inside a caller's transaction: a refusal leaves it usable, and outside one
+the single statement is its own transaction. The checks here only word the refusal the database decided.
+
+The house banks each table from that table's own bankroll account (``house:bankroll:table:<id>``, a
+sub-account of ``house:bankroll``): house-banked tables never wait on one shared row.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection, transaction
+from django.utils.dateparse import parse_datetime
 
-from ledger.accounts import BANKROLL, AccountKey, UserRef, check_int, lock_accounts, user_id_of
+from ledger.accounts import AccountKey, UserRef, check_int, create_missing, user_id_of
 from ledger.errors import (
     BankCannotCover,
     HandAlreadySettled,
@@ -22,13 +32,13 @@ from ledger.errors import (
     InvalidEntry,
     LedgerInvariantError,
     SettlementMismatch,
+    UnknownAccount,
 )
-from ledger.journal import Entry, find_repeat, fingerprint, write
+from ledger.journal import Entry, built, find_repeat, fingerprint
 from ledger.models import Transaction, TransactionKind
 from ledger.validation import check_cause, non_negative
 
 
-@transaction.atomic
 def reserve_stake(
     *,
     cause: str,
@@ -64,47 +74,13 @@ def reserve_stake(
         "banker": banker_id,
         "banker_amount": banker_amount,
     }
-    content_hash = fingerprint(content)
-    if (repeat := find_repeat(cause, content_hash)) is not None:
-        return repeat
-
-    punter_key = AccountKey.wallet(punter_id)
-    banker_key = AccountKey.house(BANKROLL) if banker_id is None else AccountKey.wallet(banker_id)
-    escrow_key = AccountKey.escrow(table_id)
-    wanted = [escrow_key]
-    wanted += [punter_key] if punter_amount else []
-    wanted += [banker_key] if banker_amount else []
-    accounts = lock_accounts(wanted)
-
-    hand = _hand_state(table_id, hand_id)  # read under the escrow lock: every hand entry takes it
-    if hand.settled:
-        raise HandAlreadySettled(f"hand {hand_id} of table {table_id} is already settled", content)
-    if hand.bankers and hand.bankers != {banker_id}:
-        raise LedgerInvariantError(
-            f"hand {hand_id} is banked by {sorted(hand.bankers, key=_party_order)}, not {banker_id}", content
-        )
-    legs: list[tuple[int, int]] = []
-    if punter_amount:
-        wallet = accounts[punter_key]
-        if wallet.balance < punter_amount:
-            raise InsufficientFunds(
-                f"{wallet.code} holds {wallet.balance} chips, the stake needs {punter_amount}",
-                {"account": wallet.code, "balance": wallet.balance, "amount": punter_amount},
-            )
-        legs.append((wallet.id, -punter_amount))
-    if banker_amount:
-        bank = accounts[banker_key]
-        if banker_id is not None and bank.balance < banker_amount:
-            raise BankCannotCover(
-                f"the banker {bank.code} holds {bank.balance} chips, covering the stake needs {banker_amount}",
-                {"account": bank.code, "balance": bank.balance, "amount": banker_amount},
-            )
-        legs.append((bank.id, -banker_amount))
-    legs.append((accounts[escrow_key].id, punter_amount + banker_amount))
+    legs: list[tuple[int | None, int]] = []
+    legs += [(punter_id, -punter_amount)] if punter_amount else []
+    legs += [(banker_id, -banker_amount)] if banker_amount else []
     entry = Entry(
         kind=TransactionKind.STAKE_RESERVE,
         cause=cause,
-        content_hash=content_hash,
+        content_hash=fingerprint(content),
         memo=memo,
         hand_id=hand_id,
         table_id=table_id,
@@ -116,10 +92,31 @@ def reserve_stake(
             "banker_amount": banker_amount,
         },
     )
-    return write(entry, legs)
+    refused = _post(entry, legs, banker=banker_id)
+    if isinstance(refused, Transaction):
+        return refused
+    hand, balances = refused
+    if hand.settled:
+        raise HandAlreadySettled(f"hand {hand_id} of table {table_id} is already settled", content)
+    if hand.bankers and hand.bankers != {banker_id}:
+        raise LedgerInvariantError(
+            f"hand {hand_id} is banked by {sorted(hand.bankers, key=_party_order)}, not {banker_id}", content
+        )
+    for party, amount, error in (
+        (punter_id, punter_amount, InsufficientFunds),
+        (banker_id, banker_amount, BankCannotCover),
+    ):
+        if party is not None and amount and balances[party][1] < amount:
+            code, balance = balances[party]
+            raise error(
+                f"{code} holds {balance} chips, the stake needs {amount}"
+                if error is InsufficientFunds
+                else f"the banker {code} holds {balance} chips, covering the stake needs {amount}",
+                {"account": code, "balance": balance, "amount": amount},
+            )
+    raise LedgerInvariantError(f"the ledger refused the stake reserve {cause}", content)
 
 
-@transaction.atomic
 def settle_hand(
     *,
     cause: str,
@@ -146,15 +143,24 @@ def settle_hand(
         "payouts": [[party, amount] for party, amount in sorted(clean_payouts.items(), key=_party_item)],
         "results": results,
     }
-    content_hash = fingerprint(content)
-    if (repeat := find_repeat(cause, content_hash)) is not None:
-        return repeat
-
-    escrow_key = AccountKey.escrow(table_id)
-    payee_keys = {party: _party_key(party) for party, amount in clean_payouts.items() if amount}
-    accounts = lock_accounts([escrow_key, *payee_keys.values()])
-
-    hand = _hand_state(table_id, hand_id)
+    entry = Entry(
+        kind=TransactionKind.HAND_SETTLEMENT,
+        cause=cause,
+        content_hash=fingerprint(content),
+        memo=memo,
+        hand_id=hand_id,
+        table_id=table_id,
+        details={
+            "banker": None,  # set below from the hand's reserves when known
+            "payouts": [{"user_id": p, "amount": a} for p, a in sorted(clean_payouts.items(), key=_party_item)],
+            "results": results,
+        },
+    )
+    legs = [(party, amount) for party, amount in sorted(clean_payouts.items(), key=_party_item) if amount]
+    refused = _post(entry, legs, nets=nets)
+    if isinstance(refused, Transaction):
+        return refused
+    hand, _balances = refused
     where = {"table_id": table_id, "hand_id": hand_id}
     if hand.settled:
         raise HandAlreadySettled(f"hand {hand_id} of table {table_id} is already settled", where)
@@ -183,23 +189,7 @@ def settle_hand(
             f"the payouts of hand {hand_id} do not match its results (reserve + net per party)",
             {**where, "differences": differences},
         )
-
-    legs = [(accounts[escrow_key].id, -hand.held)] if hand.held else []
-    legs += [(accounts[key].id, clean_payouts[party]) for party, key in sorted(payee_keys.items(), key=_party_item)]
-    entry = Entry(
-        kind=TransactionKind.HAND_SETTLEMENT,
-        cause=cause,
-        content_hash=content_hash,
-        memo=memo,
-        hand_id=hand_id,
-        table_id=table_id,
-        details={
-            "banker": banker,
-            "payouts": [{"user_id": p, "amount": a} for p, a in sorted(clean_payouts.items(), key=_party_item)],
-            "results": results,
-        },
-    )
-    return write(entry, legs)
+    raise LedgerInvariantError(f"the ledger refused the settlement {cause}", where)
 
 
 @dataclass
@@ -214,36 +204,92 @@ class HandState:
     moved: dict[int | str | None, int] = field(default_factory=lambda: defaultdict(int))
 
 
-def _hand_state(table_id: int, hand_id: int) -> HandState:
-    state = HandState()
-    reserve_ids: set[int] = set()
+class _Refused(Exception):
+    def __init__(self, answer: dict[str, Any]) -> None:
+        self.answer = answer
+
+
+def _post(
+    entry: Entry, legs: list[tuple[int | None, int]], *, banker: int | None = None, nets: dict[int, int] | None = None
+) -> Transaction | tuple[HandState, dict[int | None, tuple[str, int]]]:
+    """Post a hand entry through ``ledger_hand_entry`` (migration 0004): one statement, no savepoint.
+
+    ``legs`` are the parties' signed amounts (a user id, None for the table's house bankroll); the escrow takes
+    minus their sum. Returns the transaction (posted now, or the first one of a repeated cause), or, when the
+    database refused it (writing nothing), the hand's state and the parties' ``(code, balance)`` for the caller
+    to say why. Accounts used for the first time are created and the call made again, in a savepoint that a
+    refusal rolls back (a refused entry leaves no trace, not even an empty account).
+    """
+    assert entry.table_id is not None and entry.hand_id is not None
+    answer = _call(entry, legs, banker, nets)
+    if answer["status"] == "missing":
+        keys = [AccountKey.escrow(entry.table_id)]
+        keys += [AccountKey.table_bankroll(entry.table_id) if p is None else AccountKey.wallet(p) for p, _ in legs]
+        try:
+            with transaction.atomic():
+                create_missing(keys)
+                answer = _call(entry, legs, banker, nets)
+                if answer["status"] == "refused":
+                    raise _Refused(answer)
+        except _Refused as refused:
+            answer = refused.answer
+        if answer["status"] == "missing":
+            raise UnknownAccount(f"the accounts of {entry.cause} could not be created")
+    status = answer["status"]
+    if status in ("repeat", "conflict", "raced"):
+        repeat = find_repeat(entry.cause, entry.content_hash)
+        assert repeat is not None, f"{status} without a transaction for {entry.cause}"
+        return repeat
+    if status == "posted":
+        posted = [(row[0], row[1], row[2], row[3]) for row in answer["posted"]]
+        created_at = parse_datetime(answer["created_at"])
+        return built(entry, answer["id"], created_at, posted, details=answer["details"])
+    return _refusal(answer, legs)
+
+
+def _call(
+    entry: Entry, legs: list[tuple[int | None, int]], banker: int | None, nets: dict[int, int] | None
+) -> dict[str, Any]:
     with connection.cursor() as cursor:
         cursor.execute(
-            """
-            SELECT t.id, t.kind, (t.details ->> 'banker')::bigint, a.kind, a.code, a.user_id, a.table_id, p.amount
-              FROM ledger_transaction t
-              JOIN ledger_posting p ON p.transaction_id = t.id
-              JOIN ledger_account a ON a.id = p.account_id
-             WHERE t.table_id = %s AND t.hand_id = %s
-            """,
-            [table_id, hand_id],
+            "SELECT ledger_hand_entry(%s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s::bigint[], %s::bigint[], "
+            "%s::jsonb)",
+            [
+                entry.kind,
+                entry.cause,
+                entry.content_hash,
+                entry.memo,
+                entry.table_id,
+                entry.hand_id,
+                entry.actor_id,
+                json.dumps(entry.details),
+                banker,
+                [party for party, _ in legs],
+                [amount for _, amount in legs],
+                json.dumps(sorted((nets or {}).items())),
+            ],
         )
-        for tx_id, tx_kind, banker, account_kind, code, user_id, escrow_table, amount in cursor.fetchall():
-            if tx_kind == TransactionKind.HAND_SETTLEMENT:
-                state.settled = True
-            elif tx_kind == TransactionKind.STAKE_RESERVE:
-                reserve_ids.add(tx_id)
-                state.bankers.add(banker)
-            if account_kind == "escrow" and escrow_table == table_id:
-                state.held += amount
-            elif account_kind == "wallet":
-                state.moved[user_id] += amount
-            elif code == BANKROLL:
-                state.moved[None] += amount
-            else:
-                state.moved[code] += amount
-    state.reserves = len(reserve_ids)
-    return state
+        answer = cursor.fetchone()[0]
+    return json.loads(answer) if isinstance(answer, str) else dict(answer)
+
+
+def _refusal(
+    answer: dict[str, Any], legs: list[tuple[int | None, int]]
+) -> tuple[HandState, dict[int | None, tuple[str, int]]]:
+    hand = HandState(
+        settled=bool(answer["settled"]),
+        reserves=int(answer["reserves"]),
+        bankers={None if b is None else int(b) for b in answer["bankers"]},
+        held=int(answer["held"]),
+    )
+    for user_id, code, amount in answer["moved"]:
+        hand.moved[int(user_id) if user_id is not None else code] += int(amount)
+    locked = answer["balances"]  # account id -> [code, balance]
+    balances = {
+        party: (str(locked[str(account_id)][0]), int(locked[str(account_id)][1]))
+        for (party, _), account_id in zip(legs, answer["accounts"], strict=True)
+    }
+    return hand, balances
 
 
 def _check_payouts(payouts: Mapping[int | None, int]) -> dict[int | None, int]:
@@ -267,10 +313,6 @@ def _check_results(results: Iterable[dict[str, Any]]) -> dict[int, int]:
             raise InvalidEntry("each result row is an object", {"field": "results"})
         nets[check_int(row.get("user_id"), "results[].user_id")] += check_int(row.get("net"), "results[].net")
     return dict(nets)
-
-
-def _party_key(party: int | None) -> AccountKey:
-    return AccountKey.house(BANKROLL) if party is None else AccountKey.wallet(party)
 
 
 def _party_order(party: object) -> tuple[int, str]:

@@ -104,6 +104,18 @@ def write(entry: Entry, legs: Sequence[tuple[int, int]]) -> Transaction:
             [transaction_id, [a for a, _ in legs], [m for _, m in legs]],
         )
         posted = cursor.fetchall()
+    return built(entry, transaction_id, created_at, posted)
+
+
+def built(
+    entry: Entry,
+    transaction_id: int,
+    created_at: Any,
+    posted: Sequence[tuple[int, int, int, int]],
+    *,
+    details: dict[str, Any] | None = None,
+) -> Transaction:
+    """The Transaction (with ``posted``: ``(id, account_id, amount, balance_after)`` in order) just written."""
     transaction = Transaction(
         id=transaction_id,
         kind=entry.kind,
@@ -114,7 +126,7 @@ def write(entry: Entry, legs: Sequence[tuple[int, int]]) -> Transaction:
         table_id=entry.table_id,
         actor_id=entry.actor_id,
         created_at=created_at,
-        details=entry.details,
+        details=entry.details if details is None else details,
     )
     transaction._state.adding = False
     transaction._state.db = connection.alias

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,8 @@ class Report:
     checks: list[Check]
     counts: dict[str, int]
     at: str
+    house_bankroll: int = 0  # house:bankroll and every table's house:bankroll:table:<id>, added up
+    table_bankrolls: int = 0
 
     @property
     def ok(self) -> bool:
@@ -50,10 +53,30 @@ class Report:
     def check(self, name: str) -> Check:
         return next(check for check in self.checks if check.name == name)
 
+    def to_json(self) -> dict[str, Any]:
+        """The report as plain data (``manage.py reconcile --json``)."""
+        return {
+            "ok": self.ok,
+            "at": self.at,
+            "counts": dict(self.counts),
+            "total_differences": self.total_differences,
+            "checks": [
+                {
+                    "name": check.name,
+                    "ok": check.ok,
+                    "summary": check.summary,
+                    "total_differences": check.total_differences,
+                    "differences": list(check.differences),
+                }
+                for check in self.checks
+            ],
+        }
+
     def render(self) -> str:
         lines = [
             f"Ledger reconciliation at {self.at}",
             "  " + ", ".join(f"{count} {name}" for name, count in self.counts.items()),
+            f"  house bankroll: {self.house_bankroll} (house:bankroll and {self.table_bankrolls} table bankroll(s))",
             "",
         ]
         for check in self.checks:
@@ -82,36 +105,49 @@ CHECK_NAMES = (
 )
 
 
-def reconcile(*, limit: int = 20) -> Report:
-    """Run every check; each lists at most ``limit`` differences (and counts them all)."""
+def reconcile(*, limit: int = 20, on_check: Callable[[str], None] | None = None) -> Report:
+    """Run every check; each lists at most ``limit`` differences (and counts them all). ``on_check`` is called
+    with each check's name before it runs (progress)."""
     if connection.in_atomic_block:
-        return _run(limit)
+        return _run(limit, on_check)
     with transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        return _run(limit)
+        return _run(limit, on_check)
 
 
-def _run(limit: int) -> Report:
+def _run(limit: int, on_check: Callable[[str], None] | None) -> Report:
+    steps: list[Callable[[Any], Check]] = [
+        _trial_balance,
+        lambda cursor: _transactions_balanced(cursor, limit),
+        lambda cursor: _balances_equal_postings(cursor, limit),
+        lambda cursor: _running_balances(cursor, limit),
+        lambda cursor: _no_negative_wallets(cursor, limit),
+        lambda cursor: _escrow(cursor, limit),
+        lambda cursor: _settled_hands(cursor, limit),
+    ]
     with connection.cursor() as cursor:
         cursor.execute(
             """SELECT (SELECT count(*) FROM ledger_account), (SELECT count(*) FROM ledger_transaction),
                       (SELECT count(*) FROM ledger_posting)"""
         )
         accounts, transactions, postings = cursor.fetchone()
-        checks = [
-            _trial_balance(cursor),
-            _transactions_balanced(cursor, limit),
-            _balances_equal_postings(cursor, limit),
-            _running_balances(cursor, limit),
-            _no_negative_wallets(cursor, limit),
-            _escrow(cursor, limit),
-            _settled_hands(cursor, limit),
-        ]
+        cursor.execute(
+            "SELECT coalesce(sum(balance), 0), count(*) FILTER (WHERE a.code <> 'house:bankroll') "
+            "FROM ledger_balance b JOIN ledger_account a ON a.id = b.account_id WHERE b.kind = 'bankroll'"
+        )
+        house_total, table_bankrolls = cursor.fetchone()
+        checks = []
+        for name, step in zip(CHECK_NAMES, steps, strict=True):
+            if on_check is not None:
+                on_check(name)
+            checks.append(step(cursor))
     return Report(
         checks=checks,
         counts={"accounts": accounts, "transactions": transactions, "postings": postings},
         at=timezone.now().isoformat(timespec="seconds"),
+        house_bankroll=int(house_total),
+        table_bankrolls=int(table_bankrolls),
     )
 
 
@@ -255,7 +291,8 @@ def _escrow(cursor: Any, limit: int) -> Check:
 def _settled_hands(cursor: Any, limit: int) -> Check:
     """Over a settled hand's entries (its reserves and its settlement), each party's account changes by its
     net in the stored results: a punter by the sum of his rows' nets, the banker (the house bankroll for a
-    house bank) by minus the sum of all nets, anything else (the escrow included) by 0."""
+    house bank: any of its bankroll accounts, ``house:bankroll`` or the table's ``house:bankroll:table:<id>``)
+    by minus the sum of all nets, anything else (the escrow included) by 0."""
     check = Check("settled hands match their results")
     settled = 0
     with connection.chunked_cursor() as stream:
@@ -302,14 +339,12 @@ def _hand_differences(details_json: str, bankers_json: str | None, moves_json: s
     actual: dict[str, int] = defaultdict(int)
     names: dict[str, str] = {}
     for kind, code, user_id, total in moves:
-        party = f"user {user_id}" if kind == "wallet" else code
+        party = f"user {user_id}" if kind == "wallet" else "house:bankroll" if kind == "bankroll" else code
         actual[party] += total
         names[party] = code
     differences = []
     for party in sorted({*expected, *actual}):
         if expected.get(party, 0) != actual.get(party, 0):
             name = names.get(party, party)
-            differences.append(
-                f"{name} changed by {actual.get(party, 0)}, its result says {expected.get(party, 0)}"
-            )
+            differences.append(f"{name} changed by {actual.get(party, 0)}, its result says {expected.get(party, 0)}")
     return differences

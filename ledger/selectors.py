@@ -10,7 +10,15 @@ from typing import Any, TypedDict
 from django.db import connection
 from django.db.models import QuerySet, Subquery
 
-from ledger.accounts import ESCROW_PREFIX, HOUSE_CODES, PLAYER_PREFIX, UserRef, check_int, user_id_of
+from ledger.accounts import (
+    ESCROW_PREFIX,
+    HOUSE_CODES,
+    PLAYER_PREFIX,
+    UserRef,
+    check_int,
+    is_table_bankroll,
+    user_id_of,
+)
 from ledger.errors import InvalidEntry
 from ledger.models import Account, Posting, Transaction
 
@@ -30,6 +38,13 @@ def balance(account: Account | str) -> int:
             )
         row = cursor.fetchone()
     return int(row[0]) if row else 0
+
+
+def house_bankroll() -> int:
+    """The house bankroll in total: ``house:bankroll`` and every table's ``house:bankroll:table:<id>`` (one query)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT coalesce(sum(balance), 0) FROM ledger_balance WHERE kind = 'bankroll'")
+        return int(cursor.fetchone()[0])
 
 
 def wallet_balance(user: UserRef) -> int:
@@ -122,6 +137,7 @@ def _by_id(posting: Posting) -> int:
 def _check_code(code: object) -> None:
     if not isinstance(code, str) or not (
         code in HOUSE_CODES
+        or is_table_bankroll(code)
         or code.startswith(PLAYER_PREFIX)
         or (code.startswith(ESCROW_PREFIX) and code.removeprefix(ESCROW_PREFIX).isdecimal())
     ):

@@ -29,6 +29,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from casino.admin_lookups import DeclaredLookupsOnly
 from ledger.errors import LedgerError
 from ledger.models import Transaction
 from tables import engine, services
@@ -53,7 +54,7 @@ def _player_url(user_id: int | str) -> str:
     return reverse("admin:casino_player_change", args=[user_id])
 
 
-class NoEditsAdmin(admin.ModelAdmin):
+class NoEditsAdmin(DeclaredLookupsOnly):
     """No add, change or delete through the admin, for anybody (superusers included)."""
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -70,7 +71,7 @@ class NoEditsAdmin(admin.ModelAdmin):
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
+class TableAdmin(DeclaredLookupsOnly):
     list_display = ("id", "name", "preset", "bank", "limits", "seats", "phase", "hands_played", "banker_username")
     list_display_links = ("id", "name")
     list_filter = ("preset", "bank", "phase")
@@ -390,7 +391,7 @@ def _stored(event: Event) -> StoredEvent:
 
 
 @admin.register(Dispute)
-class DisputeAdmin(admin.ModelAdmin):
+class DisputeAdmin(DeclaredLookupsOnly):
     list_display = ("id", "hand_link", "user", "created_at", "status", "resolved_by", "resolved_at", "correction")
     list_filter = ("status", "created_at")
     search_fields = ("=hand__id", "user__username")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pickle
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -273,22 +273,25 @@ def apply(
     )
 
 
-def rebuild(table_ids: Sequence[int] | None = None) -> tuple[MemorySink, list[str]]:
+def rebuild(
+    table_ids: Sequence[int] | None = None, on_table: Callable[[int], None] | None = None
+) -> tuple[MemorySink, list[str]]:
     """Fold every event of the tables into fresh read models and compare them with the live rows.
 
     Returns the rebuilt models and one sentence per difference (an empty list: the live models are exact).
     Events and live rows are read in one REPEATABLE READ snapshot, so tables in play while it runs compare
-    consistently (unless the caller already holds a transaction, whose snapshot is then used).
+    consistently (unless the caller already holds a transaction, whose snapshot is then used). ``on_table`` is
+    called with each table's id once its events are folded (progress).
     """
     if connection.in_atomic_block:
-        return _rebuild(table_ids)
+        return _rebuild(table_ids, on_table)
     with transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        return _rebuild(table_ids)
+        return _rebuild(table_ids, on_table)
 
 
-def _rebuild(table_ids: Sequence[int] | None) -> tuple[MemorySink, list[str]]:
+def _rebuild(table_ids: Sequence[int] | None, on_table: Callable[[int], None] | None) -> tuple[MemorySink, list[str]]:
     from tables.models import Hand, HandParticipant, Table, TableSeat
     from tables.rules import evolve, initial_state
     from tables.store import load_stream
@@ -316,6 +319,8 @@ def _rebuild(table_ids: Sequence[int] | None) -> tuple[MemorySink, list[str]]:
             if after.hand is not None and after.hand.number in touched:
                 hand_id = touched[after.hand.number]
             state, batch = after, []
+        if on_table is not None:
+            on_table(table_id)
 
     differences: list[str] = []
     lobby_fields = [f for f in next(iter(sink.lobby.values()), {}) if f != "current_hand_id"]

@@ -13,7 +13,6 @@ and load what the projection needs:
 from __future__ import annotations
 
 import dataclasses
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +21,7 @@ from django.db import connection
 from django.db.models import Max, QuerySet
 
 from ledger.selectors import hand_ledger, wallet_balances
-from tables import engine, notify, verify
+from tables import engine, verify
 from tables.models import Checkpoint, Hand, HandParticipant, Table
 from tables.pipeline import Outcome
 from tables.rules import DomainError, Event, NotFound, TableState, Viewer, evolve
@@ -146,7 +145,19 @@ class EventsRead:
         return self.events[-1][0].version if self.events else self.state.version
 
 
-def _read_events(table_id: int, user: AbstractBaseUser, after: int, limit: int) -> EventsRead:
+@dataclass(frozen=True, slots=True)
+class LoadedEvents:
+    """A table's events after a position and the state at the moment they were read (no viewer yet)."""
+
+    table_id: int
+    state: TableState
+    events: list[tuple[StoredEvent, Event]]
+    #: events up to this seq belong to ended hands (or none): their chain hashes are public (the latest checkpoint)
+    chain_public_through: int = 0
+
+
+def load_events(table_id: int, after: int, limit: int = MAX_FEED_EVENTS) -> LoadedEvents:
+    """Events with ``seq > after`` (at most ``limit``) and the table's state now. Raises ``not_found``."""
     try:
         state = engine.load_table(table_id).state
     except engine.TableMissing:
@@ -155,37 +166,21 @@ def _read_events(table_id: int, user: AbstractBaseUser, after: int, limit: int) 
     public = 0
     if stored:
         public = Checkpoint.objects.filter(table_id=table_id).aggregate(v=Max("version"))["v"] or 0
-    return EventsRead(state, viewer_for(state, user), [(s, engine.decode(s)) for s in stored], public)
+    return LoadedEvents(table_id, state, [(s, engine.decode(s)) for s in stored], public)
+
+
+def events_read(loaded: LoadedEvents, user: AbstractBaseUser) -> EventsRead:
+    """The loaded events as ``user`` is placed to see them now (the viewer of the state they were read with)."""
+    return EventsRead(loaded.state, viewer_for(loaded.state, user), loaded.events, loaded.chain_public_through)
 
 
 def release_connection() -> None:
-    """Give the request's database connection back (to the pool, or close it) before blocking on Redis.
+    """Give this thread's database connection back (to the pool, or close it) before a wait.
 
     Inside an atomic block (a test's transaction) the connection is kept: closing it would break the block.
     """
     if not connection.in_atomic_block:
         connection.close()
-
-
-def table_events(
-    *, table_id: int, user: AbstractBaseUser, after: int, wait: float = 0, limit: int = MAX_FEED_EVENTS
-) -> EventsRead:
-    """Events with ``seq > after`` (at most ``limit``); with ``wait`` > 0 and none yet, wait up to ``wait``
-    seconds for the next commit to the table, holding no database connection meanwhile, and read again."""
-    if wait <= 0:
-        return _read_events(table_id, user, after, limit)
-    deadline = time.monotonic() + wait
-    hub = notify.hub()
-    with hub.waiter(table_id, after) as waiter:  # before the read: a commit after it still wakes us
-        read = _read_events(table_id, user, after, limit)
-        while not read.events:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                break
-            release_connection()
-            hub.wait(waiter, remaining)
-            read = _read_events(table_id, user, after, limit)
-    return read
 
 
 # --- hands ---------------------------------------------------------------------------------------------------------

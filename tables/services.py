@@ -37,9 +37,15 @@ def _uid(user: AbstractBaseUser) -> str:
     return str(user.pk)
 
 
+def new_client_seed() -> str:
+    """A fresh random client seed (32 hex characters: it follows the client-seed rule), for a player who has not
+    chosen one."""
+    return secrets.token_hex(16)
+
+
 def player_client_seed(*, user: AbstractBaseUser) -> str:
     """The player's client seed (a random default is created on first need)."""
-    profile, _ = PlayerProfile.objects.get_or_create(user=user, defaults={"client_seed": secrets.token_hex(8)})
+    profile, _ = PlayerProfile.objects.get_or_create(user=user, defaults={"client_seed": new_client_seed()})
     return profile.client_seed
 
 

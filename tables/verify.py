@@ -256,7 +256,7 @@ def _expected_postings(
     def account(party: str) -> str:
         if party == ESCROW:
             return f"escrow:table:{table_id}"
-        return "house:bankroll" if party == HOUSE else f"player:{usernames[party]}"
+        return f"house:bankroll:table:{table_id}" if party == HOUSE else f"player:{usernames[party]}"
 
     expected: dict[str, dict[str, int]] = {}
     for stored, event in decoded:
@@ -279,7 +279,9 @@ def _check_ledger(hand: Hand, decoded: Sequence[tuple[StoredEvent, Event]]) -> s
     for tx in Transaction.objects.filter(table_id=hand.table_id, hand_id=hand.pk).prefetch_related("postings__account"):
         legs: dict[str, int] = defaultdict(int)
         for posting in tx.postings.all():
-            legs[posting.account.code] += posting.amount
+            code = posting.account.code
+            # hands posted before the house banked each table from its own account used the shared one
+            legs[f"house:bankroll:table:{hand.table_id}" if code == "house:bankroll" else code] += posting.amount
         actual[tx.cause] = {k: v for k, v in legs.items() if v}
     for cause, legs in expected.items():
         if cause not in actual:

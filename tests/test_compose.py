@@ -17,20 +17,29 @@ SERVICES = COMPOSE["services"]
 
 
 def test_compose_has_the_production_services():
-    assert {"db", "redis", "migrate", "web", "worker", "beat"} <= set(SERVICES)
+    assert {"db", "redis", "migrate", "web", "live", "worker", "beat"} <= set(SERVICES)
     assert int(SERVICES["db"]["image"].split(":")[1]) >= 16
     assert "healthcheck" in SERVICES["db"] and "healthcheck" in SERVICES["redis"]
     assert any(v.endswith(":/var/lib/postgresql/data") for v in SERVICES["db"]["volumes"])
 
 
-def test_web_serves_long_polls_with_threads_not_whole_workers():
+def test_web_serves_rest_with_threads():
     command = SERVICES["web"]["command"]
     assert command[command.index("--worker-class") + 1] == "gthread"
     assert "--threads" in command
 
 
-def test_web_waits_for_migrations_to_complete():
-    assert SERVICES["web"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+def test_live_serves_the_asgi_application_on_its_own_port():
+    command = SERVICES["live"]["command"]
+    assert command[:2] == ["uvicorn", "casino.asgi:application"]
+    port = command[command.index("--port") + 1]
+    assert f"{port}:{port}" in SERVICES["live"]["ports"] and port != "8000"
+    assert "healthcheck" in SERVICES["live"]
+
+
+@pytest.mark.parametrize("name", ["web", "live"])
+def test_servers_wait_for_migrations_to_complete(name):
+    assert SERVICES[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
 
 
 def _check_entry_point(command: list[str]) -> None:
@@ -39,6 +48,10 @@ def _check_entry_point(command: list[str]) -> None:
         module_name, attr = command[1].split(":")
         module = importlib.import_module(module_name)
         assert callable(getattr(module, attr)), f"{command[1]} is not a WSGI callable"
+    elif program == "uvicorn":
+        module_name, attr = command[1].split(":")
+        module = importlib.import_module(module_name)
+        assert callable(getattr(module, attr)), f"{command[1]} is not an ASGI callable"
     elif program == "celery":
         assert command[1] == "-A"
         module = importlib.import_module(command[2])
@@ -51,7 +64,7 @@ def _check_entry_point(command: list[str]) -> None:
         pytest.fail(f"unknown entry point {program!r}")
 
 
-@pytest.mark.parametrize("name", ["migrate", "web", "worker", "beat"])
+@pytest.mark.parametrize("name", ["migrate", "web", "live", "worker", "beat"])
 def test_service_command_points_at_a_real_entry_point(name):
     service = SERVICES[name]
     assert "build" in service or "image" in service

@@ -18,8 +18,8 @@ import uuid
 
 import pytest
 from django.core.management import call_command
-from rest_framework.authtoken.models import Token
 
+from casino.api.authentication import issue_token
 from tables import engine
 from tables.models import Hand
 from tables.projections import rebuild
@@ -92,7 +92,7 @@ def test_two_web_servers_and_a_worker_pool_share_tables_correctly(spawn, child_e
         assert wait_for(lambda b=base: _healthy(b), 60), f"{base} never became healthy"
 
     players = make_players(6, prefix="mp")
-    tokens = {p.pk: Token.objects.create(user=p).key for p in players}
+    tokens = {p.pk: issue_token(p) for p in players}
     tables = [
         make_table("classic", turn_timeout_s=2, betting_timeout_s=2),
         make_table("spanish", turn_timeout_s=2, betting_timeout_s=2),

@@ -1,4 +1,4 @@
-"""The README's first command serves the casino (web, worker and beat) and Ctrl-C stops all of it."""
+"""The README's first command serves the casino (web, live, worker and beat) and Ctrl-C stops all of it."""
 
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ def _status(url: str) -> int | None:
 
 
 def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
-    port = free_port()
+    port, live_port = free_port(), free_port()
     db = urlsplit(os.environ["DATABASE_URL"])._replace(path="/casino_runcheck").geturl()
-    env = {**os.environ, "DATABASE_URL": db, "PORT": str(port), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "DATABASE_URL": db, "PORT": str(port), "LIVE_PORT": str(live_port), "PYTHONPATH": str(ROOT)}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "casino.devenv", "run"],
@@ -42,9 +42,12 @@ def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
         assert wait_for(lambda: _status(f"{base}/healthz") == 200, timeout=90), "healthz never answered 200"
         assert _status(f"{base}/admin/login/") == 200
         assert _status(f"{base}/api/docs/") == 200
+        assert wait_for(lambda: _status(f"http://127.0.0.1:{live_port}/healthz") == 200, timeout=30), "no live server"
+        assert _status(f"http://127.0.0.1:{live_port}/api/v1/tables/1/events?wait=1") == 401  # served, signed in only
         tree = psutil.Process(proc.pid).children(recursive=True)
         names = " ".join(" ".join(p.cmdline()) for p in tree)
         assert "celery -A casino worker" in names and "celery -A casino beat" in names
+        assert "uvicorn casino.asgi:application" in names
     finally:
         proc.send_signal(signal.SIGINT)
         output = proc.communicate(timeout=60)[0].decode(errors="replace")

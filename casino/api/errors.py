@@ -54,6 +54,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "seat_taken": 409,
     "table_full": 409,
     "already_seated": 409,
+    "not_seated": 409,
     "stale_version": 409,
     "idempotency_conflict": 409,
     # ours

@@ -8,29 +8,21 @@ from __future__ import annotations
 
 import hashlib
 import re
-import secrets
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connection, transaction
-from rest_framework.authtoken.models import Token
 
+from casino.api.authentication import issue_token
 from casino.api.errors import invalid_field
 from tables.models import PlayerProfile
-from tables.services import player_set_client_seed
+from tables.rules.client_seed import client_seed_error
+from tables.services import new_client_seed, player_set_client_seed
 
 # Letters, digits and . _ - (no ':' or spaces: a username is part of ledger account codes and of URLs in
 # clients), starting with a letter or digit. Unique regardless of case, so "Alice" cannot pose as "alice".
 USERNAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{2,29}")
 USERNAME_RULE = "3-30 characters: letters, digits, '.', '_' and '-', starting with a letter or a digit."
-# Printable ASCII without spaces: unambiguous in every client, and in the hand's combined client seed.
-CLIENT_SEED_PATTERN = re.compile(r"[\x21-\x7e]{1,64}")
-CLIENT_SEED_RULE = "1-64 printable ASCII characters, no spaces."
-
-
-def new_client_seed() -> str:
-    """A fresh random client seed (32 hex characters), for a player who has not chosen one."""
-    return secrets.token_hex(16)
 
 
 def check_username(username: str) -> str:
@@ -40,8 +32,10 @@ def check_username(username: str) -> str:
 
 
 def check_client_seed(seed: str) -> str:
-    if not isinstance(seed, str) or not CLIENT_SEED_PATTERN.fullmatch(seed):
-        raise invalid_field("client_seed", f"A client seed has {CLIENT_SEED_RULE}")
+    """``seed`` if it follows the one client-seed rule (tables.rules.client_seed), else 400 naming the field."""
+    error = client_seed_error(seed)
+    if error is not None:
+        raise invalid_field("client_seed", error[0].upper() + error[1:] + ".")
     return seed
 
 
@@ -59,8 +53,7 @@ def player_register(*, username: str, password: str) -> tuple[AbstractBaseUser, 
         raise invalid_field("username", "A user with that username already exists.")
     user = user_model._default_manager.create_user(username=username, password=password)  # type: ignore[attr-defined]
     PlayerProfile.objects.create(user=user, client_seed=new_client_seed())
-    token = Token.objects.create(user=user)
-    return user, token.key
+    return user, issue_token(user)
 
 
 def player_profile(user: AbstractBaseUser) -> PlayerProfile:
@@ -71,7 +64,7 @@ def player_profile(user: AbstractBaseUser) -> PlayerProfile:
 
 @transaction.atomic
 def set_client_seed(user: AbstractBaseUser, seed: str) -> PlayerProfile:
-    """Set the player's client seed for the hands he joins from now on (1-64 printable ASCII, no spaces), and
+    """Set the player's client seed (the rule: tables.rules.client_seed) for the hands he joins from now on, and
     at every table he sits at (a ``SetClientSeed`` command each: it goes into that table's next hand)."""
     check_client_seed(seed)
     player_set_client_seed(user=user, client_seed=seed)

@@ -2,13 +2,14 @@
 
 from django.urls import URLPattern, URLResolver, include, path
 
-from casino.api.views.auth import RegisterView, TokenView
+from casino.api.views.auth import LogoutView, RegisterView, TokenView
 from casino.api.views.cashier import DepositView, WithdrawalView
 from casino.api.views.me import ClientSeedView, MeView, MyHandsView, MyLedgerView
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/register", RegisterView.as_view(), name="api-register"),
     path("auth/token", TokenView.as_view(), name="api-token"),
+    path("auth/logout", LogoutView.as_view(), name="api-logout"),
     path("me", MeView.as_view(), name="api-me"),
     path("me/client-seed", ClientSeedView.as_view(), name="api-me-client-seed"),
     path("me/ledger", MyLedgerView.as_view(), name="api-me-ledger"),

@@ -6,6 +6,7 @@ from django.urls import URLPattern, URLResolver, path, register_converter
 
 from tables.api import views
 from tables.api.bench import BenchPingView, bench_endpoints_enabled
+from tables.live import longpoll
 
 
 class IdConverter:
@@ -28,7 +29,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("tables/<dbid:table_id>/seats", views.SeatsView.as_view(), name="api-table-seats"),
     path("tables/<dbid:table_id>/seats/me", views.MySeatView.as_view(), name="api-table-my-seat"),
     path("tables/<dbid:table_id>/actions", views.ActionsView.as_view(), name="api-table-actions"),
-    path("tables/<dbid:table_id>/events", views.EventsView.as_view(), name="api-table-events"),
+    path("tables/<dbid:table_id>/events", longpoll.events_view, name="api-table-events"),
     path("tables/<dbid:table_id>/checkpoints", views.CheckpointsView.as_view(), name="api-table-checkpoints"),
     path("fairness/public-key", views.PublicKeyView.as_view(), name="api-fairness-public-key"),
     path("hands/<dbid:hand_id>", views.HandView.as_view(), name="api-hand"),

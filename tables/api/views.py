@@ -8,8 +8,10 @@ by the core's viewer projection (see :mod:`tables.selectors` and :mod:`tables.ap
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
 from typing import Any
 
+from django.core.handlers.asgi import ASGIRequest
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -23,7 +25,7 @@ from casino.api.idempotency import idempotency_key, idempotent
 from casino.api.pagination import ApiPagination
 from casino.api.permissions import CanCreateTables
 from casino.api.schema import api_errors
-from tables import fairness, selectors, services
+from tables import fairness, feed, selectors, services
 from tables.api import presenters
 from tables.api import serializers as io
 from tables.models import Checkpoint, Table
@@ -32,6 +34,7 @@ from tables.services import hand_dispute_open
 
 ACTION_ERRORS = (
     "not_found",
+    "not_seated",
     "bet_out_of_limits",
     "not_your_turn",
     "wrong_phase",
@@ -141,11 +144,11 @@ class MySeatView(APIView):
         summary="Leave the table",
         description=(
             "At once between hands; during a hand you take part in, after it (`leaving` is set on your seat). "
-            "404 `not_found` if you are not seated."
+            "409 `not_seated` if you are not seated (404 `not_found`: no such table)."
         ),
         responses={200: io.ActionResultSerializer},
     )
-    @api_errors("not_found", "illegal_action")
+    @api_errors("not_found", "not_seated", "illegal_action")
     def delete(self, request: Request, table_id: int) -> Response:
         outcome = services.table_leave(table_id=table_id, user=request.user)
         return Response(presenters.present_outcome(selectors.outcome_read(outcome=outcome, user=request.user)))
@@ -161,7 +164,8 @@ class ActionsView(APIView):
             "Arguments an action does not take are 400 naming them; a stake outside the table's limits is 400 "
             "`bet_out_of_limits`; `expected_version` other than the table's is 409 `stale_version`. Answers "
             "the table after the action and the events it appended, as you may see them. A player who is not "
-            "seated gets 404 `not_found`."
+            "seated gets 409 `not_seated`; a hand index you do not hold is 409 `illegal_action`, one beyond "
+            "what the table allows a punter to hold is 400 `invalid_request`."
         ),
         request=io.ActionInput,
         responses={200: io.ActionResultSerializer},
@@ -195,26 +199,44 @@ class EventsQuery(serializers.Serializer):
     )
 
 
+@dataclass(frozen=True, slots=True)
+class LongPoll:
+    """What the async side needs to wait for a feed that had nothing new (``tables.live.longpoll``)."""
+
+    table_id: int
+    user: Any
+    after: int
+    wait: int
+
+
 class EventsView(APIView):
+    """The feed, read once. Served by the ASGI process through :func:`tables.live.longpoll.events_view`, which
+    waits when this read found nothing; a WSGI server (gunicorn) answers at once: no wait holds its threads."""
+
     @extend_schema(
         operation_id="tables_events",
         summary="The table's events after a position (long-poll)",
         description=(
             "Events with `seq > after`, as you may see them, at most 500 per answer. With `wait` (0-30 s) and "
             "nothing new yet, the answer comes as soon as the table's next event commits, or after `wait` "
-            "seconds with no events. Ask again with `after=last_seq`."
+            "seconds with no events. Ask again with `after=last_seq`. Waits are served by the live (ASGI) "
+            "server; a user holds at most `LIVE_MAX_OPEN_WAITS` (8) open waits and sockets at once, beyond "
+            "which a wait is 429 `throttled`. The REST server answers a wait at once."
         ),
         parameters=[TABLE_ID, EventsQuery],
         responses={200: io.EventsFeedSerializer},
     )
-    @api_errors("invalid_request", "not_found")
+    @api_errors("invalid_request", "not_found", "throttled")
     def get(self, request: Request, table_id: int) -> Response:
         query = EventsQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        read = selectors.table_events(
-            table_id=table_id, user=request.user, after=query.validated_data["after"], wait=query.validated_data["wait"]
-        )
-        return Response(presenters.present_events(read))
+        after, wait = query.validated_data["after"], query.validated_data["wait"]
+        body = feed.page(table_id, request.user, after)
+        response = Response(body)
+        if wait and not body["events"] and isinstance(request._request, ASGIRequest):
+            response.long_poll = LongPoll(table_id, request.user, after, wait)  # type: ignore[attr-defined]
+            selectors.release_connection()
+        return response
 
 
 class HandView(APIView):

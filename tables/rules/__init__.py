@@ -25,7 +25,6 @@ See docs/rules-engine.md for the whole API and every decision taken where RULES.
 """
 
 from .cards import CANONICAL_DECK, format_hp, is_picture, value_hp
-from .client_seed import check_client_seed
 from .codec import command_from_json, command_to_json, event_from_json, event_to_json
 from .commands import (
     ACTION_COMMANDS,
@@ -66,6 +65,7 @@ from .errors import (
     InsufficientFunds,
     InvalidRequest,
     NotFound,
+    NotSeated,
     NotYourTurn,
     SeatTaken,
     TableFull,
@@ -176,6 +176,7 @@ __all__ = [
     "LeaveSeat",
     "NextSeed",
     "NotFound",
+    "NotSeated",
     "NotYourTurn",
     "PlaceBet",
     "PlayerCommand",
@@ -214,7 +215,6 @@ __all__ = [
     "WrongPhase",
     "banker_loss_multiplier",
     "card_visible",
-    "check_client_seed",
     "command_for_action",
     "command_from_json",
     "command_to_json",

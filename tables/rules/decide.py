@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .banking import offer_from
-from .client_seed import check_client_seed
+from .client_seed import CLIENT_SEED_MAX_LENGTH, client_seed_error
 from .commands import (
     Assign,
     Command,
@@ -115,11 +115,16 @@ def _check_arguments(command: Command) -> None:
 
 
 def _check_client_seed(seed: object) -> str:
-    problem = check_client_seed(seed)
-    if problem is not None:
-        raise invalid("client_seed", problem)
+    error = client_seed_error(seed)
+    if error is not None:
+        raise invalid("client_seed", error)
     assert isinstance(seed, str)
     return seed
+
+
+def _default_client_seed(player_id: str) -> str:
+    """A player who names no client seed plays with his player id, when that follows the client-seed rule."""
+    return _check_client_seed(player_id[:CLIENT_SEED_MAX_LENGTH])
 
 
 # -- table -------------------------------------------------------------------------------------------------
@@ -157,7 +162,10 @@ def _sit_down(tx: Tx, cmd: SitDown) -> None:
         raise invalid("username", "username must be a non-empty string")
     if state.seat_of(cmd.player_id) is not None:
         raise AlreadySeated("you are already seated at this table")
-    client_seed = _check_client_seed(cmd.client_seed) if cmd.client_seed is not None else cmd.player_id[:64]
+    if cmd.client_seed is None:
+        client_seed = _default_client_seed(cmd.player_id)
+    else:
+        client_seed = _check_client_seed(cmd.client_seed)
     taken = {s.seat for s in state.seats}
     if cmd.seat is None:
         free = [n for n in range(1, state.config.max_seats + 1) if n not in taken]

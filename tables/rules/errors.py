@@ -66,6 +66,12 @@ class NotFound(DomainError):
     code = "not_found"
 
 
+class NotSeated(DomainError):
+    """An action at a table (that exists) where the caller has no seat; API status 409."""
+
+    code = "not_seated"
+
+
 class BetOutOfLimits(DomainError):
     """A stake outside the table's static limits (or not exactly S under ``bank_fixed``); API status 400."""
 
@@ -92,6 +98,7 @@ ERROR_CODES: tuple[str, ...] = (
     "seat_taken",
     "table_full",
     "already_seated",
+    "not_seated",
     "not_found",
     "bet_out_of_limits",
     "invalid_request",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .cards import is_picture
 from .commands import Assign, Hit, HitFaceDown, PlaceBet, PlayerCommand, Raise, Split, Stand
-from .errors import BetOutOfLimits, IllegalAction, NotFound, NotYourTurn, WrongPhase
+from .errors import BetOutOfLimits, IllegalAction, NotFound, NotSeated, NotYourTurn, WrongPhase, invalid
 from .events import (
     ActionAwaited,
     BetPlaced,
@@ -27,13 +27,25 @@ from .tx import Tx
 
 
 def seated(tx: Tx, player_id: str) -> SeatState:
-    """The player's seat, or ``not_found``."""
+    """The player's seat; ``not_seated`` when he has none (``not_found`` when the table does not exist)."""
     if tx.state.config is None:
         raise NotFound("the table does not exist")
     seat = tx.state.seat_of(player_id)
     if seat is None:
-        raise NotFound("you are not seated at this table", {"player_id": player_id})
+        raise NotSeated("you are not seated at this table", {"player_id": player_id})
     return seat
+
+
+def own_hand(tx: Tx, seat: SeatState, index: int) -> PunterHand:
+    """The seat's hand ``index`` in the current hand: an index beyond what the table allows a punter to hold is
+    ``invalid_request``; one within those limits that the seat does not hold is ``illegal_action``."""
+    limit = tx.rules.hands_per_punter
+    if not 0 <= index < limit:
+        raise invalid("hand", f"a hand index at this table is from 0 to {limit - 1}")
+    h = tx.hand.find(seat.seat, index)
+    if h is None:
+        raise IllegalAction(f"you have no hand {index}", {"hand": index})
+    return h
 
 
 def acted(tx: Tx, seat: SeatState) -> None:
@@ -113,7 +125,6 @@ def _turn(tx: Tx, cmd: PlayerCommand) -> tuple[SeatState, Awaiting]:
 
 def _target(tx: Tx, seat: SeatState, aw: Awaiting, hand_arg: int | None, multi: bool | None = None) -> PunterHand:
     """The hand a turn command acts on; ``multi`` is ``hungarian_multi`` for the seat when already known."""
-    hand = tx.hand
     if aw.kind == "bet":
         raise IllegalAction("bet first: a stake is owed before anything else")
     if hand_arg is None:
@@ -122,9 +133,7 @@ def _target(tx: Tx, seat: SeatState, aw: Awaiting, hand_arg: int | None, multi: 
             raise IllegalAction("give the drawn card to a hand first")
     else:
         index = hand_arg
-    h = hand.find(seat.seat, index)
-    if h is None:
-        raise NotFound(f"you have no hand {index}", {"hand": index})
+    h = own_hand(tx, seat, index)
     if multi is None:
         multi = hungarian_multi(tx, seat.seat)
     if multi:
@@ -289,9 +298,7 @@ def assign(tx: Tx, cmd: Assign) -> None:
     if aw.kind != "assign":
         raise IllegalAction("there is no drawn card to assign")
     hand = tx.hand
-    h = hand.find(seat.seat, cmd.hand)
-    if h is None:
-        raise NotFound(f"you have no hand {cmd.hand}", {"hand": cmd.hand})
+    h = own_hand(tx, seat, cmd.hand)
     if h.status != PLAYING:
         raise IllegalAction(f"hand {cmd.hand} is not open", {"hand": cmd.hand})
     assert hand.pending is not None

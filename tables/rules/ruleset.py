@@ -105,6 +105,11 @@ class Rules:
         return self.matta != "none"
 
     @property
+    def hands_per_punter(self) -> int:
+        """How many hands one punter may hold at once (indices 0 to this minus one): more only by splitting."""
+        return 1 if self.split_mode == "none" else self.max_hands_per_punter
+
+    @property
     def punter_loss_multiplier(self) -> int:
         """The largest multiple of a stake a punter can lose under these toggles (§7)."""
         return punter_loss_multiplier(self)

@@ -1,9 +1,14 @@
-"""The provably fair shuffle of API.md.
+"""The provably fair shuffle of API.md, as published.
 
 ``deck = shuffle_deck(server_seed, client_seed, nonce)`` is fully determined by its inputs:
-an HMAC-SHA256 keyed by the server seed yields a stream of big-endian uint32 (8 per block, block k from
-the message ``f"{client_seed}:{nonce}:{k}"``); a Fisher-Yates shuffle of the canonical pack draws from it
-with rejection sampling (no modulo bias). Cards are dealt from ``deck[0]`` upward.
+
+1. HMAC-SHA256 keyed by the server seed, over the messages ``f"{client_seed}:{nonce}:{k}"`` for k = 0, 1, 2, ...,
+   gives a stream of big-endian unsigned 32-bit integers (eight per block).
+2. A Fisher-Yates shuffle of the canonical pack swaps ``deck[i]`` with ``deck[j]`` for i from 39 down to 1, where
+   ``j`` is uniform in [0, i] by rejection sampling: a value at or above the largest multiple of ``i + 1`` below
+   2**32 is dropped and the next one drawn (no modulo bias).
+
+Cards are dealt from ``deck[0]`` upward. The same stream (with another prefix) draws the first banker.
 """
 
 from __future__ import annotations
@@ -12,15 +17,11 @@ import hashlib
 import hmac
 import struct
 from collections.abc import Iterator, Sequence
-from operator import lt as _lt
-from operator import mod as _mod
 
 from .cards import CANONICAL_DECK
 
 _EIGHT_U32 = struct.Struct(">8I")
 _TWO_32 = 2**32
-#: Rejection limits for n = 0..64 (index n): the largest multiple of n not above 2**32.
-_LIMITS: tuple[int, ...] = (0, *(_TWO_32 - (_TWO_32 % n) for n in range(1, 65)))
 
 
 def seed_commitment(server_seed: bytes) -> str:
@@ -30,10 +31,10 @@ def seed_commitment(server_seed: bytes) -> str:
 
 def u32_stream(key: bytes, prefix: str) -> Iterator[int]:
     """Big-endian uint32 values of HMAC-SHA256(key, f"{prefix}:{k}") for k = 0, 1, 2, ..."""
-    k = 0
+    block = 0
     while True:
-        yield from _EIGHT_U32.unpack(hmac.digest(key, f"{prefix}:{k}".encode(), "sha256"))
-        k += 1
+        yield from _EIGHT_U32.unpack(hmac.digest(key, f"{prefix}:{block}".encode(), "sha256"))
+        block += 1
 
 
 def uniform_below(stream: Iterator[int], n: int) -> int:
@@ -45,81 +46,18 @@ def uniform_below(stream: Iterator[int], n: int) -> int:
     return x % n
 
 
-def _plan(count: int) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
-    """For a pack of ``count`` cards: HMAC blocks of the first try, the n of each draw, their rejection limits."""
-    ns = tuple(range(count, 1, -1))
-    limits = tuple(_LIMITS[n] if n < len(_LIMITS) else _TWO_32 - (_TWO_32 % n) for n in ns)
-    return -(-len(ns) // 8), ns, limits
-
-
-_SHA256 = hashlib.sha256
-_IPAD = int.from_bytes(b"\x36" * 64)
-_OPAD = int.from_bytes(b"\x5c" * 64)
-
-
-def _hmac_u32s(key: bytes, prefix: str, blocks: int) -> list[int]:
-    """The u32 of HMAC-SHA256(key, f"{prefix}{k}") for k < ``blocks`` (RFC 2104 with the padded key's two
-    SHA-256 states computed once: the same digests as ``hmac.digest``, in about half the time)."""
-    if len(key) > 64:
-        key = _SHA256(key).digest()
-    padded = int.from_bytes(key.ljust(64, b"\0"))
-    inner = _SHA256((padded ^ _IPAD).to_bytes(64))
-    outer = _SHA256((padded ^ _OPAD).to_bytes(64))
-    values: list[int] = []
-    for block in range(blocks):
-        i = inner.copy()
-        i.update(f"{prefix}{block}".encode())
-        o = outer.copy()
-        o.update(i.digest())
-        values.extend(_EIGHT_U32.unpack(o.digest()))
-    return values
-
-
-_PLANS: dict[int, tuple[int, tuple[int, ...], tuple[int, ...]]] = {}
-
-
-def shuffle_cards(cards: Sequence[str], server_seed: bytes, client_seed: str, nonce: int) -> list[str]:
-    """Fisher-Yates shuffle of ``cards`` driven by the hand's u32 stream (API.md)."""
+def shuffle_cards(cards: Sequence[str], stream: Iterator[int]) -> list[str]:
+    """Fisher-Yates shuffle of ``cards``, each swap drawn from ``stream`` with :func:`uniform_below`."""
     deck = list(cards)
-    prefix = f"{client_seed}:{nonce}:"
-    count = len(deck)
-    plan = _PLANS.get(count)
-    if plan is None:
-        plan = _PLANS[count] = _plan(count)
-    blocks, ns, limits = plan
-    # Fast path: one u32 per draw, none rejected (all but certain: a rejection has odds below 1e-8 per u32).
-    values = _hmac_u32s(server_seed, prefix, blocks)
-    if all(map(_lt, values, limits)):
-        for i, j in zip(range(count - 1, 0, -1), map(_mod, values, ns), strict=False):
-            deck[i], deck[j] = deck[j], deck[i]
-        return deck
-    return _shuffle_with_rejections(deck, server_seed, prefix)
-
-
-def _shuffle_with_rejections(deck: list[str], server_seed: bytes, prefix: str) -> list[str]:
-    """The general Fisher-Yates loop, drawing again whenever a u32 is rejected."""
-    values: list[int] = []
-    block = 0
-    position = 0
     for i in range(len(deck) - 1, 0, -1):
-        n = i + 1
-        limit = _LIMITS[n] if n < len(_LIMITS) else _TWO_32 - (_TWO_32 % n)
-        while True:
-            if position == len(values):
-                values.extend(_EIGHT_U32.unpack(hmac.digest(server_seed, f"{prefix}{block}".encode(), "sha256")))
-                block += 1
-            x = values[position]
-            position += 1
-            if x < limit:
-                break
-        j = x % n
+        j = uniform_below(stream, i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
 
 
 def shuffle_deck(server_seed: bytes, client_seed: str, nonce: int) -> list[str]:
     """The 40 cards of a hand in dealing order, from (server_seed, client_seed, nonce) as published."""
-    return shuffle_cards(CANONICAL_DECK, server_seed, client_seed, nonce)
+    return shuffle_cards(CANONICAL_DECK, u32_stream(server_seed, f"{client_seed}:{nonce}"))
 
 
 def verify_deck(server_seed: bytes, commitment: str, client_seed: str, nonce: int, dealt: Sequence[str]) -> bool:

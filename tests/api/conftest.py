@@ -12,9 +12,9 @@ from django.apps import apps as django_apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import Group
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from casino.api.authentication import issue_token
 from ledger import services as ledger
 from tables.admin_roles import OPERATOR, sync_roles
 
@@ -55,8 +55,7 @@ def client_for() -> Callable[[AbstractBaseUser], APIClient]:
 
     def make(user: AbstractBaseUser) -> APIClient:
         client = APIClient()
-        token, _ = Token.objects.get_or_create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {issue_token(user)}")
         return client
 
     return make
@@ -91,3 +90,56 @@ def fund(staff: AbstractBaseUser) -> Callable[[AbstractBaseUser, int], None]:
         ledger.deposit(user=user, amount=amount, reference="test", operator=staff, cause=f"test:fund:{next(counter)}")
 
     return deposit
+
+
+# --- the live (ASGI) server -------------------------------------------------------------------------------------
+
+LIVE_TEST_CAP = 4  # LIVE_MAX_OPEN_WAITS of the test server (8 in production): the cap tests stay small
+LIVE_TEST_AUTH_TIMEOUT_S = 2  # LIVE_AUTH_TIMEOUT_S of the test server (10 in production)
+
+
+@pytest.fixture(scope="session")
+def asgi_server(django_db_setup: Any, django_db_blocker: Any) -> Iterator[str]:
+    """``host:port`` of a real uvicorn serving ``casino.asgi`` (the Procfile's command) on the test database.
+
+    It reads only committed rows: tests that use it are ``transactional_db``."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    from tests.conftest import ROOT, child_database_url, free_port, wait_for
+
+    with django_db_blocker.unblock():
+        database_url = child_database_url()
+    port = free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "DJANGO_SETTINGS_MODULE": "casino.settings_test",
+        "DATABASE_URL": database_url,
+        "LIVE_MAX_OPEN_WAITS": str(LIVE_TEST_CAP),
+        "LIVE_AUTH_TIMEOUT_S": str(LIVE_TEST_AUTH_TIMEOUT_S),
+    }
+    command = ["uvicorn", "casino.asgi:application", "--host", "127.0.0.1", "--port", str(port), "--lifespan", "off"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", *command, "--log-level", "warning"], cwd=ROOT, env=env, start_new_session=True
+    )
+
+    def healthy() -> bool:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
+                return response.status == 200
+        except OSError:
+            return False
+
+    try:
+        assert wait_for(healthy, timeout=60, interval=0.2), "the ASGI server did not start"
+        yield f"127.0.0.1:{port}"
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)

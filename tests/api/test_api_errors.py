@@ -180,8 +180,9 @@ def test_unknown_and_invalid_fields_are_named_together(as_staff):
 
 
 def test_a_string_where_a_string_is_expected_may_not_be_a_number(as_staff):
-    fields = field_errors(as_staff.post("/api/v1/cashier/deposits", {"username": 17, "amount": 1, "reference": 2},
-                                        format="json"))
+    fields = field_errors(
+        as_staff.post("/api/v1/cashier/deposits", {"username": 17, "amount": 1, "reference": 2}, format="json")
+    )
     assert set(fields) == {"username", "reference"}
 
 

@@ -176,9 +176,9 @@ def test_the_idempotency_key_reaches_the_event_metadata(duel):
     assert keyed and keyed[0].type == "BetPlaced"
 
 
-def test_a_player_who_is_not_seated_gets_404(duel, make_user, client_for):
+def test_a_player_who_is_not_seated_gets_409_not_seated(duel, make_user, client_for):
     outsider = client_for(make_user("outsider"))
-    assert_error(act(outsider, duel["id"], {"action": "bet", "amount": 10}), 404, "not_found")
+    assert_error(act(outsider, duel["id"], {"action": "bet", "amount": 10}), 409, "not_seated")
 
 
 def test_an_unknown_table_is_404_and_anonymous_is_401(duel, anon, as_player):

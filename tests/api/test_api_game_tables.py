@@ -199,7 +199,7 @@ def test_leaving_a_table(as_staff, make_user, client_for, fund):
     body = ok(alone.delete(f"/api/v1/tables/{table['id']}/seats/me"))
     assert body["table"]["seats"] == [] and body["table"]["you"]["seat"] is None
     assert [e["type"] for e in body["events"]] == ["SeatLeft"]
-    assert_error(alone.delete(f"/api/v1/tables/{table['id']}/seats/me"), 404, "not_found")
+    assert_error(alone.delete(f"/api/v1/tables/{table['id']}/seats/me"), 409, "not_seated")
     assert_error(alone.delete("/api/v1/tables/999999/seats/me"), 404, "not_found")
 
 

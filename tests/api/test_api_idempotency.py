@@ -48,8 +48,9 @@ def test_the_same_body_with_keys_in_another_order_is_the_same_request(as_staff, 
     spaced = json.dumps({"username": player.username, "amount": 5, "reference": "r"})
     compact_reordered = json.dumps({"reference": "r", "amount": 5, "username": player.username}, separators=(",", ":"))
     as_staff.generic("POST", DEPOSITS, spaced, content_type="application/json", HTTP_IDEMPOTENCY_KEY="order")
-    again = as_staff.generic("POST", DEPOSITS, compact_reordered, content_type="application/json",
-                             HTTP_IDEMPOTENCY_KEY="order")
+    again = as_staff.generic(
+        "POST", DEPOSITS, compact_reordered, content_type="application/json", HTTP_IDEMPOTENCY_KEY="order"
+    )
     assert again.status_code == 201 and again["Idempotent-Replayed"] == "true"
     assert wallet_balance(player) == 5
 
@@ -137,8 +138,11 @@ def test_a_validation_error_is_stored_so_the_key_cannot_be_reused_for_another_bo
     assert "amount" in field_errors(bad)
     again = as_staff.post(DEPOSITS, entry(player, 0), format="json", HTTP_IDEMPOTENCY_KEY="v-1")
     assert again.json() == bad.json() and again["Idempotent-Replayed"] == "true"
-    assert_error(as_staff.post(DEPOSITS, entry(player, 1), format="json", HTTP_IDEMPOTENCY_KEY="v-1"),
-                 409, "idempotency_conflict")
+    assert_error(
+        as_staff.post(DEPOSITS, entry(player, 1), format="json", HTTP_IDEMPOTENCY_KEY="v-1"),
+        409,
+        "idempotency_conflict",
+    )
     assert wallet_balance(player) == 0
 
 
@@ -202,8 +206,9 @@ def test_anonymous_requests_check_the_key_but_store_nothing(anon):
     again = anon.post("/api/v1/auth/register", body, format="json", HTTP_IDEMPOTENCY_KEY="r")
     assert "username" in field_errors(again)
     assert IdempotencyRecord.objects.count() == 0
-    assert_error(anon.post("/api/v1/auth/token", body, format="json", HTTP_IDEMPOTENCY_KEY="\u00e9"),
-                 400, "invalid_request")
+    assert_error(
+        anon.post("/api/v1/auth/token", body, format="json", HTTP_IDEMPOTENCY_KEY="\u00e9"), 400, "invalid_request"
+    )
 
 
 def test_every_post_view_of_the_api_is_idempotent():

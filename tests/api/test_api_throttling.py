@@ -120,8 +120,9 @@ def test_a_throttled_request_changes_nothing(staff, player, client_for, settings
     body = {"username": player.username, "amount": 5, "reference": "r"}
     assert cashier.post("/api/v1/cashier/deposits", body, format="json").status_code == 201
     state = ledger_state()
-    assert_error(cashier.post("/api/v1/cashier/deposits", body, format="json", HTTP_IDEMPOTENCY_KEY="t"),
-                 429, "throttled")
+    assert_error(
+        cashier.post("/api/v1/cashier/deposits", body, format="json", HTTP_IDEMPOTENCY_KEY="t"), 429, "throttled"
+    )
     assert ledger_state() == state
 
 

@@ -67,21 +67,26 @@ def test_crossing_transfers_stakes_and_settlements_neither_deadlock_nor_lose_upd
                 entries = {f"player:{a.username}": -amount, f"player:{b.username}": amount}
                 if rng.random() < 0.5:
                     entries = dict(reversed(list(entries.items())))
-                services.post_correction(
-                    cause=f"t{thread}:{n}", operator=operator, entries=entries, memo="move"
-                )
+                services.post_correction(cause=f"t{thread}:{n}", operator=operator, entries=entries, memo="move")
                 delta[a.pk] -= amount
                 delta[b.pk] += amount
             elif op in ("hand", "house_hand"):  # a is punter; b (or the house) banks; one shared table escrow
                 banker = b if op == "hand" else None
                 hand_id = thread * 1000 + n
                 services.reserve_stake(
-                    cause=f"r{thread}:{n}", table_id=1, hand_id=hand_id, punter=a, punter_amount=amount,
-                    banker=banker, banker_amount=amount,
+                    cause=f"r{thread}:{n}",
+                    table_id=1,
+                    hand_id=hand_id,
+                    punter=a,
+                    punter_amount=amount,
+                    banker=banker,
+                    banker_amount=amount,
                 )
                 net = rng.choice([-amount, 0, amount])
                 services.settle_hand(
-                    cause=f"s{thread}:{n}", table_id=1, hand_id=hand_id,
+                    cause=f"s{thread}:{n}",
+                    table_id=1,
+                    hand_id=hand_id,
                     payouts={a.pk: amount + net, (banker.pk if banker else None): amount - net},
                     results=[{"user_id": a.pk, "net": net}],
                 )
@@ -132,7 +137,12 @@ def test_the_same_cause_posted_at_once_is_posted_once(make_user, operator):
     def work(thread: int) -> Any:
         try:
             return services.reserve_stake(
-                cause="event:1:7", table_id=1, hand_id=1, punter=punter, punter_amount=10, banker=banker,
+                cause="event:1:7",
+                table_id=1,
+                hand_id=1,
+                punter=punter,
+                punter_amount=10,
+                banker=banker,
                 # half the threads send other content under the same cause
                 banker_amount=10 if thread % 2 == 0 else 20,
             ).pk

@@ -93,9 +93,7 @@ def test_orm_update_and_delete_are_refused_too(funded):
     assert Posting.objects.count() == 2
 
 
-@pytest.mark.parametrize(
-    "table", ["ledger_posting", "ledger_transaction", "ledger_balance", "ledger_account"]
-)
+@pytest.mark.parametrize("table", ["ledger_posting", "ledger_transaction", "ledger_balance", "ledger_account"])
 def test_truncate_is_refused(funded, run_sql, table):
     with pytest.raises(IntegrityError, match="TRUNCATE"), transaction.atomic():
         run_sql(f"TRUNCATE {table} CASCADE")

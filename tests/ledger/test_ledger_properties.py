@@ -115,7 +115,12 @@ class LedgerMachine(RuleBasedStateMachine):
     def deposit(self, player: int, amount: int) -> None:
         user = self.players[player]
         self._post(
-            services.deposit, None, user=user, amount=amount, reference="cash", operator=self.operator,
+            services.deposit,
+            None,
+            user=user,
+            amount=amount,
+            reference="cash",
+            operator=self.operator,
             cause=self._cause(),
         )
         self.wallets[user] += amount
@@ -125,8 +130,13 @@ class LedgerMachine(RuleBasedStateMachine):
         user = self.players[player]
         short = self.wallets[user] < amount
         if self._post(
-            services.withdraw, InsufficientFunds if short else None, user=user, amount=amount, reference="out",
-            operator=self.operator, cause=self._cause(),
+            services.withdraw,
+            InsufficientFunds if short else None,
+            user=user,
+            amount=amount,
+            reference="out",
+            operator=self.operator,
+            cause=self._cause(),
         ):
             self.wallets[user] -= amount
 
@@ -158,8 +168,15 @@ class LedgerMachine(RuleBasedStateMachine):
         elif hand.banker is not None and self.wallets[hand.banker] < banker_amount:
             error = BankCannotCover
         if self._post(
-            services.reserve_stake, error, cause=self._cause(), table_id=self.table_id, hand_id=hand.hand_id,
-            punter=user, punter_amount=punter_amount, banker=hand.banker, banker_amount=banker_amount,
+            services.reserve_stake,
+            error,
+            cause=self._cause(),
+            table_id=self.table_id,
+            hand_id=hand.hand_id,
+            punter=user,
+            punter_amount=punter_amount,
+            banker=hand.banker,
+            banker_amount=banker_amount,
         ):
             self.wallets[user] -= punter_amount
             hand.reserved[user] = hand.reserved.get(user, 0) + punter_amount
@@ -200,8 +217,13 @@ class LedgerMachine(RuleBasedStateMachine):
         if tamper:  # a buggy caller: one chip too many or too few
             payouts[hand.banker] += tamper
         if self._post(
-            services.settle_hand, SettlementMismatch if tamper else None, cause=self._cause(),
-            table_id=self.table_id, hand_id=hand.hand_id, payouts=payouts, results=results,
+            services.settle_hand,
+            SettlementMismatch if tamper else None,
+            cause=self._cause(),
+            table_id=self.table_id,
+            hand_id=hand.hand_id,
+            payouts=payouts,
+            results=results,
         ):
             hand.settled = True
             for party, amount in payouts.items():
@@ -226,8 +248,13 @@ class LedgerMachine(RuleBasedStateMachine):
         assert self.last is not None
         _, kwargs, _ = self.last
         self._post(
-            services.deposit, IdempotencyConflict, user=self.players[0], amount=1, reference="other",
-            operator=self.operator, cause=kwargs["cause"],
+            services.deposit,
+            IdempotencyConflict,
+            user=self.players[0],
+            amount=1,
+            reference="other",
+            operator=self.operator,
+            cause=kwargs["cause"],
         )
 
     # --- invariants ---------------------------------------------------------------------------------------------

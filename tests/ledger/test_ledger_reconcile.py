@@ -148,7 +148,7 @@ def test_chips_left_in_escrow_between_hands_are_reported(activity, operator):
 
 def test_a_settled_hand_that_leaves_chips_in_escrow_is_reported(activity, no_triggers, run_sql):
     settlement = Transaction.objects.get(cause="event:2:2")
-    escrow, bankroll = Account.objects.get(code="escrow:table:2"), Account.objects.get(code="house:bankroll")
+    escrow, bankroll = Account.objects.get(code="escrow:table:2"), Account.objects.get(code="house:bankroll:table:2")
     with no_triggers():  # take back 1 chip of the house's payout into escrow, inside the settlement
         run_sql(
             "INSERT INTO ledger_posting (transaction_id, account_id, amount, balance_after) "

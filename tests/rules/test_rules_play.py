@@ -78,7 +78,8 @@ def test_hungarian_draws_after_a_split_are_assigned_and_the_history_shows_where_
     t.when(Hit, "P1")
     assert t.hand.pending == (2, "6B")
     assert t.refused(Stand, "P1").code == "illegal_action"
-    assert t.refused(Assign, "P1", 5).code == "not_found"
+    assert t.refused(Assign, "P1", 5).code == "invalid_request"  # beyond max_hands_per_punter (4)
+    assert t.refused(Assign, "P1", 3).code == "illegal_action"  # within the limits, not held
     t.when(Assign, "P1", 0)
     t.when(Hit, "P1")
     t.when(Assign, "P1", 1)

@@ -85,3 +85,65 @@ def test_verify_deck_accepts_the_dealt_prefix_and_rejects_a_wrong_seed_or_card()
     assert verify_deck(VECTOR_SEED, VECTOR_COMMITMENT, VECTOR_CLIENT_SEED, VECTOR_NONCE, dealt)
     assert not verify_deck(bytes(32), VECTOR_COMMITMENT, VECTOR_CLIENT_SEED, VECTOR_NONCE, dealt)
     assert not verify_deck(VECTOR_SEED, VECTOR_COMMITMENT, VECTOR_CLIENT_SEED, VECTOR_NONCE, ["1O", *dealt[1:]])
+
+
+# --- rejection sampling, tested directly (a real seed rejects a value with odds below 1e-8 per draw) -------------
+
+
+def test_uniform_below_drops_values_at_or_above_the_largest_multiple_of_n() -> None:
+    from tables.rules.shuffle import uniform_below
+
+    n = 3
+    limit = 2**32 - (2**32 % n)  # 4294967295: the only rejected value for n = 3 is 2**32 - 1
+    stream = iter([limit, 2**32 - 1, limit - 1, 5])
+    assert uniform_below(stream, n) == (limit - 1) % n
+    assert next(stream) == 5  # exactly the rejected values and the accepted one were consumed
+
+
+def test_uniform_below_keeps_values_just_under_the_limit_and_maps_them_by_modulo() -> None:
+    from tables.rules.shuffle import uniform_below
+
+    for n in (1, 2, 7, 40):
+        limit = 2**32 - (2**32 % n)
+        assert uniform_below(iter([limit - 1]), n) == (limit - 1) % n
+        assert uniform_below(iter([0]), n) == 0
+
+
+def test_a_shuffle_with_rejected_values_matches_the_published_loop() -> None:
+    """Fisher-Yates over a stream that contains rejected values gives the pseudo-code's deck, which skips them."""
+    from tables.rules.shuffle import shuffle_cards
+
+    values = []
+    for i in range(39, 0, -1):
+        n = i + 1
+        limit = 2**32 - (2**32 % n)
+        if n in (40, 33, 7, 3):  # every n that is not a power of two has rejected values: put one before the draw
+            values.append(limit + (2**32 - 1 - limit) // 2)
+        values.append(i * 2654435761 % limit)
+    # the published loop, by hand: skip a value >= limit, else j = x % n
+    expected = list(CANONICAL_DECK)
+    pending = list(values)
+    for i in range(39, 0, -1):
+        n = i + 1
+        limit = 2**32 - (2**32 % n)
+        x = pending.pop(0)
+        while x >= limit:
+            x = pending.pop(0)
+        j = x % n
+        expected[i], expected[j] = expected[j], expected[i]
+    assert not pending
+    assert len(values) == 39 + 4  # four values were rejected on the way
+    assert shuffle_cards(CANONICAL_DECK, iter(values)) == expected
+
+
+def test_the_stream_is_hmac_sha256_of_prefix_colon_block() -> None:
+    from itertools import islice
+
+    from tables.rules.shuffle import u32_stream
+
+    first_two_blocks = list(islice(u32_stream(VECTOR_SEED, "alice:bob:1"), 16))
+    expected = []
+    for block in range(2):
+        digest = hmac.new(VECTOR_SEED, f"alice:bob:1:{block}".encode(), hashlib.sha256).digest()
+        expected.extend(struct.unpack(">8I", digest))
+    assert first_two_blocks == expected

@@ -225,8 +225,8 @@ def test_a_punter_cannot_act_out_of_turn() -> None:
     t.when(PlaceBet, "P2", 10)
     assert t.refused(Hit, "P2").code == "not_your_turn"
     assert t.refused(Hit, "B").code == "not_your_turn"
-    assert t.refused(Hit, "nobody").code == "not_found"
-    assert isinstance(t.refused(Hit, "P1", 1), NotFound)
+    assert t.refused(Hit, "nobody").code == "not_seated"
+    assert isinstance(t.refused(Hit, "P1", 1), InvalidRequest)  # one hand per punter without splits
     t.when(Stand, "P1")
     assert isinstance(t.refused(PlaceBet, "P1", 10), IllegalAction)
 

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def _chips(players, table) -> int:
     wallets = sum(ledger_selectors.wallet_balances([p.pk for p in players]).values())
-    return wallets + ledger_selectors.balance(f"escrow:table:{table.pk}") + ledger_selectors.balance("house:bankroll")
+    return wallets + ledger_selectors.balance(f"escrow:table:{table.pk}") + ledger_selectors.house_bankroll()
 
 
 @pytest.mark.parametrize("preset", ["classic", "italian", "spanish", "hungarian"])

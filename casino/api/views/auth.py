@@ -5,16 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import authenticate, get_user_model, password_validation
+from django.contrib.auth import authenticate, get_user_model, logout, password_validation
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema
+from knox.models import AuthToken
 from rest_framework import serializers, status
-from rest_framework.authtoken.models import Token
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino.api.authentication import issue_token, revoke_token
 from casino.api.errors import ApiError
 from casino.api.idempotency import idempotent
 from casino.api.players import USERNAME_RULE, check_username, player_register
@@ -114,8 +115,10 @@ class TokenView(APIView):
         operation_id="auth_token",
         summary="Get the API token of a user",
         description=(
-            "Returns the user's API token (the same one on every call). Wrong credentials, or an inactive "
-            "user, are 400 `invalid_request` (DRF's convention for obtaining a token)."
+            "Issues a new API token for the user (`Authorization: Token <token>`), valid for 24 hours by "
+            "default (setting `API_TOKEN_TTL_S`); earlier tokens stay valid until they expire, are revoked by "
+            "`POST /auth/logout` or by a password change. Wrong credentials, or an inactive user, are 400 "
+            "`invalid_request` (DRF's convention for obtaining a token)."
         ),
         request=InputSerializer,
         responses={200: OutputSerializer},
@@ -128,5 +131,34 @@ class TokenView(APIView):
         user = authenticate(request._request, **serializer.validated_data)
         if user is None:
             raise serializers.ValidationError("Unable to log in with the provided credentials.")
-        token, _ = Token.objects.get_or_create(user=user)
-        return Response(self.OutputSerializer({"token": token.key}).data)
+        return Response(self.OutputSerializer({"token": issue_token(user)}).data)
+
+
+class LogoutView(APIView):
+    """``POST /auth/logout``: the token used is revoked at once (a session is ended)."""
+
+    class InputSerializer(StrictSerializer):
+        """No fields: an empty body or ``{}``."""
+
+        class Meta:
+            ref_name = "LogoutRequest"
+
+    @extend_schema(
+        operation_id="auth_logout",
+        summary="Revoke the token used",
+        description=(
+            "Revokes the token that authenticated this request, at once: it is 401 `not_authenticated` "
+            "afterwards. Other tokens of the user stay valid. Signed in by session (the browsable API), "
+            "the session ends."
+        ),
+        request=InputSerializer,
+        responses={204: None},
+    )
+    @idempotent
+    def post(self, request: Request) -> Response:
+        self.InputSerializer(data=request.data or {}).is_valid(raise_exception=True)
+        if isinstance(request.auth, AuthToken):
+            revoke_token(request.auth)
+        else:
+            logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)

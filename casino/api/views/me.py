@@ -13,13 +13,14 @@ from rest_framework.views import APIView
 
 from casino.api.errors import ApiError
 from casino.api.pagination import ApiPagination
-from casino.api.players import CLIENT_SEED_RULE, check_client_seed, player_profile, set_client_seed
+from casino.api.players import check_client_seed, player_profile, set_client_seed
 from casino.api.schema import api_errors
 from casino.api.selectors import own_hands, own_postings
 from casino.api.serializers import StrictCharField, StrictSerializer
 from ledger.models import Posting
 from ledger.selectors import ledger_row, wallet_balance
 from tables.models import HandParticipant
+from tables.rules.client_seed import CLIENT_SEED_RULE
 
 
 class MeView(APIView):

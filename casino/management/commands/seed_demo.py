@@ -11,8 +11,8 @@ from django.apps import apps as django_apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
-from rest_framework.authtoken.models import Token
 
+from casino.api.authentication import issue_token
 from casino.demo import DEMO_AUDITOR, DEMO_OPERATOR, DEMO_PASSWORD, DEMO_PLAYERS, seed_chips, seed_tables
 from tables.admin_roles import AUDITOR, OPERATOR, sync_roles
 
@@ -50,4 +50,4 @@ def _account(username: str, *, role: str | None = None) -> Any:
 
 
 def _token(user: Any) -> str:
-    return str(Token.objects.get_or_create(user=user)[0].key)
+    return issue_token(user)

@@ -1,4 +1,7 @@
-"""``manage.py reconcile``: check the ledger against itself; print a report; exit 1 on any difference."""
+"""``manage.py reconcile``: check the ledger against itself; print a report; exit 1 on any difference.
+
+Progress on stderr (one step per check: a bar on a terminal, plain lines elsewhere); ``--json`` prints the
+report as one JSON document on stdout (casino/progress.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +9,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ledger.reconcile import reconcile
+from casino.progress import add_output_arguments, progress, write_json
+from ledger.reconcile import CHECK_NAMES, reconcile
 
 
 class Command(BaseCommand):
@@ -20,9 +24,23 @@ class Command(BaseCommand):
         parser.add_argument(
             "--limit", type=int, default=20, help="differences listed per check (all are counted); default 20"
         )
+        add_output_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        report = reconcile(limit=options["limit"])
-        self.stdout.write(report.render())
+        with progress("reconcile", total=len(CHECK_NAMES), unit="checks", options=options) as bar:
+            started: list[str] = []
+
+            def on_check(name: str) -> None:
+                if started:
+                    bar.advance()
+                started.append(name)
+                bar.stage(name)
+
+            report = reconcile(limit=options["limit"], on_check=on_check)
+            bar.advance()
+        if options["json"]:
+            write_json(self.stdout, report.to_json())
+        else:
+            self.stdout.write(report.render())
         if not report.ok:
             raise CommandError(f"the ledger does not reconcile: {report.total_differences} difference(s)", returncode=1)

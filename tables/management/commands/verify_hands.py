@@ -1,4 +1,7 @@
-"""manage.py verify_hands --all | --table N: verify many hands; exit 1 if any fails."""
+"""manage.py verify_hands --all | --table N: verify many hands; exit 1 if any fails.
+
+Progress on stderr (a bar on a terminal, plain lines elsewhere); ``--json`` prints the result as one JSON
+document on stdout (casino/progress.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from casino.progress import add_output_arguments, progress, write_json
 from tables.models import Hand
 from tables.store import chain_problems, load_stream
 from tables.verify import CHECKS, verification_ok, verify_hand
@@ -19,28 +23,56 @@ class Command(BaseCommand):
         group.add_argument("--all", action="store_true", help="every closed hand")
         group.add_argument("--table", type=int, help="the closed hands of one table")
         parser.add_argument("--full", action="store_true", help="fold every hand's table from its first event")
+        add_output_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
+        as_json = options["json"]
         hands = Hand.objects.exclude(status="in_play").order_by("table_id", "number")
         if options["table"] is not None:
             hands = hands.filter(table_id=options["table"])
-        failed = 0
+        failures: list[dict[str, Any]] = []
+        chain_failures: list[dict[str, Any]] = []
         count = 0
-        for hand in hands.iterator():
-            count += 1
-            report = verify_hand(hand, full=options["full"])
-            if not verification_ok(report):
-                failed += 1
-                self.stdout.write(self.style.ERROR(f"hand {hand.pk} (table {hand.table_id} #{hand.number}):"))
-                for check in CHECKS:
-                    if report[check] != "ok":
-                        self.stdout.write(f"  {check:<11} {report[check]}")
-        table_ids = sorted(set(hands.values_list("table_id", flat=True)))
-        for table_id in table_ids:  # the chain between hands too (seats taken and left while waiting)
-            problems = chain_problems(load_stream(table_id))
-            if problems:
-                failed += 1
-                self.stdout.write(self.style.ERROR(f"table {table_id}: " + "; ".join(problems[:5])))
-        self.stdout.write(f"{count} hands checked, {count - failed} verify, {failed} fail; {len(table_ids)} chains")
+        with progress("verify_hands", total=hands.count(), unit="hands", options=options) as bar:
+            for hand in hands.iterator(chunk_size=200):
+                count += 1
+                report = verify_hand(hand, full=options["full"])
+                bar.advance()
+                if verification_ok(report):
+                    continue
+                failed_checks = {check: report[check] for check in CHECKS if report[check] != "ok"}
+                failures.append({"hand": hand.pk, "table": hand.table_id, "number": hand.number, **failed_checks})
+                bar.note(f"hand {hand.pk} (table {hand.table_id} #{hand.number}) fails: {', '.join(failed_checks)}")
+                if not as_json:
+                    self.stdout.write(self.style.ERROR(f"hand {hand.pk} (table {hand.table_id} #{hand.number}):"))
+                    for check, text in failed_checks.items():
+                        self.stdout.write(f"  {check:<11} {text}")
+            table_ids = sorted(set(hands.values_list("table_id", flat=True)))
+            bar.stage(f"hash chains of {len(table_ids)} tables")
+            for table_id in table_ids:  # the chain between hands too (seats taken and left while waiting)
+                problems = chain_problems(load_stream(table_id))
+                if problems:
+                    chain_failures.append({"table": table_id, "chain": problems[:5]})
+                    if not as_json:
+                        self.stdout.write(self.style.ERROR(f"table {table_id}: " + "; ".join(problems[:5])))
+        failed = len(failures) + len(chain_failures)
+        if as_json:
+            write_json(
+                self.stdout,
+                {
+                    "ok": failed == 0,
+                    "hands_checked": count,
+                    "hands_verified": count - len(failures),
+                    "hands_failed": len(failures),
+                    "chains_checked": len(table_ids),
+                    "chains_failed": len(chain_failures),
+                    "failures": failures,
+                    "chain_failures": chain_failures,
+                },
+            )
+        else:
+            self.stdout.write(
+                f"{count} hands checked, {count - len(failures)} verify, {failed} fail; {len(table_ids)} chains"
+            )
         if failed:
             raise CommandError(f"{failed} hands do NOT verify")

@@ -1,0 +1,115 @@
+"""The per-user cap on open waits (long-polls plus sockets), counted in Redis across processes.
+
+A user's open waits are the members of a sorted set ``casino:live:waits:<user id>``, each scored with the
+Redis time at which it expires. Taking a slot first drops the expired members, then adds one only if fewer than
+``LIVE_MAX_OPEN_WAITS`` remain (one Lua script: atomic across processes). A long-poll's slot expires a little
+after its wait; a socket's slot lives ``LIVE_SLOT_TTL_S`` and is refreshed while the socket is open. A process
+killed with waits open therefore leaks their slots for at most that long.
+
+If Redis does not answer, a wait is let in (and logged): the cap protects the service, it must not take it down.
+
+:data:`OPEN` counts this process's open long-polls and sockets (for a metrics gauge).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+import weakref
+from collections import Counter
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+from django.conf import settings
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
+
+#: Open waits held by this process, by kind ("long_poll", "socket").
+OPEN: Counter[str] = Counter()
+
+_ACQUIRE = """
+local now = tonumber(redis.call('TIME')[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {0, tonumber(first[2]) - now}
+end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+if redis.call('TTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2])) end
+return {1, 0}
+"""
+_REFRESH = """
+local now = tonumber(redis.call('TIME')[1])
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[2])
+if redis.call('TTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], tonumber(ARGV[1])) end
+return 1
+"""
+
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = weakref.WeakKeyDictionary()
+
+
+def _client() -> aioredis.Redis:
+    loop = asyncio.get_running_loop()
+    client = _clients.get(loop)
+    if client is None:
+        client = aioredis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=5)
+        _clients[loop] = client
+    return client
+
+
+def key(user_id: int) -> str:
+    return f"casino:live:waits:{user_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    user_id: int
+    member: str
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """Over the cap: ``retry_after`` seconds until the user's oldest slot expires at the latest."""
+
+    retry_after: int
+
+
+async def acquire(user_id: int, kind: str, ttl_s: float) -> Slot | Refused:
+    """Take one of the user's ``LIVE_MAX_OPEN_WAITS`` slots for ``ttl_s`` seconds, or be refused."""
+    member = f"{kind}:{uuid.uuid4().hex}"
+    try:
+        admitted, retry = await _client().eval(  # type: ignore[misc]
+            _ACQUIRE, 1, key(user_id), settings.LIVE_MAX_OPEN_WAITS, max(1, int(ttl_s) + 1), member
+        )
+    except RedisError:
+        log.warning("open waits: Redis does not answer; letting user %s in", user_id, exc_info=True)
+        admitted, retry = 1, 0
+    if not admitted:
+        return Refused(max(1, min(int(retry), settings.LIVE_RETRY_AFTER_S)))
+    OPEN[kind] += 1
+    return Slot(user_id, member, kind)
+
+
+async def refresh(slot: Slot, ttl_s: float) -> None:
+    """Keep a long-lived slot (a socket's) for another ``ttl_s`` seconds."""
+    try:
+        await _client().eval(_REFRESH, 1, key(slot.user_id), max(1, int(ttl_s)), slot.member)  # type: ignore[misc]
+    except RedisError:
+        log.warning("open waits: could not refresh a slot of user %s", slot.user_id, exc_info=True)
+
+
+async def release(slot: Slot) -> None:
+    OPEN[slot.kind] -= 1
+    try:
+        await _client().zrem(key(slot.user_id), slot.member)
+    except RedisError:  # it expires anyway
+        log.warning("open waits: could not release a slot of user %s", slot.user_id, exc_info=True)
+
+
+async def open_waits(user_id: int) -> int:
+    """How many unexpired slots the user holds now (all processes)."""
+    now = (await _client().time())[0]
+    return int(await _client().zcount(key(user_id), now, "+inf"))

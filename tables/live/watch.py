@@ -1,0 +1,136 @@
+"""Who in this process follows which table, woken by the Channels layer.
+
+Each event loop (one per ASGI process) holds one channel of the layer. The first watcher of a table joins that
+channel to the table's group (``tables.notify.group``); the last one to leave takes it out. One task receives
+the channel's ``table.changed`` messages and wakes the table's watchers. So a process holds one Redis
+subscription per table it follows, whatever the number of sockets and long-polls on it.
+
+A watcher registers *before* it reads the database: a commit that lands between its read and its wait still
+wakes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import weakref
+from typing import Any
+
+from channels.layers import get_channel_layer
+
+from tables import notify
+
+log = logging.getLogger(__name__)
+
+
+class Watcher:
+    """One follower of one table: ``version`` is the latest version announced since it registered."""
+
+    __slots__ = ("_event", "table_id", "version")
+
+    def __init__(self, table_id: int) -> None:
+        self.table_id = table_id
+        self.version = 0
+        self._event = asyncio.Event()
+
+    def announce(self, version: int) -> None:
+        if version > self.version:
+            self.version = version
+        self._event.set()
+
+    async def wait(self, timeout: float | None = None) -> bool:
+        """Wait for an announcement (True) or ``timeout`` seconds (False); consumes the announcement."""
+        try:
+            if timeout is None:
+                await self._event.wait()
+            else:
+                await asyncio.wait_for(self._event.wait(), timeout)
+        except TimeoutError:
+            return False
+        self._event.clear()
+        return True
+
+
+class Watch:
+    """The watchers of one event loop, and its one layer channel."""
+
+    def __init__(self) -> None:
+        self._layer: Any = get_channel_layer()
+        self._channel: str | None = None
+        self._watchers: dict[int, set[Watcher]] = {}
+        self._lock = asyncio.Lock()  # group membership changes one at a time (join before anyone relies on it)
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def tables(self) -> int:
+        return len(self._watchers)
+
+    @property
+    def watchers(self) -> int:
+        return sum(len(bucket) for bucket in self._watchers.values())
+
+    async def add(self, table_id: int) -> Watcher:
+        watcher = Watcher(table_id)
+        async with self._lock:
+            if self._channel is None:
+                self._channel = await self._layer.new_channel()
+                self._task = asyncio.create_task(self._receive(self._channel), name="table-watch")
+            bucket = self._watchers.get(table_id)
+            if bucket is None:
+                await self._layer.group_add(notify.group(table_id), self._channel)
+                bucket = self._watchers[table_id] = set()
+            bucket.add(watcher)
+        return watcher
+
+    async def remove(self, watcher: Watcher) -> None:
+        async with self._lock:
+            bucket = self._watchers.get(watcher.table_id)
+            if bucket is None:
+                return
+            bucket.discard(watcher)
+            if not bucket:
+                del self._watchers[watcher.table_id]
+                with contextlib.suppress(Exception):
+                    await self._layer.group_discard(notify.group(watcher.table_id), self._channel)
+
+    async def _receive(self, channel: str) -> None:
+        while True:
+            try:
+                message = await self._layer.receive(channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("table watch: receiving failed; retrying")
+                await asyncio.sleep(0.5)
+                continue
+            if message.get("type") != notify.MESSAGE_TYPE:
+                continue
+            table_id, version = message.get("table"), message.get("version")
+            if not isinstance(table_id, int) or not isinstance(version, int):
+                continue
+            for watcher in list(self._watchers.get(table_id, ())):
+                watcher.announce(version)
+
+
+_watches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Watch] = weakref.WeakKeyDictionary()
+
+
+def watch() -> Watch:
+    """This event loop's :class:`Watch`."""
+    loop = asyncio.get_running_loop()
+    current = _watches.get(loop)
+    if current is None:
+        current = _watches[loop] = Watch()
+    return current
+
+
+@contextlib.asynccontextmanager
+async def watching(table_id: int):  # type: ignore[no-untyped-def]
+    """``async with watching(table) as watcher:`` register, then read, then ``await watcher.wait(...)``."""
+    current = watch()
+    watcher = await current.add(table_id)
+    try:
+        yield watcher
+    finally:
+        await current.remove(watcher)

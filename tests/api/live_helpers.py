@@ -1,0 +1,80 @@
+"""Clients of the live (ASGI) server: a WebSocket to ``/ws/v1/tables/{id}`` and plain HTTP requests."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any
+
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+
+def token_of(client: Any) -> str:
+    """The token an APIClient of the tests authenticates with."""
+    return str(client._credentials["HTTP_AUTHORIZATION"].split()[1])
+
+
+@dataclass
+class Socket:
+    """A socket on a table: every ``events`` message received, in order."""
+
+    ws: ClientConnection
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def open(cls, server: str, table_id: int, token: str | None = None, **kwargs: Any) -> Socket:
+        ws = connect(f"ws://{server}/ws/v1/tables/{table_id}", open_timeout=10, **kwargs).__enter__()
+        socket = cls(ws)
+        if token is not None:
+            socket.send({"type": "auth", "token": token})
+        return socket
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.ws.send(json.dumps(message))
+
+    def recv(self, timeout: float = 10) -> dict[str, Any]:
+        message = json.loads(self.ws.recv(timeout=timeout))
+        self.messages.append(message)
+        return message  # type: ignore[no-any-return]
+
+    @property
+    def last_seq(self) -> int:
+        return int(self.messages[-1]["last_seq"]) if self.messages else 0
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return [event for message in self.messages for event in message["events"]]
+
+    def until(self, seq: int, timeout: float = 10) -> list[dict[str, Any]]:
+        """Receive until ``last_seq >= seq``; the messages received meanwhile."""
+        first = len(self.messages)
+        deadline = time.monotonic() + timeout
+        while self.last_seq < seq:
+            self.recv(timeout=max(0.01, deadline - time.monotonic()))
+        return self.messages[first:]
+
+    def close_code(self, timeout: float = 10) -> int | None:
+        """Wait for the server to close; its close code."""
+        try:
+            while True:
+                self.recv(timeout=timeout)
+        except ConnectionClosed as closed:
+            return closed.rcvd.code if closed.rcvd is not None else None
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def http(server: str, path: str, token: str | None = None, timeout: float = 40) -> tuple[int, Any, dict[str, str]]:
+    """GET ``path`` from the live server: ``(status, JSON body, headers)``."""
+    headers = {"Authorization": f"Token {token}"} if token else {}
+    request = urllib.request.Request(f"http://{server}{path}", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read() or b"null"), dict(response.headers)
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null"), dict(error.headers)

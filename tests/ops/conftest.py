@@ -1,0 +1,13 @@
+"""Fixtures of the operations tests: the admin tests' roles and the real headless browser."""
+
+from tests.admin.conftest import (  # noqa: F401 - fixtures
+    as_auditor,
+    as_operator,
+    as_superuser,
+    auditor,
+    make_staff,
+    operator,
+    roles,
+    superuser,
+)
+from tests.admin.test_admin_browser import browser, page  # noqa: F401 - fixtures
