@@ -119,3 +119,17 @@ def test_the_tools_ed25519_agrees_with_cryptography():
         signature = key.sign(message)
         assert ed25519.verify(public, message, signature)
         assert not ed25519.verify(public, message + b"!", signature)
+
+
+def test_the_verifier_tool_imports_nothing_but_the_standard_library_and_the_rules_core():
+    import subprocess
+
+    probe = (
+        "import sys; sys.path.insert(0, 'tools'); import verify_hand; "
+        "third = sorted({m.split('.')[0] for m in sys.modules} & {'django', 'rest_framework', 'cryptography', "
+        "'psycopg', 'celery', 'redis', 'yaml'}); "
+        "ours = sorted(m for m in sys.modules if m.split('.')[0] in ('tables', 'casino', 'ledger') "
+        "and not m.startswith('tables.rules') and m != 'tables'); print(third, ours); sys.exit(1 if third or ours else 0)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
