@@ -160,14 +160,26 @@ def load_table(table_id: int, *, lock: bool = False, use_cache: bool = True) -> 
     return LoadedTable(table_id, state, last_hash, base, len(rows), current_hand_id, name, source=source)
 
 
-def save_snapshot(table_id: int, state: TableState, last_hash: str) -> None:
-    """Store ``state`` (at a hand boundary) as the table's snapshot, in the caller's transaction."""
+def save_snapshot(
+    table_id: int, state: TableState, last_hash: str, *, with_sql: str = "", with_params: list[Any] | None = None
+) -> None:
+    """Store ``state`` (at a hand boundary) as the table's snapshot, in the caller's transaction.
+
+    ``with_sql``/``with_params``: a data-modifying ``WITH`` clause sent in the same statement (the pipeline's
+    signed checkpoint at a hand's end: one round trip for both)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "INSERT INTO tables_snapshot (table_id, version, schema, state, last_hash, updated_at) "
+            with_sql + "INSERT INTO tables_snapshot (table_id, version, schema, state, last_hash, updated_at) "
             "VALUES (%s, %s, %s, %s, %s, now()) "
             "ON CONFLICT (table_id) DO UPDATE SET version = EXCLUDED.version, schema = EXCLUDED.schema, "
             "state = EXCLUDED.state, last_hash = EXCLUDED.last_hash, updated_at = now() "
             "WHERE tables_snapshot.version < EXCLUDED.version OR tables_snapshot.schema <> EXCLUDED.schema",
-            [table_id, state.version, SNAPSHOT_SCHEMA, pickle.dumps(state, protocol=5), last_hash],
+            [
+                *(with_params or []),
+                table_id,
+                state.version,
+                SNAPSHOT_SCHEMA,
+                pickle.dumps(state, protocol=5),
+                last_hash,
+            ],
         )

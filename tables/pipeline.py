@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from ledger import selectors as ledger_selectors
@@ -217,11 +217,13 @@ def _attempt(
             at=now,
         )
         post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_ids)
-        if any(isinstance(e, (HandOpened, HandSettled, HandAbandoned)) for e in new_events):
-            engine.save_snapshot(table_id, new_state, stored[-1].hash)
         signed = _checkpoint_position(new_events)
-        if signed is not None:
-            _sign_checkpoint(table_id, stored[signed], now)
+        if signed is not None:  # a hand ended: its checkpoint goes with the snapshot, in one statement
+            engine.save_snapshot(
+                table_id, new_state, stored[-1].hash, **_checkpoint_clause(table_id, stored[signed], now)
+            )
+        elif any(isinstance(e, HandOpened) for e in new_events):
+            engine.save_snapshot(table_id, new_state, stored[-1].hash)
 
     from tables import after_commit
 
@@ -253,17 +255,17 @@ def _checkpoint_position(events: list[Any]) -> int | None:
     return position
 
 
-def _sign_checkpoint(table_id: int, last: StoredEvent, at: Any) -> None:
+def _checkpoint_clause(table_id: int, last: StoredEvent, at: Any) -> dict[str, Any]:
     """A hand ended: sign the chain hash of the table's last event at that moment (API.md "Signed
     checkpoints"): the end of the hand, its leavers and the next hand's commitment (so that commitment can never
-    be changed unnoticed); what the same command does next (dealing the next hand) the next checkpoint covers."""
+    be changed unnoticed); what the same command does next (dealing the next hand) the next checkpoint covers.
+    Returned as the ``WITH`` clause that stores it (sent with the snapshot)."""
     key_id, signature = fairness.sign_checkpoint(table_id, last.version, last.hash)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
-            "VALUES (%s, %s, %s, %s, %s, %s)",
-            [table_id, last.version, last.hash, key_id, signature, at],
-        )
+    return {
+        "with_sql": "WITH signed AS (INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
+        "VALUES (%s, %s, %s, %s, %s, %s)) ",
+        "with_params": [table_id, last.version, last.hash, key_id, signature, at],
+    }
 
 
 def probe_context() -> Context:

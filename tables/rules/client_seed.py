@@ -26,4 +26,3 @@ def client_seed_error(value: object) -> str | None:
     if is_valid_client_seed(value):
         return None
     return f"a client seed is {CLIENT_SEED_RULE}"
-

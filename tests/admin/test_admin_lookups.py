@@ -23,7 +23,7 @@ from django.urls import reverse
 from casino.admin_lookups import SECRET_FIELDS, DeclaredLookupsOnly, sortable_targets
 from tables.models import Event, Hand
 from tables.store import load_stream
-from tests.admin.conftest import play_table, play_until_face_down_in_play
+from tests.admin.conftest import play_table, play_until_face_down_in_play, secret_seed_and_deck
 
 pytestmark = pytest.mark.django_db
 
@@ -54,7 +54,7 @@ def in_play(db) -> HandInPlay:
     )
     return HandInPlay(
         hand=hand,
-        seed=state.hand.server_seed,
+        seed=secret_seed_and_deck(played.table.pk, state)[0],  # sealed at rest: in no event at all
         face_down=dealt.data["card"],
         opened_event=Event.objects.get(table=played.table, version=opened.version),
         command_event=Event.objects.get(table=played.table, version=opened.metadata["command_version"]),
