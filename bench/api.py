@@ -1,10 +1,11 @@
 """Benchmark of the game API over real HTTP against gunicorn (issue: API).
 
 Starts gunicorn (gthread workers, the project's test settings, persistent database connections) on a bench
-database of its own (casino_bench_api), seats one player per house-banked classic table, and drives them with
-keep-alive HTTP connections, each connection one player playing his table (bet, hit/stand, as his own
-``you.legal_actions`` allows). Beside it, in the same run and against the same server, a bare endpoint of the
-same stack (token auth, JSON, ``@idempotent``, one INSERT; ``BENCH_ENDPOINTS``) gives the baseline.
+database of its own (``<DATABASE_URL's database>_bench_api``), seats one player per house-banked classic
+table, and drives them with keep-alive HTTP connections, each connection one player playing his table (bet,
+hit/stand, as his own ``you.legal_actions`` allows). Beside it, in the same run and against the same server, a
+bare endpoint of the same stack (token auth, JSON, ``@idempotent``, one INSERT; ``BENCH_ENDPOINTS``) gives the
+baseline.
 
 Prints, at 8 and 32 concurrent connections: requests per second, p50 and p99 latency of both, and the ratios.
 ``--profile`` also prints the queries and the cProfile top of one action, in process.
@@ -29,7 +30,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCH_DB = "casino_bench_api"
+BENCH_SUFFIX = "_bench_api"  # the bench database is named after DATABASE_URL's: benches of several checkouts
+# on one server never drop each other's database
+
+
+def bench_db_name(url: str, suffix: str) -> str:
+    """``<database of url><suffix>``: a database of this checkout's own."""
+    return (urlsplit(url).path.lstrip("/") or "casino") + suffix
 
 
 def wsgi_app():  # type: ignore[no-untyped-def]
@@ -57,11 +64,12 @@ def _bench_database_url() -> str:
     import psycopg
 
     url = urlsplit(os.environ["DATABASE_URL"])
+    bench_db = bench_db_name(os.environ["DATABASE_URL"], BENCH_SUFFIX)
     maintenance = url._replace(path="/postgres").geturl().replace("postgres://", "postgresql://", 1)
     with psycopg.connect(maintenance, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DB}")
-    return url._replace(path=f"/{BENCH_DB}").geturl()
+        conn.execute(f'DROP DATABASE IF EXISTS "{bench_db}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{bench_db}"')
+    return url._replace(path=f"/{bench_db}").geturl()
 
 
 def _setup(players: int) -> list[tuple[str, int]]:
@@ -212,6 +220,9 @@ def _run(loop, port: int, seats: list[tuple[str, int]], seconds: float, warmup: 
     ]
     for thread in threads:
         thread.start()
+    deadline = time.monotonic() + 120  # every connection served once (cold workers on a loaded machine), then warm up
+    while time.monotonic() < deadline and not all(latencies) and not errors:
+        time.sleep(0.1)
     time.sleep(warmup)
     for lat in latencies:
         lat.clear()
@@ -234,6 +245,10 @@ def _run(loop, port: int, seats: list[tuple[str, int]], seconds: float, warmup: 
     }
 
 
+def rows_wc(rows: list[tuple[float, float, int]]) -> list[tuple[float, float]]:
+    return [(wall, cpu) for wall, cpu, _ in rows]
+
+
 def _profile(seats: list[tuple[str, int]]) -> None:
     """Queries and the cProfile top of one player action, in process (APIClient through the whole stack)."""
     import cProfile
@@ -241,8 +256,9 @@ def _profile(seats: list[tuple[str, int]]) -> None:
     import pstats
 
     from django.db import connection
-    from django.test.utils import CaptureQueriesContext
     from rest_framework.test import APIClient
+
+    from casino.statements import count_sent
 
     token, table_id = seats[0]
     client = APIClient()
@@ -255,14 +271,44 @@ def _profile(seats: list[tuple[str, int]]) -> None:
         if action is None:
             table = client.get(f"/api/v1/tables/{table_id}").json()
             continue
-        with CaptureQueriesContext(connection) as captured:
+        with count_sent(connection) as sent:
             profiler.enable()
             table = client.post(f"/api/v1/tables/{table_id}/actions", action, format="json").json()["table"]
             profiler.disable()
-        queries.setdefault(str(action["action"]), []).append([q["sql"][:100] for q in captured.captured_queries])
+        queries.setdefault(str(action["action"]), []).append([sql[:100] for sql in sent.statements])
+    # where an action's milliseconds go against the bare request's: interleaved, in process (no HTTP, no
+    # gunicorn), wall time = this process's CPU + waiting (on PostgreSQL, and on the CPU other processes hold)
+    costs: dict[str, list[tuple[float, float, int]]] = {"bare insert": [], "player action": []}
+    for _ in range(200):
+        action = _next_action(table)
+        if action is None:
+            table = client.get(f"/api/v1/tables/{table_id}").json()
+            continue
+        for name, path, body in (
+            ("bare insert", "/api/v1/_bench/ping", {"n": 1}),
+            ("player action", f"/api/v1/tables/{table_id}/actions", action),
+        ):
+            with count_sent(connection) as sent:
+                wall, cpu = time.perf_counter(), time.process_time()
+                answer = client.post(path, body, format="json").json()
+                wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            costs[name].append((wall, cpu, len(sent)))
+            if name == "player action":
+                table = answer["table"]
+    print("\nin process, interleaved (median per request):")
+    for name, rows in costs.items():
+        walls, cpus, counts = zip(*rows, strict=True)
+        print(
+            f"  {name:<14} wall {statistics.median(walls) * 1000:6.2f} ms  CPU {statistics.median(cpus) * 1000:6.2f} ms"
+            f"  waiting {statistics.median(w - c for w, c in rows_wc(rows)) * 1000:6.2f} ms"
+            f"  statements {statistics.mean(counts):.1f}"
+        )
     for name, runs in queries.items():
         counts = sorted(len(q) for q in runs)
-        print(f"\n{name}: {len(runs)} actions, statements per action min {counts[0]} max {counts[-1]}; the largest:")
+        print(
+            f"\n{name}: {len(runs)} actions, statements per action (at the wire, BEGIN/COMMIT included) "
+            f"min {counts[0]} max {counts[-1]} mean {statistics.mean(counts):.1f}; the largest:"
+        )
         for sql in max(runs, key=len):
             print("   ", sql)
     stream = io.StringIO()
@@ -281,6 +327,7 @@ def main() -> None:
 
     database_url = _bench_database_url()
     os.environ["DATABASE_URL"] = database_url
+    os.environ["BENCH_ENDPOINTS"] = "1"  # the bare endpoint, in gunicorn and in this process (--profile)
     seats = _setup(32)
     port = _free_port()
     server = _start_gunicorn(port, args.workers, args.threads, database_url)

@@ -4,11 +4,16 @@ Prints:
   1. postings per second for reserve+settle cycles: one hand = 4 stake reserves (punter wallet and player banker
      wallet into the table's escrow, 3 postings each) + 1 settlement (escrow out to the parties), each service
      call its own committed transaction, as one game command is; one thread, then several threads on their own
-     tables (player banks), then several threads on house-bank tables (which all lock house:bankroll);
-  2. the time to read an account's balance as its postings grow to a million (it must not grow with the
-     count), against summing its postings for contrast, and the time to read its first /me/ledger page.
+     tables (player banks), then several threads on house-bank tables (each from its own house account);
+  2. house-bank throughput on separate tables with 1, 4 and 16 threads: each table's own house account
+     (house:bankroll:table:<id>) against one account shared by every table (the single hot row house:bankroll
+     was), in the same run;
+  3. the time to read an account's balance as its postings grow to a million (it must not grow with the
+     count), against summing its postings for contrast, and the time to read its first /me/ledger page;
+  4. reconcile over the whole bench database.
 
 Usage: python -m casino.devenv bench bench/ledger.py [--hands 400] [--threads 4] [--postings 1000000]
+       [--house-hands 60] [--house-threads 1,4,16] [--only-house]
 (uses DATABASE_URL / REDIS_URL, or the embedded services; works in a database of its own, casino_ledger_bench,
 dropped and created afresh).
 """
@@ -29,18 +34,21 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-BENCH_DB = "casino_ledger_bench"
+BENCH_SUFFIX = "_ledger_bench"  # named after DATABASE_URL's database: checkouts never share it
+BENCH_DB = ""  # set by setup_database
 PUNTERS = 4
 
 
 def setup_database() -> None:
     import psycopg
 
+    global BENCH_DB
     url = urlsplit(os.environ["DATABASE_URL"])
+    BENCH_DB = (url.path.lstrip("/") or "casino") + BENCH_SUFFIX
     maintenance = url._replace(path="/postgres").geturl().replace("postgres://", "postgresql://", 1)
     with psycopg.connect(maintenance, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DB}")
+        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
     os.environ["DATABASE_URL"] = url._replace(path=f"/{BENCH_DB}").geturl()
     os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings_test"  # plain connections, one per thread
     os.environ.setdefault("SECRET_KEY", "bench")
@@ -67,11 +75,19 @@ def make_players(prefix: str, n: int, chips: int) -> list[Any]:
     return players
 
 
-def play_hands(table_id: int, people: list[Any], hands: int, house_bank: bool, timings: dict[str, list[float]]) -> int:
-    """Play ``hands`` hands at one table; return the number of postings written."""
+def play_hands(
+    table_id: int,
+    people: list[Any],
+    hands: int,
+    house_bank: bool,
+    timings: dict[str, list[float]],
+    shared_banker: Any = None,
+) -> int:
+    """Play ``hands`` hands at one table; return the number of postings written. ``shared_banker``: a player who
+    banks every table at once (one balance row that all of them lock, as the one house:bankroll row was)."""
     from ledger import services
 
-    banker = None if house_bank else people[0]
+    banker = shared_banker if shared_banker is not None else None if house_bank else people[0]
     punters = people[1:]
     postings = 0
     for hand_id in range(1, hands + 1):
@@ -80,8 +96,14 @@ def play_hands(table_id: int, people: list[Any], hands: int, house_bank: bool, t
             stake = 10 + (hand_id + seat) % 90
             started = time.perf_counter()
             tx = services.reserve_stake(
-                cause=f"event:{table_id}:{hand_id}:{seat}", table_id=table_id, hand_id=hand_id, punter=punter,
-                punter_amount=stake, banker=banker, banker_amount=stake, memo="bet",
+                cause=f"event:{table_id}:{hand_id}:{seat}",
+                table_id=table_id,
+                hand_id=hand_id,
+                punter=punter,
+                punter_amount=stake,
+                banker=banker,
+                banker_amount=stake,
+                memo="bet",
             )
             timings["reserve_stake"].append(time.perf_counter() - started)
             postings += len(tx.posted)
@@ -97,7 +119,10 @@ def play_hands(table_id: int, people: list[Any], hands: int, house_bank: bool, t
         payouts[bank] = reserved[bank] - sum(row["net"] for row in results)
         started = time.perf_counter()
         tx = services.settle_hand(
-            cause=f"event:{table_id}:{hand_id}:settle", table_id=table_id, hand_id=hand_id, payouts=payouts,
+            cause=f"event:{table_id}:{hand_id}:settle",
+            table_id=table_id,
+            hand_id=hand_id,
+            payouts=payouts,
             results=results,
         )
         timings["settle_hand"].append(time.perf_counter() - started)
@@ -134,6 +159,30 @@ def run_in_threads(threads: int, work: Callable[[int], int]) -> tuple[int, float
     return sum(counts), elapsed
 
 
+def bench_house_bank(hands: int, thread_counts: tuple[int, ...]) -> None:
+    """House-bank throughput on separate tables: each table banked by the house from its own bankroll account
+    (house:bankroll:table:<id>), against the same play with one account banking every table (a player banker
+    shared by all tables: one balance row every entry locks, as house:bankroll was before each table had its
+    own), in the same run."""
+    print(f"2. house bank on separate tables, {hands} hands per thread (4 stakes + 1 settlement each)")
+    next_table = iter(range(20_000, 30_000))
+    (shared,) = make_players("shared-bank", 1, 10**12)
+    print(f"   {'threads':>7}  {'own house account: tx/s':>24}  {'one shared account: tx/s':>25}  {'ratio':>5}")
+    for n_threads in thread_counts:
+        rates = []
+        for shared_banker in (None, shared):
+            timings: dict[str, list[float]] = {"reserve_stake": [], "settle_hand": []}
+            tables = [next(next_table) for _ in range(n_threads)]
+            people = {table: make_players(f"h{table}-", PUNTERS + 1, 10**9) for table in tables}
+
+            def work(i: int, tables=tables, people=people, timings=timings, banker=shared_banker) -> int:
+                return play_hands(tables[i], people[tables[i]], hands, True, timings, shared_banker=banker)
+
+            _, wall = run_in_threads(n_threads, work)
+            rates.append((len(timings["reserve_stake"]) + len(timings["settle_hand"])) / wall)
+        print(f"   {n_threads:>7}  {rates[0]:>24,.0f}  {rates[1]:>25,.0f}  {rates[0] / rates[1]:>5.2f}")
+
+
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:.2f} ms"
 
@@ -147,7 +196,7 @@ def bench_cycles(hands: int, threads: int) -> None:
         ("1 thread, player bank", 1, False, True),
         ("1 thread, player bank, synchronous_commit off (no wait for the WAL flush)", 1, False, False),
         (f"{threads} threads, player banks (own tables)", threads, False, True),
-        (f"{threads} threads, house bank (all lock the house:bankroll row)", threads, True, True),
+        (f"{threads} threads, house bank (each table its own house account)", threads, True, True),
     ):
         timings: dict[str, list[float]] = {"reserve_stake": [], "settle_hand": []}
         tables = [next(next_table) for _ in range(n_threads)]
@@ -168,9 +217,7 @@ def bench_cycles(hands: int, threads: int) -> None:
         )
         for name, values in timings.items():
             values.sort()
-            print(
-                f"      {name}: median {ms(statistics.median(values))}, p95 {ms(values[int(len(values) * 0.95)])}"
-            )
+            print(f"      {name}: median {ms(statistics.median(values))}, p95 {ms(values[int(len(values) * 0.95)])}")
 
 
 def load_postings(owner: Any, account_id: int, cage_id: int, count: int, batch: int = 200_000) -> None:
@@ -210,9 +257,7 @@ def load_postings(owner: Any, account_id: int, cage_id: int, count: int, batch: 
                 """,
                 [start + 1, start + size, account_id, cage_id, start, cage_start],
             )
-            cursor.execute(
-                "UPDATE ledger_balance SET balance = balance + %s WHERE account_id = %s", [size, account_id]
-            )
+            cursor.execute("UPDATE ledger_balance SET balance = balance + %s WHERE account_id = %s", [size, account_id])
             cursor.execute("UPDATE ledger_balance SET balance = balance - %s WHERE account_id = %s", [size, cage_id])
         done += size
 
@@ -235,7 +280,7 @@ def bench_balance_reads(postings: int, reads: int) -> None:
     from ledger import services
     from ledger.accounts import house_account
 
-    print(f"2. reading a balance as the account's postings grow to {postings:,}")
+    print(f"3. reading a balance as the account's postings grow to {postings:,}")
     (whale,) = make_players("whale", 1, 1)
     (minnow,) = make_players("minnow", 1, 1)
     whale_code, minnow_code = f"player:{whale.username}", f"player:{minnow.username}"
@@ -283,6 +328,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--postings", type=int, default=1_000_000)
     parser.add_argument("--reads", type=int, default=2000)
+    parser.add_argument("--house-hands", type=int, default=60, help="hands per thread, house-bank scenarios")
+    parser.add_argument("--house-threads", default="1,4,16", help="thread counts of the house-bank scenarios")
+    parser.add_argument("--only-house", action="store_true", help="run only the house-bank scenarios")
     args = parser.parse_args()
     if not os.environ.get("DATABASE_URL"):
         sys.exit("DATABASE_URL is not set: run it as `python -m casino.devenv bench bench/ledger.py`")
@@ -293,14 +341,17 @@ def main() -> None:
         cursor.execute("SHOW server_version")
         (version,) = cursor.fetchone()
     print(f"PostgreSQL {version}, {os.cpu_count()} CPUs, database {BENCH_DB}")
-    bench_cycles(args.hands, args.threads)
-    bench_balance_reads(args.postings, args.reads)
+    if not args.only_house:
+        bench_cycles(args.hands, args.threads)
+    bench_house_bank(args.house_hands, tuple(int(n) for n in args.house_threads.split(",")))
+    if not args.only_house:
+        bench_balance_reads(args.postings, args.reads)
     from ledger.reconcile import reconcile
 
     started = time.perf_counter()
     report = reconcile()
     print(
-        f"3. reconcile of the whole bench database: {'ok' if report.ok else 'DIFFERENCES'} in"
+        f"4. reconcile of the whole bench database: {'ok' if report.ok else 'DIFFERENCES'} in"
         f" {time.perf_counter() - started:.1f} s ({report.counts['postings']:,} postings)"
     )
     if not report.ok:

@@ -8,7 +8,8 @@ Prints:
   3. the time to verify one hand (on the fresh table and on the 10,000-hand table).
 
 Usage: python -m casino.devenv bench bench/store.py [--hands 10000] [--commands 3000]
-(uses DATABASE_URL / REDIS_URL, or the embedded services; works in a database of its own, casino_bench).
+(uses DATABASE_URL / REDIS_URL, or the embedded services; works in a database of its own, named after DATABASE_URL's:
+<database>_bench).
 """
 
 from __future__ import annotations
@@ -30,11 +31,12 @@ def _setup_database() -> None:
     import psycopg
 
     url = urlsplit(os.environ["DATABASE_URL"])
+    bench_db = (url.path.lstrip("/") or "casino") + "_bench"  # this checkout's own: benches never share one
     maintenance = url._replace(path="/postgres").geturl().replace("postgres://", "postgresql://", 1)
     with psycopg.connect(maintenance, autocommit=True) as conn:
-        conn.execute("DROP DATABASE IF EXISTS casino_bench WITH (FORCE)")
-        conn.execute("CREATE DATABASE casino_bench")
-    os.environ["DATABASE_URL"] = url._replace(path="/casino_bench").geturl()
+        conn.execute(f'DROP DATABASE IF EXISTS "{bench_db}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{bench_db}"')
+    os.environ["DATABASE_URL"] = url._replace(path=f"/{bench_db}").geturl()
     os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings_test"
     os.environ.setdefault("SECRET_KEY", "bench")
     import django
@@ -237,9 +239,10 @@ def _median_time(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
     return statistics.median(samples)
 
 
-def bench_load_and_verify(hands: int) -> None:
+def bench_load_and_verify(hands: int, profile: bool = False) -> None:
     from django.db import connection
 
+    from casino.statements import count_sent
     from tables import engine, services
     from tables.models import Hand
     from tables.verify import verify_hand
@@ -283,9 +286,11 @@ def bench_load_and_verify(hands: int) -> None:
                 samples.append(time.perf_counter() - start)
                 assert loaded.source == ("snapshot" if forget else "cache"), loaded.source
         t_fresh, t_big = statistics.median(fresh_samples), statistics.median(big_samples)
-        print(f"load, {label}: fresh table ({fresh_state.state.settled_through} hands) {t_fresh * 1000:.3f} ms; "
-              f"table with {big_state.state.settled_through} settled hands {t_big * 1000:.3f} ms; "
-              f"ratio {t_big / t_fresh:.2f}")
+        print(
+            f"load, {label}: fresh table ({fresh_state.state.settled_through} hands) {t_fresh * 1000:.3f} ms; "
+            f"table with {big_state.state.settled_through} settled hands {t_big * 1000:.3f} ms; "
+            f"ratio {t_big / t_fresh:.2f}"
+        )
     from tables.models import Snapshot
 
     saved = Snapshot.objects.get(table_id=big.pk)
@@ -300,18 +305,48 @@ def bench_load_and_verify(hands: int) -> None:
     for label, hand in (("fresh table", fresh_hand), (f"{hands}-hand table", big_hand)):
         report = verify_hand(hand)
         assert all(v == "ok" for v in report.values()), report
-        t = _median_time(lambda h=hand: verify_hand(h, record=False), 3)
-        print(f"verify one hand ({label}): {t * 1000:.0f} ms")
+        verify_hand(hand, record=False)  # warm-up (first queries of the process)
+        with count_sent(connection) as sent:
+            verify_hand(hand, record=False)
+        walls, cpus = [], []
+        for _ in range(41):
+            wall, cpu = time.perf_counter(), time.process_time()
+            verify_hand(hand, record=False)
+            walls.append(time.perf_counter() - wall)
+            cpus.append(time.process_time() - cpu)
+        print(
+            f"verify one hand ({label}): median {statistics.median(walls) * 1000:.1f} ms, fastest "
+            f"{min(walls) * 1000:.1f} ms, of which this process's CPU {statistics.median(cpus) * 1000:.1f} ms; "
+            f"{len(sent)} statements"
+        )
+    started = time.perf_counter()
+    for _ in range(10_000):
+        sum(range(1000))
+    print(
+        f"(calibration: sum(range(1000)) takes {(time.perf_counter() - started) / 10_000 * 1e6:.0f} us here; "
+        "20 us on the quiet development machine)"
+    )
+    if profile:
+        import cProfile
+        import pstats
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(20):
+            verify_hand(big_hand, record=False)
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=10_000)
     parser.add_argument("--commands", type=int, default=3000)
+    parser.add_argument("--profile-verify", action="store_true", help="cProfile 20 verifications of one hand")
     args = parser.parse_args()
     _setup_database()
     bench_commands(args.commands)
-    bench_load_and_verify(args.hands)
+    bench_load_and_verify(args.hands, args.profile_verify)
 
 
 if __name__ == "__main__":

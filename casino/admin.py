@@ -12,6 +12,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from axes import admin as axes_admin
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.models import ADDITION, LogEntry
@@ -230,3 +232,26 @@ class StaffUserAdmin(DeclaredLookupsOnly, UserAdmin):
 @admin.register(Group)
 class StaffGroupAdmin(DeclaredLookupsOnly, GroupAdmin):
     """Django's group pages, filtering only on what they offer."""
+
+
+# --- sign-in lockouts (django-axes), with the project's lookup rule ----------------------------------------------
+# An operator unlocks a locked sign-in by deleting its access attempt (casino/login_lockout.py).
+
+for _model in (AccessAttempt, AccessLog, AccessFailureLog):
+    if admin.site.is_registered(_model):
+        admin.site.unregister(_model)
+
+
+@admin.register(AccessAttempt)
+class LoginAttemptAdmin(DeclaredLookupsOnly, axes_admin.AccessAttemptAdmin):
+    """Failed sign-ins per username and address; deleting one (operators) unlocks it."""
+
+
+@admin.register(AccessLog)
+class LoginLogAdmin(DeclaredLookupsOnly, axes_admin.AccessLogAdmin):
+    """Sign-ins."""
+
+
+@admin.register(AccessFailureLog)
+class LoginFailureLogAdmin(DeclaredLookupsOnly, axes_admin.AccessFailureLogAdmin):
+    """Failed sign-ins, one row each (when ``AXES_ENABLE_ACCESS_FAILURE_LOG`` is on)."""

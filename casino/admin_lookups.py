@@ -10,7 +10,7 @@ with Django's ``DisallowedModelAdminLookup`` (400), whatever the user's role. So
 columns that do not order by a secret.
 
 :data:`SECRET_FIELDS` names the columns that hold a secret (a hand's seed and its face-down cards before
-settlement live in ``Event.data`` and ``Event.metadata``; passwords, pickled states). docs/security.md lists them.
+settlement live in ``Event.data`` and ``Event.metadata``; passwords, serialised states). docs/security.md lists them.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from django.http import HttpRequest
 SECRET_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("tables", "event", "data"),  # a hand in play: server seed (HandOpened), face-down cards (CardDealt)
     ("tables", "event", "metadata"),  # the recorded command's context: entropy = the seed, others' wallets
-    ("tables", "hand", "start_state"),  # the pickled state at the hand's start: the deck and the seed
+    ("tables", "hand", "start_state"),  # the stored state at the hand's start: the deck and the seed
     ("tables", "snapshot", "state"),  # the same, at hand boundaries
     ("tables", "idempotencyrecord", "response"),  # a player's own view (his face-down card)
     ("auth", "user", "password"),  # the password hash

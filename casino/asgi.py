@@ -17,11 +17,12 @@ django_application = get_asgi_application()  # set Django up before importing an
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
+from casino.body_limit import limit_request_body  # noqa: E402
 from tables.live.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_application,
+        "http": limit_request_body(django_application),  # bodies over the limit: 413 before Django reads them
         "websocket": SessionMiddlewareStack(URLRouter(websocket_urlpatterns)),
     }
 )

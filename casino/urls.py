@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from casino.docs import RedocDocsView, SwaggerDocsView
 from casino.health import healthz
+from tables.live.page import table_page
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
@@ -12,6 +13,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SwaggerDocsView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", RedocDocsView.as_view(url_name="schema"), name="api-redoc"),
+    path("play/tables/<int:table_id>/", table_page, name="play-table"),
 ]
 
 # JSON error bodies on /api/ paths (API.md), Django's pages elsewhere

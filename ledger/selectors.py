@@ -68,6 +68,17 @@ def wallet_balances(user_ids: Iterable[int]) -> dict[int, int]:
     return result
 
 
+def wallet_balances_sql(user_ids_sql: str) -> str:
+    """A scalar subquery giving the wallet balances of the users that ``user_ids_sql`` (a subquery or array
+    expression of user ids) names, as a JSON array of ``[user id, balance]``: for callers that read balances in
+    a statement of their own (the table load reads its seated players' wallets with the table row)."""
+    return (
+        "(SELECT coalesce(json_agg(json_build_array(a.user_id, b.balance)), '[]') "
+        "FROM ledger_account a JOIN ledger_balance b ON b.account_id = a.id "
+        f"WHERE a.user_id = ANY({user_ids_sql}))"
+    )
+
+
 def account_postings(account: Account | str, *, before_id: int | None = None) -> QuerySet[Posting]:
     """The postings of an account, newest first, with their transactions (for ``/me/ledger`` and a running
     balance view). Paginate by slicing, or by keyset with ``before_id`` (the last id of the previous page)."""

@@ -37,6 +37,8 @@ READABLE: tuple[tuple[str, str], ...] = (
     ("admin", "logentry"),
     ("auth", "user"),
     ("auth", "group"),
+    ("axes", "accessattempt"),  # failed sign-ins and lockouts (casino/login_lockout.py)
+    ("axes", "accesslog"),  # sign-ins
 )
 
 #: What an operator may do beyond reading: (app label, model name, permission codename).
@@ -45,6 +47,7 @@ OPERATOR_ACTIONS: tuple[tuple[str, str, str], ...] = (
     ("tables", "table", "change_table"),  # rename it: nothing else of a table can change
     ("tables", "dispute", "change_dispute"),  # resolve a dispute, with a compensating entry if chips are owed
     ("casino", "player", "use_cashier"),  # deposits and withdrawals through ledger.services
+    ("axes", "accessattempt", "delete_accessattempt"),  # unlock a locked sign-in
 )
 
 #: Names of custom permissions (the default ones are "Can <action> <verbose name>").

@@ -3,6 +3,8 @@
 Loading costs the events of the current hand, not the table's history: the state is folded from the latest
 snapshot (taken at hand boundaries) plus the events after it. A snapshot is a disposable cache: one that is
 missing, unreadable or written by another version of the rules core is ignored and rebuilt from events.
+Snapshots (and the hands' cached starting states) are plain JSON (``rules.state_to_json``), decoded and
+type-checked field by field: a row that does not decode is logged and ignored, and no stored row can run code.
 Each process also keeps the latest committed state it has seen of each table, used when it is exactly the
 stream's latest version (one statement, nothing to fold) or as a newer base than the snapshot.
 """
@@ -11,18 +13,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import pickle
+import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from django.db import connection, transaction
 
+from ledger.selectors import wallet_balances_sql
 from tables import rules
 from tables.rules import Event, TableState
-from tables.store import GENESIS, NewEvent, StoredEvent
+from tables.store import GENESIS, NewEvent, StoredEvent, Write
 
 
 def _schema_fingerprint() -> str:
@@ -35,6 +39,30 @@ def _schema_fingerprint() -> str:
 
 
 SNAPSHOT_SCHEMA = _schema_fingerprint()
+
+log = logging.getLogger(__name__)
+
+
+def state_to_db(state: TableState) -> str:
+    """The stored (JSON) form of a state: snapshots and cached starting states of hands."""
+    return json.dumps(rules.state_to_json(state), separators=(",", ":"))
+
+
+def state_from_db(stored: Any, *, version: int | None, what: str) -> TableState | None:
+    """The state a snapshot-like row holds, or None (logged) when it does not decode to a state at ``version``.
+
+    The row is data only: decoding checks every field's type and builds nothing but rules values.
+    """
+    try:
+        data = json.loads(stored) if isinstance(stored, (str, bytes, bytearray)) else stored
+        state = rules.state_from_json(data)
+    except (ValueError, TypeError, rules.InvalidRequest) as exc:
+        log.warning("%s does not decode (%s): ignored, rebuilt from the events", what, exc)
+        return None
+    if version is not None and state.version != version:
+        log.warning("%s holds version %s, not %s: ignored, rebuilt from the events", what, state.version, version)
+        return None
+    return state
 
 
 def decode(stored: StoredEvent) -> Event:
@@ -61,6 +89,11 @@ class LoadedTable:
     current_hand_id: int | None = None  # the read model's id of the current (or last) hand
     name: str = ""
     source: str = "events"  # what the fold started from: "cache" (this process), "snapshot" or "events"
+    # Wallet balances (user id -> chips) of the seated players and of the users asked for, read with the table
+    # row; None when they may predate the latest command on the table (the load waited for its lock).
+    wallets: dict[int, int] | None = None
+    wallet_users: frozenset[int] = frozenset()  # whose balances ``wallets`` holds (0 for a user without any)
+    row_version: int = 0  # the table row's version: when the state is at it, name and current hand id match it
 
 
 class TableMissing(LookupError):
@@ -105,7 +138,9 @@ def _fold_rows(table_id: int, after_version: int) -> list[tuple[int, str, Any, s
         ]
 
 
-def load_table(table_id: int, *, lock: bool = False, use_cache: bool = True) -> LoadedTable:
+def load_table(
+    table_id: int, *, lock: bool = False, use_cache: bool = True, wallets_of: Iterable[int] = ()
+) -> LoadedTable:
     """The table's current state: this process's cached state if it is the stream's latest, else folded from the
     cached state or the snapshot (whichever is newer and usable) and the events after it.
 
@@ -116,35 +151,48 @@ def load_table(table_id: int, *, lock: bool = False, use_cache: bool = True) -> 
     transaction): after waiting for the row lock, PostgreSQL re-reads the locked row, so it is current even
     when the statement's snapshot predates the commit it waited for. ``use_cache=False`` ignores this
     process's cache (a retry after a conflict must not trust anything but the events).
+
+    The same statement reads the wallet balances of the seated players (the seats read model) and of
+    ``wallets_of``. The rest of a statement reads the snapshot it started with, so when the load waited for
+    the lock while another command committed (the row's version then differs from the one the statement's
+    snapshot holds), those balances may be older than that command: ``wallets`` is then None.
     """
+    seated = "SELECT user_id FROM tables_tableseat WHERE table_id = t.id"
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT t.current_hand_id, t.name, t.version, "
-            "s.version, s.schema, s.state, s.last_hash FROM tables_table t "
-            "LEFT JOIN tables_snapshot s ON s.table_id = t.id WHERE t.id = %s"
+            "s.version, s.schema, s.state, s.last_hash, "
+            "(SELECT v.version FROM tables_table v WHERE v.id = t.id), "
+            f"ARRAY({seated})::bigint[], "
+            + wallet_balances_sql(f"ARRAY({seated})::bigint[] || %s::bigint[]")
+            + " FROM tables_table t LEFT JOIN tables_snapshot s ON s.table_id = t.id WHERE t.id = %s"
             + (" FOR NO KEY UPDATE OF t" if lock else ""),
-            [table_id],
+            [list(wallets_of), table_id],
         )
         row = cursor.fetchone()
     if row is None:
         raise TableMissing(table_id)
     current_hand_id, name, latest = row[0], row[1], row[2] or 0
+    wallets: dict[int, int] | None = None
+    wallet_users = frozenset(int(uid) for uid in row[8]) | frozenset(wallets_of)
+    if row[7] == row[2]:  # the statement's snapshot holds the latest command: its balances are not older
+        found = json.loads(row[9]) if isinstance(row[9], str) else row[9]
+        wallets = dict.fromkeys(wallet_users, 0) | {int(uid): int(balance) for uid, balance in found}
     cached = None
     if use_cache:
         with _CACHE_LOCK:
             cached = _CACHE.get(table_id)
     if cached is not None and cached[0].version == latest:
-        return LoadedTable(table_id, cached[0], cached[1], latest, 0, current_hand_id, name, source="cache")
+        return LoadedTable(
+            table_id, cached[0], cached[1], latest, 0, current_hand_id, name, "cache", wallets, wallet_users, latest
+        )
 
     state: TableState = rules.initial_state()
     last_hash = GENESIS
     base = 0
     if row[3] is not None and row[4] == SNAPSHOT_SCHEMA:
-        try:
-            candidate = pickle.loads(bytes(row[5]))
-        except Exception:
-            candidate = None
-        if isinstance(candidate, TableState) and candidate.version == row[3]:
+        candidate = state_from_db(row[5], version=row[3], what=f"the snapshot of table {table_id}")
+        if candidate is not None:
             state, base, last_hash = candidate, row[3], row[6]
     source = "snapshot" if base else "events"
     if cached is not None and base < cached[0].version <= latest:  # never a state the database does not hold
@@ -157,29 +205,25 @@ def load_table(table_id: int, *, lock: bool = False, use_cache: bool = True) -> 
     if rows or source != "cache":
         loaded_state, loaded_hash = state, last_hash
         transaction.on_commit(lambda: remember(table_id, loaded_state, loaded_hash))
-    return LoadedTable(table_id, state, last_hash, base, len(rows), current_hand_id, name, source=source)
+    return LoadedTable(
+        table_id, state, last_hash, base, len(rows), current_hand_id, name, source, wallets, wallet_users, latest
+    )
 
 
-def save_snapshot(
-    table_id: int, state: TableState, last_hash: str, *, with_sql: str = "", with_params: list[Any] | None = None
-) -> None:
-    """Store ``state`` (at a hand boundary) as the table's snapshot, in the caller's transaction.
+def snapshot_write(table_id: int, state: TableState, last_hash: str) -> Write:
+    """The statement storing ``state`` (at a hand boundary) as the table's snapshot (see :func:`save_snapshot`)."""
+    return (
+        "INSERT INTO tables_snapshot (table_id, version, schema, state, last_hash, updated_at) "
+        "VALUES (%s, %s, %s, %s::jsonb, %s, now()) "
+        "ON CONFLICT (table_id) DO UPDATE SET version = EXCLUDED.version, schema = EXCLUDED.schema, "
+        "state = EXCLUDED.state, last_hash = EXCLUDED.last_hash, updated_at = now() "
+        "WHERE tables_snapshot.version < EXCLUDED.version OR tables_snapshot.schema <> EXCLUDED.schema",
+        [table_id, state.version, SNAPSHOT_SCHEMA, state_to_db(state), last_hash],
+    )
 
-    ``with_sql``/``with_params``: a data-modifying ``WITH`` clause sent in the same statement (the pipeline's
-    signed checkpoint at a hand's end: one round trip for both)."""
+
+def save_snapshot(table_id: int, state: TableState, last_hash: str) -> None:
+    """Store ``state`` (at a hand boundary) as the table's snapshot, in the caller's transaction."""
+    sql, params = snapshot_write(table_id, state, last_hash)
     with connection.cursor() as cursor:
-        cursor.execute(
-            with_sql + "INSERT INTO tables_snapshot (table_id, version, schema, state, last_hash, updated_at) "
-            "VALUES (%s, %s, %s, %s, %s, now()) "
-            "ON CONFLICT (table_id) DO UPDATE SET version = EXCLUDED.version, schema = EXCLUDED.schema, "
-            "state = EXCLUDED.state, last_hash = EXCLUDED.last_hash, updated_at = now() "
-            "WHERE tables_snapshot.version < EXCLUDED.version OR tables_snapshot.schema <> EXCLUDED.schema",
-            [
-                *(with_params or []),
-                table_id,
-                state.version,
-                SNAPSHOT_SCHEMA,
-                pickle.dumps(state, protocol=5),
-                last_hash,
-            ],
-        )
+        cursor.execute(sql, params)

@@ -4,7 +4,8 @@
 :func:`censor` of a :func:`load`: the events after a position, each through the core's viewer projection
 (``view_event``, via :func:`tables.api.presenters.present_event`) for the viewer the user is *at the moment of
 the read* (seated, staff, spectator: :func:`tables.selectors.viewer_for`). Loading is separate from censoring so
-that one ASGI process can read a table's new events once and censor them for each of its sockets.
+that one ASGI process can read a table's new events once and censor them once per viewer among its sockets
+(every spectator is the same viewer, so they share one censored copy: :mod:`tables.live.reads`).
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from typing import Any
 from django.contrib.auth.base_user import AbstractBaseUser
 
 from tables.api.presenters import present_events
-from tables.selectors import MAX_FEED_EVENTS, LoadedEvents, events_read, load_events
+from tables.rules import Viewer
+from tables.selectors import MAX_FEED_EVENTS, LoadedEvents, events_read, load_events, viewer_for
 
-__all__ = ["MAX_FEED_EVENTS", "LoadedEvents", "censor", "load", "page"]
+__all__ = ["MAX_FEED_EVENTS", "LoadedEvents", "censor", "load", "page", "viewer"]
 
 
 def load(table_id: int, after: int, limit: int = MAX_FEED_EVENTS) -> LoadedEvents:
@@ -27,6 +29,11 @@ def load(table_id: int, after: int, limit: int = MAX_FEED_EVENTS) -> LoadedEvent
 def censor(loaded: LoadedEvents, user: AbstractBaseUser) -> dict[str, Any]:
     """``{"events": [...], "last_seq": N}`` as ``user`` may see the loaded events now."""
     return present_events(events_read(loaded, user))
+
+
+def viewer(loaded: LoadedEvents, user: AbstractBaseUser) -> Viewer:
+    """Who ``user`` is for these events (two users with the same viewer see exactly the same :func:`censor`)."""
+    return viewer_for(loaded.state, user)
 
 
 def page(table_id: int, user: AbstractBaseUser, after: int, limit: int = MAX_FEED_EVENTS) -> dict[str, Any]:

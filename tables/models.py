@@ -77,7 +77,7 @@ class Snapshot(models.Model):
     table = models.OneToOneField(Table, on_delete=models.CASCADE, primary_key=True, related_name="snapshot")
     version = models.PositiveIntegerField()
     schema = models.CharField(max_length=64)
-    state = models.BinaryField()
+    state = models.JSONField()  # tables.rules.state_to_json: plain data, decoded field by field (issue #12)
     last_hash = models.CharField(max_length=64)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -104,7 +104,7 @@ class Hand(models.Model):
     # cache for verification: the table state before the command that opened the hand (rebuildable)
     start_version = models.PositiveIntegerField(null=True, blank=True)
     start_schema = models.CharField(max_length=64, blank=True, default="")
-    start_state = models.BinaryField(null=True, blank=True, editable=False)
+    start_state = models.JSONField(null=True, blank=True, editable=False)  # tables.rules.state_to_json
     verified_at = models.DateTimeField(null=True, blank=True)
     verified_ok = models.BooleanField(null=True, blank=True)
 

@@ -39,7 +39,7 @@ from tables.rules import (
     handle,
     without_secrets,
 )
-from tables.store import ConcurrencyConflict, StoredEvent, append, events_of_idempotent_command
+from tables.store import ConcurrencyConflict, StoredEvent, Write, chain, events_of_idempotent_command, insert
 
 MAX_ATTEMPTS = 5
 
@@ -147,7 +147,9 @@ def _attempt(
     retry: bool,
 ) -> Outcome:
     try:
-        loaded = engine.load_table(table_id, lock=True, use_cache=not retry)
+        loaded = engine.load_table(
+            table_id, lock=True, use_cache=not retry, wallets_of=(*extra_wallets, *([actor_id] if actor_id else []))
+        )
     except engine.TableMissing:
         raise TableNotFound(f"there is no table {table_id}", {"table": table_id}) from None
     current_hand_id = loaded.current_hand_id
@@ -158,7 +160,10 @@ def _attempt(
     user_ids = {int(s.player_id) for s in state.seats} | set(extra_wallets)
     if actor_id is not None:
         user_ids.add(actor_id)
-    wallets = {str(uid): amount for uid, amount in ledger_selectors.wallet_balances(user_ids).items()}
+    if loaded.wallets is not None and user_ids <= loaded.wallet_users:  # read with the table row
+        wallets = {str(uid): loaded.wallets[uid] for uid in user_ids}
+    else:
+        wallets = {str(uid): amount for uid, amount in ledger_selectors.wallet_balances(user_ids).items()}
     ctx = Context(
         now_ms=int(time.time() * 1000),
         wallets=wallets,
@@ -200,30 +205,29 @@ def _attempt(
     first_metadata = {**common, "command": command_json, "fingerprint": _fingerprint(command_json)}
     encoded = [engine.encode(event, first_metadata if i == 0 else common) for i, event in enumerate(new_events)]
     now = timezone.now()
+    chained = chain(
+        stream_id=table_id, expected_version=state.version, prev_hash=loaded.last_hash, events=encoded, recorded_at=now
+    )
     with transaction.atomic(savepoint=False):  # the writes stand or fall together
-        stored = append(
-            stream_id=table_id,
-            expected_version=state.version,
-            prev_hash=loaded.last_hash,
-            events=encoded,
-            recorded_at=now,
-        )
+        # the read models' and the snapshot's writes go with the events, in one statement (a new hand's row
+        # before it: the others need its id); then the ledger's entries, one function call each
+        writes: list[Write] = []
         hand_ids = projections.apply(
             table_id=table_id,
             before=state,
             after=new_state,
-            events=list(zip(stored, new_events, strict=True)),
+            events=list(zip(chained, new_events, strict=True)),
             current_hand_id=current_hand_id,
             at=now,
+            writes=writes,
         )
-        post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_ids)
+        if any(isinstance(e, (HandOpened, HandSettled, HandAbandoned)) for e in new_events):
+            writes.append(engine.snapshot_write(table_id, new_state, chained[-1].hash))
         signed = _checkpoint_position(new_events)
-        if signed is not None:  # a hand ended: its checkpoint goes with the snapshot, in one statement
-            engine.save_snapshot(
-                table_id, new_state, stored[-1].hash, **_checkpoint_clause(table_id, stored[signed], now)
-            )
-        elif any(isinstance(e, HandOpened) for e in new_events):
-            engine.save_snapshot(table_id, new_state, stored[-1].hash)
+        if signed is not None:  # a hand ended: its signed checkpoint goes in the same statement
+            writes.append(_checkpoint_write(table_id, chained[signed], now))
+        stored = insert(chained, also=writes)
+        post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_ids)
 
     from tables import after_commit
 
@@ -255,17 +259,17 @@ def _checkpoint_position(events: list[Any]) -> int | None:
     return position
 
 
-def _checkpoint_clause(table_id: int, last: StoredEvent, at: Any) -> dict[str, Any]:
+def _checkpoint_write(table_id: int, last: StoredEvent, at: Any) -> Write:
     """A hand ended: sign the chain hash of the table's last event at that moment (API.md "Signed
     checkpoints"): the end of the hand, its leavers and the next hand's commitment (so that commitment can never
     be changed unnoticed); what the same command does next (dealing the next hand) the next checkpoint covers.
-    Returned as the ``WITH`` clause that stores it (sent with the snapshot)."""
+    Returned as a write sent with the command's events (one statement)."""
     key_id, signature = fairness.sign_checkpoint(table_id, last.version, last.hash)
-    return {
-        "with_sql": "WITH signed AS (INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
-        "VALUES (%s, %s, %s, %s, %s, %s)) ",
-        "with_params": [table_id, last.version, last.hash, key_id, signature, at],
-    }
+    return (
+        "INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
+        "VALUES (%s, %s, %s, %s, %s, %s)",
+        [table_id, last.version, last.hash, key_id, signature, at],
+    )
 
 
 def probe_context() -> Context:

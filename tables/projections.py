@@ -6,7 +6,6 @@ The same projector runs live (in the command's transaction, writing to the datab
 
 from __future__ import annotations
 
-import pickle
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from tables.rules import (
     SeatTakenEvent,
     TableState,
 )
-from tables.store import StoredEvent
+from tables.store import StoredEvent, Write
 
 
 class Sink(Protocol):
@@ -145,14 +144,31 @@ def project(
 
 
 class DatabaseSink:
-    """Writes the read models in the current transaction."""
+    """Writes the read models in the current transaction.
+
+    With ``writes`` (a list), everything but a new hand's row (whose id the other rows need) is collected there
+    instead of executed, for the caller to send with the command's events in one statement
+    (:func:`tables.store.insert`); :meth:`collected` adds the participants, merged into one upsert per command.
+    Without, each write is executed at once.
+    """
+
+    def __init__(self, writes: list[Write] | None = None) -> None:
+        self.writes = writes
+        self._people: dict[tuple[int, int], list[Any]] = {}  # (hand id, user id) -> [seat, role, net]
+
+    def _write(self, sql: str, params: Sequence[Any]) -> None:
+        if self.writes is not None:
+            self.writes.append((sql, params))
+            return
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
 
     def open_hand(self, table_id: int, number: int, row: dict[str, Any]) -> int:
         with connection.cursor() as cursor:
             cursor.execute(
                 "INSERT INTO tables_hand (table_id, number, preset, status, opened_version, opened_at, "
                 "seed_commitment, banker_username, house_banked, disputed, start_version, start_schema, start_state) "
-                "VALUES (%s, %s, %s, 'in_play', %s, %s, %s, %s, %s, false, %s, %s, %s) RETURNING id",
+                "VALUES (%s, %s, %s, 'in_play', %s, %s, %s, %s, %s, false, %s, %s, %s::jsonb) RETURNING id",
                 [
                     table_id,
                     number,
@@ -164,52 +180,70 @@ class DatabaseSink:
                     row["house_banked"],
                     row["start_version"],
                     engine.SNAPSHOT_SCHEMA,
-                    pickle.dumps(row["start_state"], protocol=5),
+                    engine.state_to_db(row["start_state"]),
                 ],
             )
             return int(cursor.fetchone()[0])
 
     def add_participants(self, hand_id: int, rows: Sequence[tuple[int, int | None, str]]) -> None:
-        if not rows:
-            return
-        values = ", ".join(["(%s, %s, %s, %s)"] * len(rows))
-        params = [v for user_id, seat, role in rows for v in (hand_id, user_id, seat, role)]
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"INSERT INTO tables_handparticipant (hand_id, user_id, seat, role) VALUES {values} "
-                "ON CONFLICT (hand_id, user_id) DO NOTHING",
-                params,
-            )
+        for user_id, seat, role in rows:
+            self._people.setdefault((hand_id, user_id), [seat, role, None])
+        if self.writes is None:
+            self._flush_people()
 
     def close_hand(self, hand_id: int, row: dict[str, Any], nets: dict[int, int]) -> None:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "UPDATE tables_hand SET status = %s, closed_version = %s, settled_at = %s, banker_net = %s "
-                "WHERE id = %s",
-                [row["status"], row["closed_version"], row["settled_at"], row["banker_net"], hand_id],
-            )
-            if nets:
-                values = ", ".join(["(%s::bigint, %s::bigint)"] * len(nets))
-                cursor.execute(
-                    f"UPDATE tables_handparticipant p SET net = v.net FROM (VALUES {values}) AS v(user_id, net) "
-                    "WHERE p.hand_id = %s AND p.user_id = v.user_id",
-                    [x for pair in nets.items() for x in pair] + [hand_id],
-                )
+        self._write(
+            "UPDATE tables_hand SET status = %s, closed_version = %s, settled_at = %s, banker_net = %s WHERE id = %s",
+            [row["status"], row["closed_version"], row["settled_at"], row["banker_net"], hand_id],
+        )
+        if not nets:
+            return
+        if self.writes is not None:  # the participants were just added: their nets go into the same upsert
+            for user_id, net in nets.items():
+                if (hand_id, user_id) in self._people:
+                    self._people[(hand_id, user_id)][2] = net
+            return
+        values = ", ".join(["(%s::bigint, %s::bigint)"] * len(nets))
+        self._write(
+            f"UPDATE tables_handparticipant p SET net = v.net FROM (VALUES {values}) AS v(user_id, net) "
+            "WHERE p.hand_id = %s AND p.user_id = v.user_id",
+            [x for pair in nets.items() for x in pair] + [hand_id],
+        )
+
+    def _flush_people(self) -> None:
+        if not self._people:
+            return
+        values = ", ".join(["(%s::bigint, %s::bigint, %s::integer, %s::text, %s::bigint)"] * len(self._people))
+        params = [
+            v
+            for (hand_id, user_id), (seat, role, net) in self._people.items()
+            for v in (hand_id, user_id, seat, role, net)
+        ]
+        self._people = {}
+        # a participant already recorded keeps his row; only a settlement's net is written over it
+        self._write(
+            f"INSERT INTO tables_handparticipant AS p (hand_id, user_id, seat, role, net) VALUES {values} "
+            "ON CONFLICT (hand_id, user_id) DO UPDATE SET net = EXCLUDED.net WHERE EXCLUDED.net IS NOT NULL",
+            params,
+        )
+
+    def collected(self) -> list[Write]:
+        """The collected writes, the participants' upsert included (with ``writes`` only)."""
+        assert self.writes is not None
+        self._flush_people()
+        return self.writes
 
     def seat(self, table_id: int, user_id: int, seat: int | None) -> None:
-        with connection.cursor() as cursor:
-            if seat is None:
-                cursor.execute("DELETE FROM tables_tableseat WHERE table_id = %s AND user_id = %s", [table_id, user_id])
-            else:
-                cursor.execute(
-                    "INSERT INTO tables_tableseat (table_id, user_id, seat) VALUES (%s, %s, %s)",
-                    [table_id, user_id, seat],
-                )
+        if seat is None:
+            self._write("DELETE FROM tables_tableseat WHERE table_id = %s AND user_id = %s", [table_id, user_id])
+        else:
+            self._write(
+                "INSERT INTO tables_tableseat (table_id, user_id, seat) VALUES (%s, %s, %s)", [table_id, user_id, seat]
+            )
 
     def update_lobby(self, table_id: int, row: dict[str, Any]) -> None:
         columns = ", ".join(f"{name} = %s" for name in row)
-        with connection.cursor() as cursor:
-            cursor.execute(f"UPDATE tables_table SET {columns} WHERE id = %s", [*row.values(), table_id])
+        self._write(f"UPDATE tables_table SET {columns} WHERE id = %s", [*row.values(), table_id])
 
 
 @dataclass
@@ -266,11 +300,17 @@ def apply(
     events: Sequence[tuple[StoredEvent, Event]],
     current_hand_id: int | None,
     at: datetime,
+    writes: list[Write] | None = None,
 ) -> dict[int, int]:
-    """Live projection of one command's events (see :func:`project`)."""
-    return project(
-        DatabaseSink(), table_id=table_id, before=before, after=after, events=events, current_hand_id=current_hand_id
+    """Live projection of one command's events (see :func:`project`). With ``writes``, the writes are collected
+    there (all but a new hand's row) to be sent with the events in one statement."""
+    sink = DatabaseSink(writes)
+    hand_ids = project(
+        sink, table_id=table_id, before=before, after=after, events=events, current_hand_id=current_hand_id
     )
+    if writes is not None:
+        sink.collected()
+    return hand_ids
 
 
 def rebuild(

@@ -103,10 +103,17 @@ def _wallets(state: TableState, user: AbstractBaseUser) -> dict[str, int]:
 def table_read(*, table_id: int, user: AbstractBaseUser) -> TableRead:
     """The table now, for ``user``. Raises ``not_found``."""
     try:
-        state = engine.load_table(table_id).state
+        loaded = engine.load_table(table_id, wallets_of=[int(user.pk)])
     except engine.TableMissing:
         raise _not_found(table_id) from None
-    return _read(table_id, state, user)
+    state = loaded.state
+    ids = {int(s.player_id) for s in state.seats} | {int(user.pk)}
+    if state.version != loaded.row_version or loaded.wallets is None or not ids <= loaded.wallet_users:
+        return _read(table_id, state, user)
+    # the load's one statement read the table row, the state at its version and the wallets
+    hand_id = loaded.current_hand_id if state.hand is not None else None
+    wallets = {str(uid): loaded.wallets[uid] for uid in ids}
+    return TableRead(table_id, loaded.name, state, hand_id, viewer_for(state, user), int(user.pk), wallets)
 
 
 def outcome_read(*, outcome: Outcome, user: AbstractBaseUser) -> TableRead:

@@ -77,21 +77,14 @@ def event_hash(
     return hashlib.sha256(prev_hash.encode() + content).hexdigest()
 
 
-def append(
-    *,
-    stream_id: int,
-    expected_version: int,
-    prev_hash: str,
-    events: Sequence[NewEvent],
-    recorded_at: datetime,
-) -> list[StoredEvent]:
-    """Append ``events`` as versions expected_version+1, ... in one statement; ConcurrencyConflict if taken.
+Write = tuple[str, Sequence[Any]]  # an INSERT, UPDATE or DELETE (no RETURNING) and its parameters
 
-    Must run inside the caller's transaction: the events become visible when it commits.
-    """
-    if not events:
-        return []
-    rows: list[tuple[Any, ...]] = []
+
+def chain(
+    *, stream_id: int, expected_version: int, prev_hash: str, events: Sequence[NewEvent], recorded_at: datetime
+) -> list[StoredEvent]:
+    """The events as they will be stored: versions expected_version+1, ..., each hash chained to the one
+    before (``position`` is 0 until :func:`insert` stores them)."""
     stored: list[StoredEvent] = []
     previous = prev_hash
     for offset, event in enumerate(events, start=1):
@@ -105,26 +98,34 @@ def append(
             metadata=event.metadata,
             recorded_at=recorded_at,
         )
-        rows.append(
-            (
-                stream_id,
-                version,
-                event.type,
-                json.dumps(event.data),
-                json.dumps(event.metadata),
-                recorded_at,
-                previous,
-                digest,
-            )
-        )
         stored.append(
             StoredEvent(0, stream_id, version, event.type, event.data, event.metadata, recorded_at, previous, digest)
         )
         previous = digest
+    return stored
+
+
+def insert(events: Sequence[StoredEvent], *, also: Sequence[Write] = ()) -> list[StoredEvent]:
+    """Store chained events (from :func:`chain`) in one statement; ConcurrencyConflict if a version is taken.
+
+    ``also`` are other writes of the same command (read models, snapshot), sent in the same statement as
+    data-modifying CTEs: one round trip for all of them. They run on the statement's one snapshot, so none may
+    depend on another's effect (each touches its own rows), and they stand or fall with the events.
+    Must run inside the caller's transaction: the events become visible when it commits.
+    """
+    if not events:
+        return []
+    rows = [
+        (e.stream_id, e.version, e.type, json.dumps(e.data), json.dumps(e.metadata), e.recorded_at, e.prev_hash, e.hash)
+        for e in events
+    ]
     placeholders = ", ".join(["(%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s, %s)"] * len(rows))
-    params = [value for row in rows for value in row]
+    params: list[Any] = [value for write in also for value in write[1]]
+    params += [value for row in rows for value in row]
+    ctes = ", ".join(f"w{i} AS ({sql})" for i, (sql, _) in enumerate(also))
     sql = (
-        "INSERT INTO tables_event (stream_id, version, type, data, metadata, recorded_at, prev_hash, hash) "
+        (f"WITH {ctes} " if ctes else "")
+        + "INSERT INTO tables_event (stream_id, version, type, data, metadata, recorded_at, prev_hash, hash) "
         f"VALUES {placeholders} RETURNING position"
     )
     try:
@@ -133,12 +134,32 @@ def append(
             positions = [row[0] for row in cursor.fetchall()]
     except IntegrityError as exc:
         if "event_stream_version_unique" in str(exc):
-            raise ConcurrencyConflict(f"stream {stream_id} moved past version {expected_version}") from exc
+            first = events[0]
+            raise ConcurrencyConflict(f"stream {first.stream_id} moved past version {first.version - 1}") from exc
         raise
     return [
         StoredEvent(pos, e.stream_id, e.version, e.type, e.data, e.metadata, e.recorded_at, e.prev_hash, e.hash)
-        for pos, e in zip(positions, stored, strict=True)
+        for pos, e in zip(positions, events, strict=True)
     ]
+
+
+def append(
+    *,
+    stream_id: int,
+    expected_version: int,
+    prev_hash: str,
+    events: Sequence[NewEvent],
+    recorded_at: datetime,
+) -> list[StoredEvent]:
+    """Append ``events`` as versions expected_version+1, ... in one statement; ConcurrencyConflict if taken.
+
+    Must run inside the caller's transaction: the events become visible when it commits.
+    """
+    chained = chain(
+        stream_id=stream_id, expected_version=expected_version, prev_hash=prev_hash, events=events,
+        recorded_at=recorded_at,
+    )  # fmt: skip
+    return insert(chained)
 
 
 def _rows(rows: Iterable[Sequence[Any]]) -> list[StoredEvent]:

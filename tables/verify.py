@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import pickle
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,7 +25,6 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
-from ledger.models import Transaction
 from tables import engine, fairness
 from tables.ledger_bridge import ESCROW, chip_moves, event_cause
 from tables.models import Hand
@@ -52,6 +50,7 @@ from tables.rules import (
 from tables.store import StoredEvent, chain_problems, load_stream
 
 CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain", "checkpoint")
+_CLOSING_SLACK = 32  # events read past a hand's closing event at a time: the rest of the command that closed it
 
 
 class HandInPlay(DomainError):
@@ -78,11 +77,24 @@ def _cached_start(hand: Hand) -> TableState | None:
     """The state before the hand's first command, cached when the hand opened (None if unusable)."""
     if hand.start_state is None or hand.start_schema != engine.SNAPSHOT_SCHEMA or hand.start_version is None:
         return None
-    try:
-        state = pickle.loads(bytes(hand.start_state))
-    except Exception:
-        return None
-    return state if isinstance(state, TableState) and state.version == hand.start_version else None
+    return engine.state_from_db(
+        hand.start_state, version=hand.start_version, what=f"the cached starting state of hand {hand.pk}"
+    )
+
+
+def _hand_stream(hand: Hand, *, after_version: int) -> list[StoredEvent]:
+    """The table's events after ``after_version`` up to the end of the command that closed the hand, not the
+    table's later history (a hand in play: up to the latest event)."""
+    closed = hand.closed_version
+    if closed is None:
+        return load_stream(hand.table_id, after_version=after_version)
+    upto = closed + _CLOSING_SLACK
+    stream = load_stream(hand.table_id, after_version=after_version, upto_version=upto)
+    # the read stopped at its bound inside the command that closed the hand: that command goes on
+    while stream and stream[-1].version == upto and _batch_start(stream[-1]) <= closed:
+        stream += load_stream(hand.table_id, after_version=upto, upto_version=upto + _CLOSING_SLACK)
+        upto += _CLOSING_SLACK
+    return stream
 
 
 def load_hand(hand: Hand, *, full: bool = False) -> HandEvents:
@@ -95,10 +107,10 @@ def load_hand(hand: Hand, *, full: bool = False) -> HandEvents:
     start = None if full else _cached_start(hand)
     if start is not None:
         first = start.version + 1
-        stream = load_stream(hand.table_id, after_version=max(first - 2, 0))
+        stream = _hand_stream(hand, after_version=max(first - 2, 0))
         before, rest = ([stream[0]], stream[1:]) if first > 1 else ([], stream)
     else:
-        stream = load_stream(hand.table_id)
+        stream = _hand_stream(hand, after_version=0)
         first = _batch_start(stream[hand.opened_version - 1])
         before, rest = stream[: first - 1], stream[first - 1 :]
         start = initial_state()
@@ -267,22 +279,31 @@ def _expected_postings(
 
 
 def _check_ledger(hand: Hand, decoded: Sequence[tuple[StoredEvent, Event]]) -> str:
-    player_ids = {str(getattr(e, "player_id", "")) for _, e in decoded} | {
+    # the hand's entries with their postings and accounts, in one query
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT t.cause, a.code, a.kind, a.user_id, p.amount FROM ledger_transaction t "
+            "JOIN ledger_posting p ON p.transaction_id = t.id JOIN ledger_account a ON a.id = p.account_id "
+            "WHERE t.table_id = %s AND t.hand_id = %s ORDER BY t.id, p.id",
+            [hand.table_id, hand.pk],
+        )
+        rows = cursor.fetchall()
+    house = f"house:bankroll:table:{hand.table_id}"
+    usernames = {str(user_id): code.removeprefix("player:") for _, code, kind, user_id, _ in rows if kind == "wallet"}
+    parties = {str(getattr(e, "player_id", "")) for _, e in decoded} | {
         str(p) for _, e in decoded if isinstance(e, HandSettled) for p in e.payouts
     }
-    ids = [int(p) for p in player_ids if p.isdigit()]
-    usernames = {
-        str(pk): name for pk, name in get_user_model().objects.filter(pk__in=ids).values_list("pk", "username")
-    }
+    unknown = [int(p) for p in parties if p.isdigit() and p not in usernames]
+    if unknown:  # a party with no posting at all: its name comes from the users
+        usernames |= {
+            str(pk): name for pk, name in get_user_model().objects.filter(pk__in=unknown).values_list("pk", "username")
+        }
     expected = _expected_postings(hand.table_id, decoded, usernames)
-    actual: dict[str, dict[str, int]] = {}
-    for tx in Transaction.objects.filter(table_id=hand.table_id, hand_id=hand.pk).prefetch_related("postings__account"):
-        legs: dict[str, int] = defaultdict(int)
-        for posting in tx.postings.all():
-            code = posting.account.code
-            # hands posted before the house banked each table from its own account used the shared one
-            legs[f"house:bankroll:table:{hand.table_id}" if code == "house:bankroll" else code] += posting.amount
-        actual[tx.cause] = {k: v for k, v in legs.items() if v}
+    legs_of: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for cause, code, _kind, _user_id, amount in rows:
+        # hands posted before the house banked each table from its own account used the shared one
+        legs_of[cause][house if code == "house:bankroll" else code] += amount
+    actual = {cause: {k: v for k, v in legs.items() if v} for cause, legs in legs_of.items()}
     for cause, legs in expected.items():
         if cause not in actual:
             return f"no ledger transaction for {cause}"

@@ -1,4 +1,9 @@
-"""Shared fixtures. The suite runs against the real PostgreSQL and Redis of DATABASE_URL / REDIS_URL."""
+"""Shared fixtures. The suite runs against the real PostgreSQL and Redis of DATABASE_URL / REDIS_URL.
+
+Database roles (docs/architecture.md): the test database is created and migrated as the owner role
+(MIGRATE_DATABASE_URL), then every connection of the tests, and of the processes they start, is the
+application role's (DATABASE_URL). ``owner_cursor`` is for the tests that play a privileged attacker.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,10 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -29,6 +36,62 @@ def child_database_url() -> str:
     return urlsplit(os.environ["DATABASE_URL"])._replace(path=f"/{connection.settings_dict['NAME']}").geturl()
 
 
+def _use_credentials(owner: bool) -> None:
+    """Point the default connection at the owner's or the application role's credentials (closing it)."""
+    from django.conf import settings
+    from django.db import connections
+
+    connection = connections["default"]
+    connection.close()
+    if owner:
+        connection.settings_dict.update(settings.MIGRATE_DATABASE or {})
+    else:
+        connection.settings_dict.update(_APP_CREDENTIALS)
+
+
+_APP_CREDENTIALS: dict[str, Any] = {}
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """The test database is created, migrated and dropped by the owner role."""
+    from django.conf import settings
+
+    default = settings.DATABASES["default"]
+    _APP_CREDENTIALS.update({key: default.get(key) for key in ("USER", "PASSWORD", "HOST", "PORT")})
+    _use_credentials(owner=True)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """Once the test database is ready, the tests connect as the application role."""
+    with django_db_blocker.unblock():
+        _use_credentials(owner=False)
+    yield
+    with django_db_blocker.unblock():
+        _use_credentials(owner=True)
+
+
+@contextmanager
+def owner_cursor(*, triggers_off: Sequence[str] = ()) -> Iterator[Any]:
+    """A cursor of the owner role on the test database (a connection of its own, committed at the end), for the
+    tests that play an attacker with more than the application's rights. ``triggers_off`` names tables whose
+    triggers are disabled for that transaction (what the owner, or a superuser, could do)."""
+    import psycopg
+    from django.db import connection
+    from psycopg import sql
+
+    from casino.testing_db.base import owner_connection_params
+
+    with psycopg.connect(**owner_connection_params(connection.settings_dict)) as conn, conn.cursor() as cursor:
+        for table in triggers_off:
+            cursor.execute(sql.SQL("ALTER TABLE {} DISABLE TRIGGER USER").format(sql.Identifier(table)))
+        yield cursor
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # fire the deferred checks before the triggers return
+        for table in triggers_off:
+            cursor.execute(sql.SQL("ALTER TABLE {} ENABLE TRIGGER USER").format(sql.Identifier(table)))
+
+
 def wait_for(predicate, timeout: float, interval: float = 0.05):  # type: ignore[no-untyped-def]
     """Poll predicate until it returns a truthy value or timeout passes; return the last value."""
     deadline = time.monotonic() + timeout
@@ -42,7 +105,7 @@ def wait_for(predicate, timeout: float, interval: float = 0.05):  # type: ignore
 @pytest.fixture
 def child_env() -> dict[str, str]:
     """Environment for child processes (servers, workers) of the tests."""
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_SUPERUSER_URL", "MIGRATE_DATABASE_URL")}
     env["PYTHONPATH"] = str(ROOT)
     env.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings_test")
     return env

@@ -4,23 +4,12 @@ holder can read."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
-
-import psycopg
-from django.db import connection
 
 from tables import engine
 from tables.store import event_hash, load_stream
-
-
-def owner_url() -> str:
-    """A URL of the test database for its owner (or a superuser): MIGRATE_DATABASE_URL when the app connects as a
-    limited role, else DATABASE_URL."""
-    base = os.environ.get("MIGRATE_DATABASE_URL") or os.environ["DATABASE_URL"]
-    return urlsplit(base)._replace(path=f"/{connection.settings_dict['NAME']}").geturl()
+from tests.conftest import owner_cursor
 
 
 def rewrite_event(table_id: int, version: int, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
@@ -49,32 +38,25 @@ def rewrite_events(table_id: int, changes: dict[int, Callable[[dict[str, Any]], 
         )
         rows.append((json.dumps(data), previous, digest, table_id, stored.version))
         previous = digest
-    with psycopg.connect(owner_url(), autocommit=False) as conn:
-        conn.execute("SET LOCAL session_replication_role = replica")  # past the append-only triggers
-        with conn.cursor() as cursor:
-            cursor.executemany(
-                "UPDATE tables_event SET data = %s::jsonb, prev_hash = %s, hash = %s "
-                "WHERE stream_id = %s AND version = %s",
-                rows,
-            )
-            cursor.execute("DELETE FROM tables_snapshot WHERE table_id = %s", [table_id])
-        conn.commit()
+    with owner_cursor(triggers_off=["tables_event"]) as cursor:  # past the append-only triggers
+        cursor.executemany(
+            "UPDATE tables_event SET data = %s::jsonb, prev_hash = %s, hash = %s WHERE stream_id = %s AND version = %s",
+            rows,
+        )
+        cursor.execute("DELETE FROM tables_snapshot WHERE table_id = %s", [table_id])
     engine.forget_all()
 
 
 def all_database_text() -> dict[str, str]:
     """Every row of every table of the database, as text (bytes as latin-1), by table name."""
     texts: dict[str, str] = {}
-    with psycopg.connect(owner_url()) as conn:
-        names = [
-            r[0]
-            for r in conn.execute(
-                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename"
-            ).fetchall()
-        ]
+    with owner_cursor() as cursor:
+        cursor.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
+        names = [r[0] for r in cursor.fetchall()]
         for name in names:
             parts = []
-            for row in conn.execute(f'SELECT * FROM "{name}"').fetchall():  # names from the catalogue
+            cursor.execute(f'SELECT * FROM "{name}"')  # names from the catalogue
+            for row in cursor.fetchall():
                 for value in row:
                     if isinstance(value, (bytes, memoryview)):
                         parts.append(bytes(value).decode("latin-1"))

@@ -78,3 +78,20 @@ def test_dockerfile_default_command_is_a_real_entry_point():
     lines = (ROOT / "Dockerfile").read_text().splitlines()
     cmd = next(line for line in lines if line.startswith("CMD "))
     _check_entry_point(yaml.safe_load(cmd[4:]))
+
+
+def test_the_app_connects_as_a_limited_role_and_only_migrate_as_the_owner():
+    """Issue #12: the image's superuser only administers; the init script creates the owner and the app role."""
+    db_env = SERVICES["db"]["environment"]
+    superuser = db_env["POSTGRES_USER"]
+    assert any(v.endswith(":/docker-entrypoint-initdb.d:ro") for v in SERVICES["db"]["volumes"])
+    script = (ROOT / "docker/postgres-initdb/10-casino-roles.sh").read_text()
+    assert "NOSUPERUSER" in script and {"DB_OWNER_PASSWORD", "DB_APP_PASSWORD"} <= set(db_env)
+    migrate = SERVICES["migrate"]["environment"]
+    assert migrate["MIGRATE_DATABASE_URL"].startswith("postgres://casino_owner:")
+    for name in ("migrate", "web", "worker", "beat"):
+        env = SERVICES[name]["environment"]
+        assert env["DATABASE_URL"].startswith("postgres://casino_app:"), name
+        assert env["DATABASE_URL"].split("://")[1].split(":")[0] != superuser, name
+        if name != "migrate":
+            assert "MIGRATE_DATABASE_URL" not in env, name

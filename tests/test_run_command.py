@@ -11,6 +11,8 @@ import urllib.request
 from urllib.parse import urlsplit
 
 import psutil
+import psycopg
+import pytest
 
 from tests.conftest import ROOT, free_port, wait_for
 
@@ -27,7 +29,11 @@ def _status(url: str) -> int | None:
 
 def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
     port, live_port = free_port(), free_port()
-    db = urlsplit(os.environ["DATABASE_URL"])._replace(path="/casino_runcheck").geturl()
+    superuser = os.environ.get("DATABASE_SUPERUSER_URL")
+    if not superuser:
+        pytest.skip("`make run` creates its database and roles: needs DATABASE_SUPERUSER_URL (set by `make test`)")
+    name = f"{urlsplit(os.environ['DATABASE_URL']).path.lstrip('/')}_runcheck"  # never another checkout's
+    db = urlsplit(superuser)._replace(path=f"/{name}").geturl()
     env = {**os.environ, "DATABASE_URL": db, "PORT": str(port), "LIVE_PORT": str(live_port), "PYTHONPATH": str(ROOT)}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     proc = subprocess.Popen(
@@ -48,6 +54,15 @@ def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
         names = " ".join(" ".join(p.cmdline()) for p in tree)
         assert "celery -A casino worker" in names and "celery -A casino beat" in names
         assert "uvicorn casino.asgi:application" in names
+        with psycopg.connect(superuser.replace("postgres://", "postgresql://", 1)) as conn:
+            users = {
+                row[0]
+                for row in conn.execute(
+                    "SELECT usename FROM pg_stat_activity WHERE datname = %s AND backend_type = 'client backend'",
+                    [name],
+                )
+            }
+        assert users == {f"{name}_app"}, f"the running casino connects as {users}, not only its application role"
     finally:
         proc.send_signal(signal.SIGINT)
         output = proc.communicate(timeout=60)[0].decode(errors="replace")

@@ -9,7 +9,9 @@ response follows from its ``code`` through :data:`STATUS_BY_CODE`, and from nowh
   ledger's ``LedgerError``, :class:`ApiError`); its status is ``STATUS_BY_CODE[code]``, and a code the table
   does not know is a refusal by the current state: 409. An error that says it is the server's fault
   (``http_status >= 500``, such as the ledger's invariant errors) is not turned into a response: it is raised
-  on as a bug, and Django answers 500 (``server_error`` below gives it the JSON body on ``/api/`` paths).
+  on as a bug, and Django answers 500 (``server_error`` below gives it the JSON body on ``/api/`` paths);
+- except when the unhandled exception says a service is out of reach (the database or Redis, see
+  :func:`service_unavailable`): then ``server_error`` answers 503 ``service_unavailable`` with ``Retry-After``.
 
 :func:`exception_handler` is ``REST_FRAMEWORK["EXCEPTION_HANDLER"]``; :func:`error_response` is its pure part
 (no rollback), for code such as the idempotency layer that has already rolled back its own savepoint.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -59,7 +62,10 @@ STATUS_BY_CODE: dict[str, int] = {
     "idempotency_conflict": 409,
     # ours
     "server_error": 500,
+    "service_unavailable": 503,
 }
+# Seconds a client is asked to wait (``Retry-After``) before retrying after a 503 ``service_unavailable``.
+RETRY_AFTER_S = 1
 # A domain code the table does not list: a well-formed request the current state refuses.
 REFUSAL_STATUS = 409
 
@@ -102,12 +108,19 @@ def invalid_field(field: str, message: str) -> ApiError:
 def error_body(code: str, message: str, details: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The error body of API.md. Its strings may echo what a client sent (an unknown field's name, a value in a
     message), so NUL characters and lone surrogates are written as escapes: neither JSON in UTF-8 nor
-    PostgreSQL's jsonb (the idempotency records) could hold them."""
+    PostgreSQL's jsonb (the idempotency records) could hold them; and each is cut at :data:`MAX_ECHO`
+    characters."""
     return {"error": {"code": code, "message": _storable(message), "details": _storable(dict(details or {}))}}
+
+
+#: The longest string an error body repeats (a message may quote what the client sent: a 1 MB "action").
+MAX_ECHO = 300
 
 
 def _storable(value: Any) -> Any:
     if isinstance(value, str):
+        if len(value) > MAX_ECHO:
+            value = value[:MAX_ECHO] + "..."
         if value.isascii() and "\x00" not in value:
             return value
         return value.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
@@ -267,8 +280,32 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     return defaults.page_not_found(request, exception)
 
 
+def service_unavailable(exc: BaseException | None) -> bool:
+    """Whether an unhandled exception means a service we depend on is (briefly) out of reach, not a bug.
+
+    A lost or refused database connection (a restarted server, a terminated backend, a pool that found no
+    connection in time) is ``django.db.OperationalError`` or ``InterfaceError`` (an already closed connection);
+    a Redis that does not answer is ``redis.ConnectionError`` / ``TimeoutError``. The transaction of such a
+    request did not commit (or, if the connection died during COMMIT, a retry with the same Idempotency-Key
+    finds the stored answer), so the client is told to retry: 503 with ``Retry-After``.
+    """
+    import redis
+    from django.db import InterfaceError, OperationalError
+
+    return isinstance(exc, OperationalError | InterfaceError | redis.ConnectionError | redis.TimeoutError)
+
+
 def server_error(request: HttpRequest) -> HttpResponse:
-    """``handler500``: JSON on ``/api/`` paths, Django's page elsewhere."""
+    """``handler500``: JSON on ``/api/`` paths, Django's page elsewhere; 503 with ``Retry-After`` when the
+    exception being handled (Django calls this inside its ``except``) says a service is out of reach."""
+    if service_unavailable(sys.exc_info()[1]):
+        message = "A service the casino depends on is briefly unavailable; retry (with the same Idempotency-Key)."
+        if _is_api(request):
+            response: HttpResponse = JsonResponse(error_body("service_unavailable", message), status=503)
+        else:
+            response = HttpResponse(message, status=503, content_type="text/plain; charset=utf-8")
+        response["Retry-After"] = str(RETRY_AFTER_S)
+        return response
     if _is_api(request):
         return JsonResponse(
             error_body("server_error", "Internal server error."), status=status.HTTP_500_INTERNAL_SERVER_ERROR

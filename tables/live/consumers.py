@@ -123,8 +123,8 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
         self.slot = slot
         self.watcher = await watch().add(self.table_id)  # before the read: nothing committed after it is missed
         async with self.lock:
-            loaded = await reads.load(self.table_id, 2**31 - 1)  # no events: the table's version now
-            self.cursor = loaded.state.version
+            read = await reads.load(self.table_id, 2**31 - 1)  # no events: the table's version now
+            self.cursor = read.loaded.state.version
             await self._send({"type": "events", "events": [], "last_seq": self.cursor})
         self.tasks.append(asyncio.create_task(self._pump()))
         self.tasks.append(asyncio.create_task(self._keep_slot()))
@@ -140,13 +140,12 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
     async def _push(self) -> None:
         """Send every event after ``cursor`` as this viewer may see it now (caller holds the lock)."""
         while True:
-            loaded = await reads.load(self.table_id, self.cursor)
-            if not loaded.events:
+            read = await reads.load(self.table_id, self.cursor)
+            if not read.loaded.events:
                 return
-            body = feed.censor(loaded, self.user)
-            await self._send({"type": "events", **body})
-            self.cursor = body["last_seq"]
-            if len(loaded.events) < feed.MAX_FEED_EVENTS:
+            text, self.cursor = read.message_for(self.user)
+            await self.send(text_data=text)
+            if len(read.loaded.events) < feed.MAX_FEED_EVENTS:
                 return
 
     async def _keep_slot(self) -> None:

@@ -54,7 +54,11 @@ def _client() -> aioredis.Redis:
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
     if client is None:
-        client = aioredis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=5)
+        # a bounded pool that makes callers queue: a thousand sockets opening at once share a few connections
+        pool = aioredis.BlockingConnectionPool.from_url(
+            settings.REDIS_URL, max_connections=32, timeout=10, socket_connect_timeout=2, socket_timeout=5
+        )
+        client = aioredis.Redis(connection_pool=pool)
         _clients[loop] = client
     return client
 

@@ -20,12 +20,20 @@ Queries::
     hand_history(events, number, ...) -> dict
 
 Provably fair shuffle: ``shuffle_deck(server_seed, client_seed, nonce)``, ``seed_commitment(server_seed)``.
-JSON: ``event_to_json`` / ``event_from_json`` / ``command_to_json`` / ``command_from_json``.
+JSON: ``event_to_json`` / ``event_from_json`` / ``command_to_json`` / ``command_from_json``;
+``state_to_json`` / ``state_from_json`` (snapshots: plain data, decoded field by field).
 See docs/rules-engine.md for the whole API and every decision taken where RULES.md is silent.
 """
 
 from .cards import CANONICAL_DECK, format_hp, is_picture, value_hp
-from .codec import command_from_json, command_to_json, event_from_json, event_to_json
+from .codec import (
+    command_from_json,
+    command_to_json,
+    event_from_json,
+    event_to_json,
+    state_from_json,
+    state_to_json,
+)
 from .commands import (
     ACTION_COMMANDS,
     ACTION_NAMES,
@@ -239,6 +247,8 @@ __all__ = [
     "settled_deck",
     "shuffle_deck",
     "state_after",
+    "state_from_json",
+    "state_to_json",
     "value_hp",
     "verify_deck",
     "view",

@@ -2,6 +2,9 @@
 
 ``event_from_json(event_to_json(e)) == e`` and the same for commands. Decoding checks every field's type
 and raises :class:`~tables.rules.errors.InvalidRequest` naming the field on malformed input.
+
+The table state has a plain-JSON form too (``state_to_json`` / ``state_from_json``): snapshots and the cached
+starting states of hands are stored as data decoded field by field: no stored row can run code (issue #12).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from .config import TableConfig
 from .errors import InvalidRequest, invalid
 from .events import EVENT_TYPES, Event
 from .ruleset import Rules, rules_from_dict
+from .state import TableState
 
 COMMAND_TYPES: tuple[type[Command], ...] = (
     _commands.CreateTable,
@@ -96,8 +100,28 @@ def _build_decoder(hint: Any) -> Decoder:
         return decode_rules
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return lambda value, field: _decode_dataclass(hint, value, field)
+    if isinstance(hint, type) and issubclass(hint, tuple) and hasattr(hint, "_fields"):  # a NamedTuple
+        return lambda value, field: _decode_dataclass(hint, value, field)
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
+    if origin is frozenset:
+        member = _decoder_for(args[0])
+
+        def decode_frozenset(value: Any, field: str) -> frozenset[Any]:
+            if not isinstance(value, (list, tuple)):
+                raise invalid(field, f"{field} must be a list")
+            return frozenset(member(v, f"{field}[{i}]") for i, v in enumerate(value))
+
+        return decode_frozenset
+    if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):  # a fixed-length tuple
+        members = [_decoder_for(a) for a in args]
+
+        def decode_fixed_tuple(value: Any, field: str) -> tuple[Any, ...]:
+            if not isinstance(value, (list, tuple)) or len(value) != len(members):
+                raise invalid(field, f"{field} must be a list of {len(members)} items")
+            return tuple(d(v, f"{field}[{i}]") for i, (d, v) in enumerate(zip(members, value, strict=True)))
+
+        return decode_fixed_tuple
     if origin in (typing.Union, types.UnionType):
         inner = [a for a in args if a is not type(None)]
         inner_decoder = _decoder_for(inner[0])
@@ -140,9 +164,14 @@ def _fields_of(cls: type) -> list[tuple[str, Decoder, bool]]:
     if cached is None:
         hints = typing.get_type_hints(cls, localns={"TableConfig": TableConfig, "Rules": Rules})
         cached = []
-        for f in dataclasses.fields(cls):
-            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-            cached.append((f.name, _decoder_for(hints[f.name]), required))
+        if dataclasses.is_dataclass(cls):
+            for f in dataclasses.fields(cls):
+                required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+                cached.append((f.name, _decoder_for(hints[f.name]), required))
+        else:  # a NamedTuple
+            defaults = getattr(cls, "_field_defaults", {})
+            for name in getattr(cls, "_fields", ()):
+                cached.append((name, _decoder_for(hints[name]), name not in defaults))
         _FIELD_DECODERS[cls] = cached
     return cached
 
@@ -199,3 +228,31 @@ def command_from_json(data: Mapping[str, Any]) -> Command:
         raise invalid("type", f"unknown command type {data.get('type') if isinstance(data, Mapping) else None!r}")
     command: Command = _decode_dataclass(cls, data, "")
     return command
+
+
+def _plain(value: Any) -> Any:
+    """Named tuples and dataclasses as dicts, tuples as lists, frozensets as sorted lists; scalars unchanged."""
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return {name: _plain(getattr(value, name)) for name in value._fields}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (frozenset, set)):
+        return sorted((_plain(v) for v in value), key=repr)
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def state_to_json(state: TableState) -> dict[str, Any]:
+    """A table state as plain JSON (every field, nested states as objects)."""
+    data: dict[str, Any] = _plain(state)
+    return data
+
+
+def state_from_json(data: Any) -> TableState:
+    """The state of :func:`state_to_json`'s output, decoded and type-checked field by field (no code runs);
+    anything else raises ``InvalidRequest``."""
+    state: TableState = _decode_dataclass(TableState, data, "")
+    return state

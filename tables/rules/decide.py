@@ -38,6 +38,7 @@ from .config import make_table_config
 from .errors import (
     AlreadySeated,
     BetOutOfLimits,
+    DomainError,
     IllegalAction,
     InvalidRequest,
     NotFound,
@@ -196,9 +197,13 @@ def _withdraw_from_window(tx: Tx, seat: int, player_id: str, reason: str) -> Non
     if hand is None or not hand.in_play or hand.phase != "betting":
         return
     h = hand.find(seat, 0)
-    if h is not None and h.stake == 0 and not h.cards:
+    if h is not None and h.stake == 0 and not h.cards and h.status != VOID:
         tx.emit(PunterSkipped(seat, player_id, reason))
-        check_betting_complete(tx)
+        # With a stake on the table the others have all bet: deal now. With none, the window stays open until
+        # its deadline: abandoning it at once would let sit_out / sit_in open and abandon a hand (a new seed,
+        # a snapshot, events) per toggle.
+        if any(p.stake > 0 for p in tx.hand.punters):
+            check_betting_complete(tx)
 
 
 def _vacate_bank(tx: Tx, seat: int, reason: str) -> None:
@@ -365,6 +370,54 @@ def handle(command: Command, state: TableState) -> tuple[list[Event], TableState
 
     Raises a :class:`DomainError` (no events) when the rules refuse the command.
     """
+    try:
+        return _run(command, Tx(state, command.ctx))
+    except SeedUnavailable:
+        return _run_without_seed(command, state)
+
+
+def _run_without_seed(command: Command, state: TableState) -> tuple[list[Event], TableState]:
+    """The command needed the seed of the hand in play (or of the next hand) and does not carry it (its sealed
+    form could not be opened: a lost key). A hand in play is abandoned with every stake returned instead of the
+    command; between hands a fresh seed replaces the unusable commitment and the command runs on it."""
+    tx = Tx(state, command.ctx)
+    if state.hand_in_play:
+        abandon_without_seed(tx)
+        return tx.events, tx.state
+    tx.commit_next_seed()
+    return _run(command, tx)
+
+
+class _Accepted(BaseException):  # not an Exception: nothing on the way may catch it
+    """A probe reached its first event: every check before it passed."""
+
+
+class _ProbeTx(Tx):
+    __slots__ = ()
+
+    def emit(self, event: Event) -> None:
+        raise _Accepted
+
+
+def accepts(command: Command, state: TableState) -> bool:
+    """Whether ``decide`` would accept ``command`` in ``state``, without planning its events.
+
+    A command is refused before it emits anything: every check comes first, then the events (the property test
+    that compares ``legal_actions`` with what ``handle`` accepts keeps this true). So the probe stops at the
+    first event instead of playing the command out (a stand that ends the hand would otherwise play the
+    banker's turn, settle, and shuffle the next hand's deck).
+    """
+    try:
+        _run(command, _ProbeTx(state, command.ctx))
+    except (_Accepted, SeedUnavailable):  # a command that needs the seed to play out passed every check
+        return True
+    except DomainError:
+        return False
+    return True
+
+
+def _run(command: Command, tx: Tx) -> tuple[list[Event], TableState]:
+    state = tx.state
     kind = type(command)
     handler = _HANDLERS.get(kind)
     if handler is None:
@@ -373,15 +426,6 @@ def handle(command: Command, state: TableState) -> tuple[list[Event], TableState
     _check_arguments(command)
     if kind is not CreateTable and state.config is None:
         raise NotFound("the table does not exist")
-    try:
-        tx = _run(handler, kind, command, state)
-    except SeedUnavailable:
-        tx = _run_without_seed(handler, kind, command, state)
-    return tx.events, tx.state
-
-
-def _run(handler: Callable[[Tx, Any], None], kind: type[Command], command: Command, state: TableState) -> Tx:
-    tx = Tx(state, command.ctx)
     handler(tx, command)
     if kind in _PLAYER_COMMANDS:
         after = tx.state
@@ -389,24 +433,14 @@ def _run(handler: Callable[[Tx, Any], None], kind: type[Command], command: Comma
         # try_open_hand does nothing while a hand is in play: skip the call in that (usual) case
         if after.config is not None and (hand is None or hand.phase in _OVER):
             try_open_hand(tx, trigger=kind in _TRIGGERS)
-    return tx
+    if kind is SitIn and _only_ready(tx.events):
+        return [], state  # "ready" opened nothing: a toggle that changes nothing writes nothing
+    return tx.events, tx.state
 
 
-def _run_without_seed(
-    handler: Callable[[Tx, Any], None], kind: type[Command], command: Command, state: TableState
-) -> Tx:
-    """The command needed the seed of the hand in play (or of the next hand) and does not carry it (its sealed
-    form could not be opened: a lost key). A hand in play is abandoned with every stake returned instead of the
-    command; between hands a fresh seed replaces the unusable commitment and the command runs on it."""
-    tx = Tx(state, command.ctx)
-    if state.hand_in_play:
-        abandon_without_seed(tx)
-        return tx
-    tx.commit_next_seed()
-    handler(tx, command)
-    if kind in _PLAYER_COMMANDS and not tx.state.hand_in_play:
-        try_open_hand(tx, trigger=kind in _TRIGGERS)
-    return tx
+def _only_ready(events: list[Event]) -> bool:
+    """The events are just a "ready" ``SatIn`` (a player already taking part, and no hand opened)."""
+    return len(events) == 1 and isinstance(events[0], SatIn) and events[0].reason == "ready"
 
 
 def decide(command: Command, state: TableState) -> list[Event]:
@@ -418,4 +452,4 @@ def decide(command: Command, state: TableState) -> list[Event]:
     return handle(command, state)[0]
 
 
-__all__ = ["acted", "decide", "handle"]
+__all__ = ["accepts", "acted", "decide", "handle"]

@@ -121,8 +121,10 @@ def asgi_server(django_db_setup: Any, django_db_blocker: Any) -> Iterator[str]:
         "DATABASE_URL": database_url,
         "LIVE_MAX_OPEN_WAITS": str(LIVE_TEST_CAP),
         "LIVE_AUTH_TIMEOUT_S": str(LIVE_TEST_AUTH_TIMEOUT_S),
+        "LIVE_PORT": str(port),  # the table page served by this server opens its socket here too
     }
-    command = ["uvicorn", "casino.asgi:application", "--host", "127.0.0.1", "--port", str(port), "--lifespan", "off"]
+    command = ["uvicorn", "casino.asgi:application", "--host", "127.0.0.1", "--port", str(port), "--lifespan", "off",
+               "--ws-per-message-deflate", "false"]  # fmt: skip
     proc = subprocess.Popen(
         [sys.executable, "-m", *command, "--log-level", "warning"], cwd=ROOT, env=env, start_new_session=True
     )

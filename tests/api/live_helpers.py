@@ -69,12 +69,12 @@ class Socket:
         self.ws.close()
 
 
-def http(server: str, path: str, token: str | None = None, timeout: float = 40) -> tuple[int, Any, dict[str, str]]:
-    """GET ``path`` from the live server: ``(status, JSON body, headers)``."""
+def http(server: str, path: str, token: str | None = None, timeout: float = 40) -> tuple[int, Any, Any]:
+    """GET ``path`` from the live server: ``(status, JSON body, headers)`` (headers: case-insensitive)."""
     headers = {"Authorization": f"Token {token}"} if token else {}
     request = urllib.request.Request(f"http://{server}{path}", headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, json.loads(response.read() or b"null"), dict(response.headers)
+            return response.status, json.loads(response.read() or b"null"), response.headers
     except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null"), dict(error.headers)
+        return error.code, json.loads(error.read() or b"null"), error.headers

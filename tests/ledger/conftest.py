@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db import connection, transaction
+from django.db import connection
+
+from tests.conftest import owner_cursor
 
 _names = itertools.count(1)
 
@@ -30,23 +32,34 @@ def operator(make_user: Callable[..., AbstractBaseUser]) -> AbstractBaseUser:
     return make_user("operator", is_staff=True)
 
 
+_owner_cursor: list[Any] = []  # the owner's cursor while ``triggers_disabled`` is active
+
+
 def sql(statement: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    if _owner_cursor:
+        cursor = _owner_cursor[-1]
+        cursor.execute(statement, params or [])
+        return cursor.fetchall() if cursor.description else []
     with connection.cursor() as cursor:
         cursor.execute(statement, params or [])
         return cursor.fetchall() if cursor.description else []
 
 
+LEDGER_TABLES = ("ledger_transaction", "ledger_posting", "ledger_account", "ledger_balance")
+
+
 @contextmanager
 def triggers_disabled() -> Iterator[None]:
-    """What a superuser can do to bypass the ledger's triggers (not its CHECKs): used to inject bad data
-    that reconcile must find. ``SET LOCAL``: the setting ends with the transaction."""
-    # Inside a test's transaction, check what is pending first: those deferred checks would otherwise run at
-    # the end of the test, over the injected rows.
-    sql("SET CONSTRAINTS ALL IMMEDIATE")
-    sql("SET CONSTRAINTS ALL DEFERRED")
-    with transaction.atomic():
-        sql("SET LOCAL session_replication_role = replica")
-        yield
+    """What the owner (or a superuser) can do to bypass the ledger's triggers (not its CHECKs): used to inject
+    bad data that reconcile must find. The application's role cannot: inside, ``run_sql`` runs as the owner, on
+    a connection of its own whose transaction commits at the end (so the test must commit its data:
+    ``django_db(transaction=True)``)."""
+    with owner_cursor(triggers_off=LEDGER_TABLES) as cursor:
+        _owner_cursor.append(cursor)
+        try:
+            yield
+        finally:
+            _owner_cursor.pop()
 
 
 @pytest.fixture

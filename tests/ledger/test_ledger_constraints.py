@@ -1,14 +1,20 @@
-"""The database itself refuses every bad write, whatever the code path (raw SQL here, committing for real)."""
+"""The database itself refuses every bad write, whatever the code path (raw SQL here, committing for real).
+
+Two layers: the application's role holds no UPDATE/DELETE/TRUNCATE on the append-only tables ("permission
+denied"), and the triggers refuse them even to the owner role that holds every right (``as_owner``).
+"""
 
 from __future__ import annotations
 
+import psycopg
 import pytest
 from django.core.management import call_command
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, ProgrammingError, transaction
 
 from ledger import services
 from ledger.accounts import wallet_for
 from ledger.models import Account, Balance, Posting, Transaction
+from tests.conftest import owner_cursor
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -35,6 +41,11 @@ def _post(run_sql, tx_id: int, account_id: int, amount: int) -> None:
         "INSERT INTO ledger_posting (transaction_id, account_id, amount, balance_after) VALUES (%s, %s, %s, 0)",
         [tx_id, account_id, amount],
     )
+
+
+def as_owner(statement: str, params: list[object] | None = None) -> None:
+    with owner_cursor() as cursor:
+        cursor.execute(statement, params or [])
 
 
 def _account_id(code: str) -> int:
@@ -80,23 +91,27 @@ def test_zero_amount_is_refused(funded, run_sql):
 )
 def test_postings_and_transactions_are_never_updated_or_deleted(funded, run_sql, statement):
     before = list(Posting.objects.order_by("id").values_list("id", "amount", "balance_after"))
-    with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+    with pytest.raises(ProgrammingError, match="permission denied"), transaction.atomic():
         run_sql(statement)
+    with pytest.raises(psycopg.IntegrityError, match="append-only"):
+        as_owner(statement)
     assert list(Posting.objects.order_by("id").values_list("id", "amount", "balance_after")) == before
 
 
 def test_orm_update_and_delete_are_refused_too(funded):
-    with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+    with pytest.raises(ProgrammingError, match="permission denied"), transaction.atomic():
         Posting.objects.all().delete()
-    with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+    with pytest.raises(ProgrammingError, match="permission denied"), transaction.atomic():
         Transaction.objects.update(memo="edited")
     assert Posting.objects.count() == 2
 
 
 @pytest.mark.parametrize("table", ["ledger_posting", "ledger_transaction", "ledger_balance", "ledger_account"])
 def test_truncate_is_refused(funded, run_sql, table):
-    with pytest.raises(IntegrityError, match="TRUNCATE"), transaction.atomic():
+    with pytest.raises(ProgrammingError, match="permission denied"), transaction.atomic():
         run_sql(f"TRUNCATE {table} CASCADE")
+    with pytest.raises(psycopg.IntegrityError, match="TRUNCATE"):
+        as_owner(f"TRUNCATE {table} CASCADE")
     assert Posting.objects.count() == 2
 
 
@@ -153,8 +168,10 @@ def test_balance_kind_is_the_account_kind(make_user, run_sql):
 
 def test_accounts_are_never_deleted_nor_change_identity(funded, make_user, run_sql):
     wallet = wallet_for(funded)
-    with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+    with pytest.raises(ProgrammingError, match="permission denied"), transaction.atomic():
         run_sql("DELETE FROM ledger_account WHERE id = %s", [wallet.pk])
+    with pytest.raises(psycopg.IntegrityError, match="append-only"):
+        as_owner("DELETE FROM ledger_account WHERE id = %s", [wallet.pk])
     with pytest.raises(IntegrityError, match="identity"), transaction.atomic():
         run_sql("UPDATE ledger_account SET user_id = %s WHERE id = %s", [make_user().pk, wallet.pk])
 
@@ -183,14 +200,16 @@ def test_posting_to_an_account_without_balance_row_is_refused(make_user, run_sql
 
 
 def test_no_session_setting_opens_truncate(funded, run_sql):
-    with pytest.raises(IntegrityError, match="TRUNCATE"), transaction.atomic():
-        run_sql("SET LOCAL ledger.allow_truncate = 'on'")
-        run_sql("TRUNCATE ledger_posting CASCADE")
+    with pytest.raises(psycopg.IntegrityError, match="TRUNCATE"), owner_cursor() as owner:
+        owner.execute("SET LOCAL ledger.allow_truncate = 'on'")
+        owner.execute("TRUNCATE ledger_posting CASCADE")
     assert Posting.objects.exists()
 
 
 def test_the_test_flush_empties_the_ledger_and_truncate_stays_refused(funded, run_sql):
-    call_command("flush", interactive=False, verbosity=0)  # casino.testing_db: replica role for the flush only
+    call_command("flush", interactive=False, verbosity=0)  # casino.testing_db: as the owner, triggers off inside
     assert Posting.objects.count() == 0
-    with pytest.raises(IntegrityError, match="TRUNCATE"), transaction.atomic():
+    with pytest.raises(ProgrammingError, match="permission denied"), transaction.atomic():
         run_sql("TRUNCATE ledger_posting CASCADE")
+    with pytest.raises(psycopg.IntegrityError, match="TRUNCATE"):
+        as_owner("TRUNCATE ledger_posting CASCADE")

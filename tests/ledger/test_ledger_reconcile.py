@@ -1,5 +1,7 @@
-"""``manage.py reconcile``: a clean ledger passes; each kind of difference (injected as a superuser could, with
-the triggers bypassed) is reported and makes the command fail."""
+"""``manage.py reconcile``: a clean ledger passes; each kind of difference (injected as the owner or a superuser
+could, with the triggers bypassed: the application's role cannot) is reported and makes the command fail.
+
+The data is committed (``transaction=True``): the injections run on the owner's own connection."""
 
 from __future__ import annotations
 
@@ -16,9 +18,9 @@ from django.db import transaction
 from ledger import services
 from ledger.models import Account, Posting, Transaction
 from ledger.reconcile import CHECK_NAMES, reconcile
-from tests.conftest import child_database_url
+from tests.conftest import child_database_url, owner_cursor
 
-pytestmark = pytest.mark.django_db
+pytestmark = pytest.mark.django_db(transaction=True)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -185,7 +187,7 @@ def test_a_settlement_that_does_not_match_its_results_is_reported(activity, no_t
 
 @pytest.mark.django_db(transaction=True)  # DDL: drops and restores a CHECK
 def test_a_negative_wallet_is_reported(activity, run_sql):
-    """The CHECK makes this impossible; with the CHECK dropped (as a superuser could), reconcile still sees it."""
+    """The CHECK makes this impossible; with the CHECK dropped (as the owner could), reconcile still sees it."""
     alice, _, _ = activity
     wallet, cage = Account.objects.get(user=alice), Account.objects.get(code="house:cage")
 
@@ -202,7 +204,8 @@ def test_a_negative_wallet_is_reported(activity, run_sql):
                 [tx_id, wallet.pk, amount, tx_id, cage.pk, -amount],
             )
 
-    run_sql("ALTER TABLE ledger_balance DROP CONSTRAINT ledger_balance_non_negative")
+    with owner_cursor() as owner:
+        owner.execute("ALTER TABLE ledger_balance DROP CONSTRAINT ledger_balance_non_negative")
     try:
         move(-1000, "test:overdraw")
         report = reconcile()
@@ -210,10 +213,11 @@ def test_a_negative_wallet_is_reported(activity, run_sql):
         assert report.check("no negative wallets").differences == [f"player:{alice.username} is at -802"]
     finally:
         move(1000, "test:restore")
-        run_sql(
-            "ALTER TABLE ledger_balance ADD CONSTRAINT ledger_balance_non_negative "
-            "CHECK (NOT (kind IN ('wallet', 'escrow')) OR balance >= 0)"
-        )
+        with owner_cursor() as owner:
+            owner.execute(
+                "ALTER TABLE ledger_balance ADD CONSTRAINT ledger_balance_non_negative "
+                "CHECK (NOT (kind IN ('wallet', 'escrow')) OR balance >= 0)"
+            )
 
 
 @pytest.mark.django_db(transaction=True)  # the command runs in another process: the data must be committed

@@ -101,3 +101,45 @@ def test_commands_built_in_python_with_non_integer_arguments_are_refused(command
     with pytest.raises(InvalidRequest) as refused:
         decide(command, table.state)  # type: ignore[arg-type]
     assert refused.value.details["field"] == field
+
+
+def test_every_state_of_random_play_round_trips_through_plain_json() -> None:
+    """Snapshots and the cached starting states of hands are stored as this JSON (issue #12)."""
+    import random
+
+    from rules_random_play import PRESETS, RandomTable
+
+    from tables.rules import TableState, initial_state, state_from_json, state_to_json
+
+    seen = 0
+    for n, preset in enumerate(PRESETS * 2):
+        table = RandomTable(random.Random(n), preset, "house" if n % 2 else "player", rig_pictures=n > 3)
+        table.setup(3)
+        states: list[TableState] = [initial_state(), table.state]
+        states += [step.after for step in table.run(150)]
+        for state in states:
+            data = json.loads(json.dumps(state_to_json(state)))
+            assert state_from_json(data) == state
+            seen += 1
+    assert seen > 1000
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        "a string",
+        [1, 2, 3],
+        {"version": "1"},
+        {"version": 1, "unknown": 2},
+        {"version": 1, "seats": [{"seat": 1}]},
+        {"version": 1, "hand": {"number": 1}},
+        {"__reduce__": ["os.system", ["echo owned"]]},
+        {"version": 1, "config": {"preset": "classic", "rules": {"no": 1}}},
+    ],
+)
+def test_a_state_that_does_not_decode_is_refused(data: object) -> None:
+    from tables.rules import state_from_json
+
+    with pytest.raises(InvalidRequest):
+        state_from_json(data)

@@ -194,3 +194,43 @@ def test_loading_uses_the_snapshot_and_a_missing_or_outdated_one_is_rebuilt():
     assert missing.source == "events" and missing.snapshot_version == 0 and missing.state == from_scratch
     play_hands(table, players, 1, random.Random(6))  # the next hand boundary writes a fresh snapshot
     assert Snapshot.objects.get(table_id=table.pk).schema == engine.SNAPSHOT_SCHEMA
+
+
+def test_a_command_that_waited_for_the_table_lock_is_decided_on_the_wallets_after_the_command_it_waited_for():
+    """The table load reads the seated players' wallets in the same statement; a statement that waited for the
+    table's lock holds an older snapshot, so its balances are not trusted then (read again after the lock)."""
+    (player,) = make_players(1, chips=10, prefix="waiter")
+    table = make_table("classic", bank="house", min_bet=10, max_bet=10)
+    services.table_sit(table_id=table.pk, user=player)
+    first_holds_lock, outcomes = threading.Event(), {}
+
+    def bet_and_hold() -> None:
+        from django.db import transaction
+
+        with transaction.atomic():
+            services.table_act(table_id=table.pk, user=player, action="bet", args={"amount": 10})
+            first_holds_lock.set()
+            waiting = 0
+            for _ in range(200):  # until the second command waits for the table's lock
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_stat_clear_snapshot()")  # activity is cached per transaction
+                    cursor.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                        "AND datname = current_database()"
+                    )
+                    waiting = cursor.fetchone()[0]
+                if waiting:
+                    break
+                threading.Event().wait(0.02)
+            assert waiting, "the second command never waited for the lock"
+
+    def act_after() -> None:
+        first_holds_lock.wait(10)
+        outcomes["second"] = services.table_act(table_id=table.pk, user=player, action="stand")
+
+    errors = _run_threads([bet_and_hold, act_after])
+    assert not errors, errors
+    # the bet took the player's 10 chips; the second command's context saw that, not the 10 it held before
+    second = outcomes["second"]
+    command = second.events[0].metadata["command"]
+    assert command["ctx"]["wallets"][str(player.pk)] == 0, command["ctx"]

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.api.authentication import issue_token, revoke_token
-from casino.api.errors import ApiError
+from casino.api.errors import ApiError, error_response
 from casino.api.idempotency import idempotent
 from casino.api.players import USERNAME_RULE, check_username, player_register
 from casino.api.schema import api_errors
@@ -130,7 +130,11 @@ class TokenView(APIView):
         serializer.is_valid(raise_exception=True)
         user = authenticate(request._request, **serializer.validated_data)
         if user is None:
-            raise serializers.ValidationError("Unable to log in with the provided credentials.")
+            # Answered, not raised: the error handler would roll back the failure django-axes just recorded
+            # (casino/login_lockout.py), and repeated guesses would never lock.
+            refused = error_response(serializers.ValidationError("Unable to log in with the provided credentials."))
+            assert refused is not None
+            return refused
         return Response(self.OutputSerializer({"token": issue_token(user)}).data)
 
 

@@ -1,0 +1,280 @@
+"""Benchmark of live delivery: sockets subscribed across many tables while bots play (issue #14).
+
+Recreates the database ``casino_bench_live``, seats one bot per house-banked classic table (bench/api.py's
+setup), starts gunicorn for the bots' REST actions (as bench/api.py) and ONE uvicorn process serving
+``casino.asgi`` (production settings: the connection pool on, DEBUG off). For each number of subscribers it
+opens that many WebSockets, spread evenly over the tables (from ``--clients`` client processes, each an asyncio
+loop), then lets the bots play for ``--seconds`` and records, for every event each socket receives, the delay
+from its commit to its arrival. The commit time is when the after-commit notification (``tables.notify``) reaches
+the client process: each client process also subscribes to the tables' notification channels in Redis, which
+costs one Redis hop (~0.1 ms) after the commit; an event's commit is the first notification of a version at or
+past its ``seq``.
+
+The baseline, measured in the same run, is one subscriber per table (no fan-out). Prints per step: sockets
+asked and connected, the bots' actions per second, messages delivered per second, and delivery p50/p99.
+The most subscribers one ASGI process holds is the largest step whose sockets all connected and stayed open.
+
+Usage: python -m casino.devenv bench bench/live.py [--tables 32] [--steps 500,1000,2000] [--seconds 10]
+       [--clients 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing as mp
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import api  # noqa: E402 - bench/api.py: the database, the bots and gunicorn
+
+api.BENCH_DB = "casino_bench_live"
+
+
+def _spectator_tokens(count: int) -> list[str]:
+    from django.contrib.auth import get_user_model
+    from django.db import connections
+
+    from casino.api.authentication import issue_token
+
+    User = get_user_model()
+    tokens = [issue_token(User.objects.create_user(username=f"watcher{i}")) for i in range(count)]
+    connections.close_all()
+    return tokens
+
+
+def _start_uvicorn(port: int, database_url: str) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DJANGO_SETTINGS_MODULE": "casino.settings",
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-live",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "LIVE_MAX_OPEN_WAITS": "1000000",  # the per-user cap is not what is measured here
+        "LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+    }
+    command = [sys.executable, "-m", "uvicorn", "casino.asgi:application", "--host", "127.0.0.1",
+               "--port", str(port), "--lifespan", "off", "--ws-per-message-deflate", "false",
+               "--log-level", "warning", "--no-access-log"]  # fmt: skip
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+    import urllib.request
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2):
+                return proc
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise SystemExit("uvicorn did not start")
+
+
+# --- the subscribers (client processes) --------------------------------------------------------------------------
+
+
+def _client_process(
+    port: int, pattern: str, plan: list[tuple[str, int]], ready: mp.Queue, measuring: mp.Event, stop: mp.Event,
+    out: mp.Queue,
+) -> None:  # fmt: skip
+    asyncio.run(_client_main(port, pattern, plan, ready, measuring, stop, out))
+
+
+async def _commits(pattern: str, seen: dict[int, list[tuple[int, float]]]) -> None:
+    """Record when each table's versions are announced (after commit), as the server's watch hears them."""
+    import msgpack
+    import redis.asyncio as aioredis
+
+    client = aioredis.Redis.from_url(os.environ["REDIS_URL"])
+    pubsub = client.pubsub()
+    await pubsub.psubscribe(pattern)
+    async for message in pubsub.listen():
+        if message["type"] == "pmessage":
+            now = time.time()
+            body = msgpack.unpackb(message["data"])
+            seen.setdefault(body["table"], []).append((body["version"], now))
+
+
+def _commit_time(seen: dict[int, list[tuple[int, float]]], table: int, seq: int) -> float | None:
+    for version, at in seen.get(table, ()):
+        if version >= seq:
+            return at
+    return None
+
+
+async def _client_main(
+    port: int, pattern: str, plan: list[tuple[str, int]], ready: mp.Queue, measuring: mp.Event, stop: mp.Event,
+    out: mp.Queue,
+) -> None:  # fmt: skip
+    from websockets.asyncio.client import connect
+
+    delays: list[float] = []
+    state = {"connected": 0, "closed": 0, "messages": 0, "unmatched": 0}
+    seen: dict[int, list[tuple[int, float]]] = {}
+    commits = asyncio.create_task(_commits(pattern, seen))
+    await asyncio.sleep(0.5)
+
+    async def subscriber(token: str, table_id: int) -> None:
+        try:
+            async with connect(f"ws://127.0.0.1:{port}/ws/v1/tables/{table_id}", open_timeout=60, max_queue=None) as ws:
+                await ws.send(json.dumps({"type": "auth", "token": token}))
+                json.loads(await ws.recv())
+                state["connected"] += 1
+                async for raw in ws:
+                    now = time.time()
+                    message = json.loads(raw)
+                    if not measuring.is_set():
+                        continue
+                    state["messages"] += 1
+                    for event in message["events"]:
+                        committed = _commit_time(seen, table_id, event["seq"])
+                        if committed is None:
+                            state["unmatched"] += 1
+                        else:
+                            delays.append(now - committed)
+        except Exception:
+            pass
+        finally:
+            state["closed"] += 1
+
+    tasks = []
+    for i, (token, table_id) in enumerate(plan):
+        tasks.append(asyncio.create_task(subscriber(token, table_id)))
+        if i % 50 == 49:
+            await asyncio.sleep(0.05)  # do not open them all in the same instant
+    deadline = time.monotonic() + 120
+    while state["connected"] + state["closed"] < len(plan) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    ready.put(state["connected"])
+    while not measuring.is_set() and not stop.is_set():
+        await asyncio.sleep(0.01)
+    cpu = time.process_time()
+    while measuring.is_set():
+        await asyncio.sleep(0.01)
+    cpu = time.process_time() - cpu
+    while not stop.is_set():
+        await asyncio.sleep(0.1)
+    still_open = len(plan) - state["closed"]
+    for task in [*tasks, commits]:
+        task.cancel()
+    await asyncio.gather(*tasks, commits, return_exceptions=True)
+    out.put({"delays": delays, "messages": state["messages"], "still_open": still_open, "unmatched": state["unmatched"], "cpu": cpu})  # noqa: E501
+
+
+def _measure(
+    server_pid: int, port: int, pattern: str, gport: int, seats: list[tuple[str, int]], tokens: list[str], sockets: int,
+    clients: int, seconds: float,
+) -> dict[str, float]:  # fmt: skip
+    tables = [table for _, table in seats]
+    plan = [(tokens[i % len(tokens)], tables[i % len(tables)]) for i in range(sockets)]
+    ready: mp.Queue = mp.Queue()
+    out: mp.Queue = mp.Queue()
+    measuring, stop = mp.Event(), mp.Event()
+    procs = [
+        mp.Process(
+            target=_client_process, args=(port, pattern, plan[c::clients], ready, measuring, stop, out), daemon=True
+        )
+        for c in range(clients)
+    ]
+    for proc in procs:
+        proc.start()
+    connected = sum(ready.get(timeout=180) for _ in procs)
+    time.sleep(1.0)
+    bots: dict[str, float] = {}
+
+    def play() -> None:
+        bots.update(api._run(api._player_loop, gport, seats, seconds))
+
+    player = threading.Thread(target=play)
+    player.start()
+    time.sleep(1.0)  # the bots' warm-up (api._run measures after 1 s)
+    import psutil
+
+    server = psutil.Process(server_pid)
+    cpu_before = sum(server.cpu_times()[:2])
+    measuring.set()
+    started = time.monotonic()
+    player.join()
+    elapsed = time.monotonic() - started
+    server_cpu = (sum(server.cpu_times()[:2]) - cpu_before) / elapsed
+    measuring.clear()
+    time.sleep(0.5)
+    stop.set()
+    results = [out.get(timeout=120) for _ in procs]
+    for proc in procs:
+        proc.join(timeout=30)
+    delays = sorted(d for r in results for d in r["delays"])
+    return {
+        "sockets": sockets,
+        "connected": connected,
+        "still_open": sum(r["still_open"] for r in results),
+        "unmatched": sum(r["unmatched"] for r in results),
+        "server_cpu": server_cpu * 100,
+        "clients_cpu": sum(r["cpu"] for r in results) / elapsed * 100,
+        "actions": bots.get("rate", 0.0),
+        "messages": sum(r["messages"] for r in results) / elapsed,
+        "events": len(delays) / elapsed,
+        "p50": statistics.median(delays) * 1000 if delays else float("nan"),
+        "p99": delays[min(len(delays) - 1, int(len(delays) * 0.99))] * 1000 if delays else float("nan"),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tables", type=int, default=32)
+    parser.add_argument("--steps", default="500,1000,2000")
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--clients", type=int, default=2)
+    parser.add_argument("--watchers", type=int, default=100, help="spectator accounts the sockets sign in as")
+    args = parser.parse_args()
+    steps = [int(s) for s in args.steps.split(",")]
+
+    database_url = api._bench_database_url()
+    os.environ["DATABASE_URL"] = database_url
+    seats = api._setup(args.tables)
+    tokens = _spectator_tokens(args.watchers)
+    from tables import notify
+
+    pattern = notify.group_channel(0).replace("table.0", "table.*")
+    gport, port = api._free_port(), api._free_port()
+    gunicorn = api._start_gunicorn(gport, 2, 16, database_url)
+    uvicorn = _start_uvicorn(port, database_url)
+    rows = []
+    try:
+        for sockets in [args.tables, *steps]:
+            rows.append(_measure(uvicorn.pid, port, pattern, gport, seats, tokens, sockets, args.clients, args.seconds))
+            r = rows[-1]
+            note = f"  {r['sockets']} sockets: p50 {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, unmatched {r['unmatched']}"
+            print(note, file=sys.stderr, flush=True)
+    finally:
+        for proc in (gunicorn, uvicorn):
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=30)
+    print(f"\none uvicorn process; {args.tables} tables, one bot each (gunicorn 2x16); {args.seconds:.0f} s per step")
+    print(f"{'sockets':>7} {'connected':>9} {'open at end':>11} {'actions/s':>9} {'msgs/s':>8} {'events/s':>8} "
+          f"{'p50 ms':>7} {'p99 ms':>7} {'server CPU':>10} {'clients CPU':>11}")  # fmt: skip
+    for i, r in enumerate(rows):
+        label = " (baseline: 1 per table)" if i == 0 else ""
+        print(
+            f"{r['sockets']:>7} {r['connected']:>9} {r['still_open']:>11} {r['actions']:>9.0f} {r['messages']:>8.0f} "
+            f"{r['events']:>8.0f} {r['p50']:>7.1f} {r['p99']:>7.1f} {r['server_cpu']:>9.0f}% {r['clients_cpu']:>10.0f}%"
+            f"{label}"
+        )
+    held = [r["sockets"] for r in rows if r["connected"] == r["sockets"] == r["still_open"]]
+    print(f"most subscribers held by one ASGI process: {max(held) if held else 0} (all connected and open)")
+
+
+if __name__ == "__main__":
+    main()

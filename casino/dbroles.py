@@ -1,0 +1,208 @@
+"""The two database roles (docs/architecture.md, "Database roles"): an owner and the application's role.
+
+- The **owner** runs ``manage.py migrate`` (``MIGRATE_DATABASE_URL``) and owns every table, function and
+  sequence. It is not a superuser.
+- The **application role** (``DATABASE_URL``: web, workers, beat) owns nothing and is no superuser. After every
+  migrate, :func:`grant_app_privileges` (run by the owner) gives it, on every table of the schema:
+
+  * ``SELECT, INSERT`` on the guarded tables (those with a trigger refusing TRUNCATE: the event store, the
+    ledger's transactions and postings), plus ``UPDATE`` where the rows change through their triggers
+    (:data:`GUARDED_UPDATABLE`: balance rows, accounts);
+  * ``SELECT, INSERT, UPDATE, DELETE`` on every other table (read models, sessions, tokens, caches);
+  * never ``TRUNCATE``, ``REFERENCES`` or ``TRIGGER``; ``USAGE, SELECT`` on sequences; ``EXECUTE`` on the
+    schema's functions; ``USAGE`` on the schema and no ``CREATE`` in it.
+
+  So it cannot UPDATE/DELETE/TRUNCATE events or postings, cannot ALTER a table or disable a trigger (only an
+  owner can), cannot set ``session_replication_role`` (superusers only) and cannot create objects. Grants are
+  recomputed from the catalog after every migrate, so a table added by any migration gets them.
+
+:func:`provision` (used by ``casino.devenv`` with a superuser's URL) creates both roles, with names derived
+from the database's name (roles are global to a PostgreSQL cluster, shared by every database on it). It
+imports no Django code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+from typing import Any, Protocol
+from urllib.parse import quote, unquote, urlsplit
+
+#: Guarded tables whose rows the application updates through their triggers (which refuse anything else).
+GUARDED_UPDATABLE = frozenset({"ledger_balance", "ledger_account"})
+APPEND_ONLY_PRIVILEGES = "SELECT, INSERT"
+GUARDED_UPDATABLE_PRIVILEGES = "SELECT, INSERT, UPDATE"
+TABLE_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE"
+
+# Tables, views and sequences of the current schema, with whether a user trigger refuses TRUNCATE on them
+# (tgtype bit 5 = TRUNCATE).
+_RELATIONS = """
+SELECT c.relname, c.relkind,
+       EXISTS (SELECT 1 FROM pg_trigger t
+               WHERE t.tgrelid = c.oid AND NOT t.tgisinternal AND (t.tgtype & 32) <> 0) AS guarded
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
+ORDER BY c.relname
+"""
+
+
+class Cursor(Protocol):
+    def execute(self, query: Any, params: Any = ...) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def app_privileges(table: str, guarded: bool) -> str:
+    """The privileges the application role holds on ``table``."""
+    if not guarded:
+        return TABLE_PRIVILEGES
+    return GUARDED_UPDATABLE_PRIVILEGES if table in GUARDED_UPDATABLE else APPEND_ONLY_PRIVILEGES
+
+
+def grant_statements(cursor: Cursor, app_role: str) -> list[str]:
+    """The statements that set the application role's privileges on everything in the current schema."""
+    cursor.execute(_RELATIONS)
+    role = _ident(app_role)
+    by_privileges: dict[str, list[str]] = {}
+    sequences: list[str] = []
+    for name, kind, guarded in cursor.fetchall():
+        if kind == "S":
+            sequences.append(_ident(name))
+        else:
+            by_privileges.setdefault(app_privileges(name, guarded), []).append(_ident(name))
+    statements: list[str] = []
+    tables = [t for names in by_privileges.values() for t in names]
+    if tables:
+        statements.append(f"REVOKE ALL ON TABLE {', '.join(tables)} FROM {role}")
+    for privileges, names in sorted(by_privileges.items()):
+        statements.append(f"GRANT {privileges} ON TABLE {', '.join(names)} TO {role}")
+    if sequences:
+        statements.append(f"REVOKE ALL ON SEQUENCE {', '.join(sequences)} FROM {role}")
+        statements.append(f"GRANT USAGE, SELECT ON SEQUENCE {', '.join(sequences)} TO {role}")
+    return statements
+
+
+def grant_app_privileges(cursor: Cursor, app_role: str) -> None:
+    """Give ``app_role`` exactly its privileges on the current schema (run by the owner, after migrate)."""
+    cursor.execute("SELECT current_schema()")
+    (schema,) = cursor.fetchall()[0]
+    for statement in grant_statements(cursor, app_role):
+        cursor.execute(statement)
+    cursor.execute(f"GRANT USAGE ON SCHEMA {_ident(schema)} TO {_ident(app_role)}")
+    cursor.execute(f"GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA {_ident(schema)} TO {_ident(app_role)}")
+
+
+# --- provisioning with a superuser (development, CI, tests) ------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Roles:
+    """The two roles of one database and the URLs to connect as each."""
+
+    owner: str
+    app: str
+    owner_url: str
+    app_url: str
+
+
+def role_names(database: str) -> tuple[str, str]:
+    """(owner, app) role names for ``database``: derived from its name, so two databases never share one."""
+    return f"{database}_owner"[:63], f"{database}_app"[:63]
+
+
+def role_password(secret: bytes, role: str) -> str:
+    """A role's password, derived from a per-checkout secret (stable across runs, never committed)."""
+    return hmac.new(secret, role.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def url_as(url: str, user: str, password: str) -> str:
+    """``url`` with its credentials replaced by ``user``/``password`` (host, port, database, query kept)."""
+    parts = urlsplit(url)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return parts._replace(netloc=f"{quote(user, safe='')}:{quote(password, safe='')}@{host}").geturl()
+
+
+def database_of(url: str) -> str:
+    return unquote(urlsplit(url).path.lstrip("/"))
+
+
+def _libpq(url: str) -> str:
+    return url.replace("postgres://", "postgresql://", 1) if url.startswith("postgres://") else url
+
+
+def is_superuser(url: str) -> bool:
+    import psycopg
+
+    with psycopg.connect(_libpq(url), connect_timeout=5) as conn:
+        row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
+        return bool(row and row[0])
+
+
+def provision(superuser_url: str, secret: bytes) -> Roles:
+    """Create (or update) the owner and application roles of the database of ``superuser_url``.
+
+    Run as a superuser. Idempotent, and serialised per database (an advisory lock) so two commands starting
+    together do not race. The owner gets the database, the ``public`` schema and every object already in it
+    (a database migrated before the roles existed), and may create databases (the test database). A test
+    database (``test_<name>``) left by an earlier run is handed to the owner too, so it can drop it.
+    """
+    import psycopg
+
+    database = database_of(superuser_url)
+    owner, app = role_names(database)
+    owner_password, app_password = role_password(secret, owner), role_password(secret, app)
+    with psycopg.connect(_libpq(superuser_url), connect_timeout=5) as conn, conn.cursor() as cur:
+        cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"casino.dbroles:{database}"])
+        for role, password, extra in ((owner, owner_password, "CREATEDB"), (app, app_password, "NOCREATEDB")):
+            cur.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role])
+            verb = "ALTER" if cur.fetchone() else "CREATE"
+            cur.execute(
+                f"{verb} ROLE {_ident(role)} LOGIN NOSUPERUSER NOCREATEROLE NOREPLICATION NOBYPASSRLS {extra} "
+                f"PASSWORD '{password}'"
+            )
+        cur.execute(f"ALTER DATABASE {_ident(database)} OWNER TO {_ident(owner)}")
+        cur.execute(f"ALTER SCHEMA public OWNER TO {_ident(owner)}")
+        cur.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+        _hand_over_objects(cur, owner)
+        cur.execute("SELECT 1 FROM pg_database WHERE datname = %s", [f"test_{database}"])
+        if cur.fetchone():
+            cur.execute(f"ALTER DATABASE {_ident('test_' + database)} OWNER TO {_ident(owner)}")
+        cur.execute(f"SET LOCAL ROLE {_ident(owner)}")
+        grant_app_privileges(cur, app)
+    return Roles(
+        owner=owner,
+        app=app,
+        owner_url=url_as(superuser_url, owner, owner_password),
+        app_url=url_as(superuser_url, app, app_password),
+    )
+
+
+def _hand_over_objects(cur: Any, owner: str) -> None:
+    """Make ``owner`` the owner of every table, view, sequence and function of the ``public`` schema."""
+    cur.execute(
+        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'f') "
+        "AND c.relowner <> (SELECT oid FROM pg_roles WHERE rolname = %s)",
+        [owner],
+    )
+    for (name,) in cur.fetchall():
+        cur.execute(f"ALTER TABLE public.{_ident(name)} OWNER TO {_ident(owner)}")  # and its owned sequences
+    cur.execute(
+        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = 'public' AND c.relkind = 'S' "
+        "AND c.relowner <> (SELECT oid FROM pg_roles WHERE rolname = %s)",
+        [owner],
+    )
+    for (name,) in cur.fetchall():
+        cur.execute(f"ALTER SEQUENCE public.{_ident(name)} OWNER TO {_ident(owner)}")
+    cur.execute(
+        "SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+        "WHERE n.nspname = 'public' AND p.proowner <> (SELECT oid FROM pg_roles WHERE rolname = %s)",
+        [owner],
+    )
+    for (signature,) in cur.fetchall():
+        cur.execute(f"ALTER ROUTINE {signature} OWNER TO {_ident(owner)}")

@@ -1,0 +1,95 @@
+"""Snapshots and the hands' cached starting states are data (issue #12): a row that does not decode to a table
+state is logged and ignored, the state is rebuilt from the events, and nothing in a row is ever executed."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from pathlib import Path
+
+import pytest
+
+from tables import engine
+from tables.models import Hand, Snapshot
+from tables.rules import fold, state_to_json
+from tables.store import load_stream
+from tables.verify import verification_ok, verify_hand
+from tests.conftest import owner_cursor
+from tests.store.play import make_players, make_table, play_hands
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+MARKER = Path("/tmp/casino-snapshot-row-was-executed")
+
+GARBAGE = [
+    # what an attacker with write access would store to run code in every process loading it
+    json.dumps({"__reduce__": ["os.system", [f"touch {MARKER}"]]}),
+    json.dumps({"py/object": "os.system", "args": [f"touch {MARKER}"]}),
+    json.dumps("gASVIAAAAAAAAACMAm9zlIwGc3lzdGVtlJOUjAV0b3VjaJSFlFKULg=="),  # a serialised Python object
+    json.dumps({"version": "12", "seats": "everyone"}),
+    json.dumps([1, 2, 3]),
+    "null",
+]
+
+
+@pytest.fixture
+def played() -> tuple[int, object]:
+    players = make_players(3)
+    table = make_table("classic")
+    play_hands(table, players, 2, random.Random(12))
+    from_scratch = fold(engine.decode(e) for e in load_stream(table.pk))
+    return table.pk, from_scratch
+
+
+@pytest.mark.parametrize("garbage", GARBAGE)
+def test_a_snapshot_row_that_does_not_decode_is_ignored_and_rebuilt(played, garbage, caplog):
+    table_id, from_scratch = played
+    MARKER.unlink(missing_ok=True)
+    with owner_cursor() as cursor:  # written as the owner could (the application's role could too: a cache)
+        cursor.execute("UPDATE tables_snapshot SET state = %s::jsonb WHERE table_id = %s", [garbage, table_id])
+    engine.forget_all()
+    with caplog.at_level(logging.WARNING, logger="tables.engine"):
+        loaded = engine.load_table(table_id)
+    assert loaded.source == "events" and loaded.snapshot_version == 0
+    assert loaded.state == from_scratch
+    assert f"the snapshot of table {table_id} does not decode" in caplog.text
+    assert not MARKER.exists()
+
+
+def test_a_snapshot_of_another_version_is_ignored(played, caplog):
+    table_id, from_scratch = played
+    snapshot = Snapshot.objects.get(table_id=table_id)
+    with owner_cursor() as cursor:
+        cursor.execute("UPDATE tables_snapshot SET version = version - 1 WHERE table_id = %s", [table_id])
+    engine.forget_all()
+    with caplog.at_level(logging.WARNING, logger="tables.engine"):
+        loaded = engine.load_table(table_id)
+    assert loaded.source == "events" and loaded.state == from_scratch
+    assert f"holds version {snapshot.version}" in caplog.text
+
+
+def test_snapshots_are_stored_as_the_json_of_the_rules_codec(played):
+    table_id, _ = played
+    snapshot = Snapshot.objects.get(table_id=table_id)
+    assert snapshot.schema == engine.SNAPSHOT_SCHEMA
+    events = load_stream(table_id)[: snapshot.version]
+    assert snapshot.state == json.loads(json.dumps(state_to_json(fold(engine.decode(e) for e in events))))
+    hand = Hand.objects.filter(table_id=table_id).order_by("number").last()
+    assert isinstance(hand.start_state, dict) and hand.start_state["version"] == hand.start_version
+
+
+@pytest.mark.parametrize("garbage", GARBAGE)
+def test_a_cached_starting_state_that_does_not_decode_is_ignored(played, garbage, caplog):
+    table_id, _ = played
+    MARKER.unlink(missing_ok=True)
+    hand = Hand.objects.filter(table_id=table_id, status="settled").order_by("number").first()
+    with owner_cursor() as cursor:
+        cursor.execute("UPDATE tables_hand SET start_state = %s::jsonb WHERE id = %s", [garbage, hand.pk])
+    hand.refresh_from_db()
+    with caplog.at_level(logging.WARNING, logger="tables.engine"):
+        report = verify_hand(hand)
+    assert verification_ok(report)
+    assert not MARKER.exists()
+    if garbage != "null":  # (null is simply "no cache")
+        assert f"the cached starting state of hand {hand.pk} does not decode" in caplog.text
