@@ -166,7 +166,15 @@ def check_hand(service: Service, hand_id: int) -> int:
     fixed_at = first_card if not opened["data"].get("client_seed") else opened["seq"]
     seeds, seats = _seeds_at(events, fixed_at)
     mine = seeds.get(str(me["id"]))
-    members = sorted({p["seat"] for p in history["participants"] if p["seat"] is not None})
+    # the participants then: the banker and the entrants still in the hand (a punter skipped before the first
+    # card, e.g. no bet in a betting window, is out of it), in seat order
+    skipped = {
+        e["data"]["seat"] for e in events if e["type"] == "PunterSkipped" and opened["seq"] < e["seq"] < fixed_at
+    }
+    members = sorted(
+        {s for s in opened["data"]["entrants"] if s not in skipped}
+        | ({history["banker"]["seat"]} if history["banker"]["seat"] is not None else set())
+    )
     expected = ":".join(seeds.get(seats.get(s, ""), "?") for s in members)
     parts = (client_seed or "").split(":")
     if mine is None:
