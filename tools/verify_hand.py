@@ -177,9 +177,12 @@ def check_hand(service: Service, hand_id: int) -> int:
     )
     expected = ":".join(seeds.get(seats.get(s, ""), "?") for s in members)
     parts = (client_seed or "").split(":")
-    if mine is None:
+    my_seat = next((seat for seat, pid in seats.items() if pid == str(me["id"])), None)
+    if mine is None or my_seat not in members:
         report.line(
-            expected == client_seed, "client seed", f"{client_seed!r} (you did not take part; expected {expected!r})"
+            expected == client_seed,
+            "client seed",
+            f"{client_seed!r} is the participants' seeds in seat order ({expected!r}); you were not dealt in",
         )
     else:
         report.line(
