@@ -407,6 +407,13 @@ def accepts(command: Command, state: TableState) -> bool:
     first event instead of playing the command out (a stand that ends the hand would otherwise play the
     banker's turn, settle, and shuffle the next hand's deck).
     """
+    if type(command) is PlaceBet and not state.hand_in_play:
+        # a bet at an idle table opens the hand first and is checked after that first event: play it out
+        try:
+            handle(command, state)
+        except DomainError:
+            return False
+        return True
     try:
         _run(command, _ProbeTx(state, command.ctx))
     except (_Accepted, SeedUnavailable):  # a command that needs the seed to play out passed every check
