@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -136,6 +137,8 @@ class PrivatePostgres:
             directory.mkdir(parents=True, exist_ok=True)
             os.chown(directory, entry.pw_uid, entry.pw_gid)
 
+    restartable = True
+
     def url(self, database: str = "postgres") -> str:
         return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
 
@@ -167,6 +170,38 @@ class PrivatePostgres:
 
     def running(self) -> bool:
         return self._run("pg_ctl", "-D", str(self.data), "status", check=False).returncode == 0
+
+
+class GivenPostgres:
+    """A server the user names (``--database-url``, a superuser's). The soak works in a database of its own
+    there, dropped afterwards, and restarts the server only when given its data directory (``--pgdata``)."""
+
+    def __init__(self, url: str, data: str | None) -> None:
+        self.base = urlsplit(url)
+        self.data = Path(data) if data else None
+        self.bindir = postgres_bindir()
+        self.port = self.base.port or 5432
+
+    @property
+    def restartable(self) -> bool:
+        return self.data is not None
+
+    def url(self, database: str = "postgres") -> str:
+        return self.base._replace(path=f"/{database}").geturl()
+
+    def init(self) -> None:
+        pass
+
+    def _pg_ctl(self, *args: str) -> None:
+        assert self.data is not None
+        subprocess.run([str(self.bindir / "pg_ctl"), "-D", str(self.data), *args], check=True, timeout=120)
+
+    def start(self) -> None:
+        self._pg_ctl("-w", "-t", "60", "start")
+
+    def stop(self, mode: str = "fast") -> None:
+        if self.data is not None:
+            self._pg_ctl("-m", mode, "-w", "-t", "60", "stop")
 
 
 class PrivateRedis:
@@ -604,20 +639,41 @@ def live_server_command() -> list[str] | None:
     return None
 
 
+def provision(superuser_url: str) -> dict[str, str]:
+    """The database and key variables of the programs, made the way ``make run`` makes them (casino/devenv.py):
+    the owner and application roles when devenv provisions roles (else the superuser's URL), and the
+    development fairness keys when devenv makes keys."""
+    from casino import devenv
+
+    env: dict[str, str] = {"DATABASE_URL": superuser_url}
+    database_roles = getattr(devenv, "database_roles", None)
+    if database_roles is not None:
+        env = dict(database_roles(superuser_url))
+        env.pop("DATABASE_SUPERUSER_URL", None)  # the programs get the two roles' URLs only
+    dev_keys = getattr(devenv, "_dev_keys", None)
+    if dev_keys is not None:
+        env = {**dev_keys(), **env}
+    return env
+
+
 class Stack:
     """The private services and the processes of the casino, and how to break each of them."""
 
-    def __init__(self, workdir: Path, workers: int, threads: int) -> None:
+    def __init__(
+        self, workdir: Path, workers: int, threads: int, database_url: str | None = None, pgdata: str | None = None
+    ) -> None:
         self.workdir = workdir
         self.logdir = workdir / "logs"
         self.logdir.mkdir(parents=True, exist_ok=True)
-        self.postgres = PrivatePostgres(workdir / "pg")
+        self.postgres: PrivatePostgres | GivenPostgres = (
+            GivenPostgres(database_url, pgdata) if database_url else PrivatePostgres(workdir / "pg")
+        )
         self.redis = PrivateRedis(workdir / "redis")
         self.web_port = free_port()
         self.live_port = free_port() if live_server_command() else None
         self.workers = workers
         self.threads = threads
-        self.database = "casino_soak"
+        self.database = "casino_soak" if database_url is None else f"casino_soak_{secrets.token_hex(4)}"
         self.env: dict[str, str] = {}
         self.processes: dict[str, Process] = {}
         self.restarting: set[str] = set()  # processes the injector is restarting (their death is expected)
@@ -628,7 +684,11 @@ class Stack:
         return self.postgres.url(self.database)
 
     def start_services(self) -> None:
-        say(f"initdb + PostgreSQL ({self.postgres.bindir}) on 127.0.0.1:{self.postgres.port}")
+        if isinstance(self.postgres, PrivatePostgres):
+            say(f"initdb + PostgreSQL ({self.postgres.bindir}) on 127.0.0.1:{self.postgres.port}")
+        else:
+            restart = "restarted once" if self.postgres.restartable else "never restarted (no --pgdata)"
+            say(f"the given PostgreSQL, database {self.database} (dropped afterwards); the server is {restart}")
         self.postgres.init()
         import psycopg
 
@@ -639,10 +699,11 @@ class Stack:
         python_bin = str(Path(sys.executable).parent)
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(PRIVATE_SERVICE_VARIABLES)},
-            "DATABASE_URL": self.admin_url,
+            **provision(self.admin_url),
             "REDIS_URL": self.redis.url,
             "DJANGO_SETTINGS_MODULE": "casino.settings",
             "DEBUG": "0",
+            "SECURE_SSL_REDIRECT": "0",  # plain HTTP on 127.0.0.1 (production is HTTPS only)
             "SECRET_KEY": secrets.token_urlsafe(40),
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "LOG_LEVEL": "WARNING",
@@ -653,6 +714,7 @@ class Stack:
             # the bots log in together from one address: the per-IP limits of register/token are not under test
             "THROTTLE_AUTH_BURST": "off",
             "THROTTLE_AUTH_SUSTAINED": "off",
+            "LOGIN_FAILURE_LIMIT": "1000",
             "PYTHONPATH": str(ROOT),
             "PATH": f"{python_bin}{os.pathsep}{os.environ.get('PATH', '')}",
         }
@@ -748,7 +810,13 @@ class Stack:
             if process is not None and process.alive():
                 process.stop()
         self.redis.kill()
-        self.postgres.stop("fast")
+        if isinstance(self.postgres, PrivatePostgres):
+            self.postgres.stop("fast")
+        else:
+            import psycopg
+
+            with psycopg.connect(self.postgres.url().replace("postgres://", "postgresql://"), autocommit=True) as c:
+                c.execute(f"DROP DATABASE IF EXISTS {self.database} WITH (FORCE)")
 
 
 # --- the fault injector -----------------------------------------------------------------------------------------
@@ -774,7 +842,8 @@ class Injector(threading.Thread):
             self.rng.shuffle(order)
             kinds += order
         kinds = kinds[: faults - 1]
-        kinds.insert(self.rng.randrange(len(kinds) // 3, 2 * len(kinds) // 3 + 1), PG_RESTART)
+        if stack.postgres.restartable:
+            kinds.insert(self.rng.randrange(len(kinds) // 3, 2 * len(kinds) // 3 + 1), PG_RESTART)
         self.plan = kinds
         self.locks = {kind: threading.Lock() for kind in (*FAULT_KINDS, PG_RESTART)}
         self.threads: list[threading.Thread] = []
@@ -1174,7 +1243,13 @@ def workdir(keep: bool) -> Iterator[Path]:
 
 def soak(args: argparse.Namespace) -> dict[str, Any]:
     with workdir(args.keep) as directory:
-        stack = Stack(directory, args.web_workers, args.threads)
+        stack = Stack(
+            directory,
+            args.web_workers,
+            args.threads,
+            getattr(args, "database_url", None),
+            getattr(args, "pgdata", None),
+        )
         try:
             return _soak(stack, args)
         finally:
@@ -1430,6 +1505,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pace", type=float, default=0.5, help="a bot waits up to this long between actions")
     parser.add_argument("--idle", type=float, default=0.03, help="chance a bot lets its deadline pass")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, data)")
+    parser.add_argument(
+        "--database-url",
+        help="a superuser's URL of a PostgreSQL server to use instead of a private cluster (a database of the "
+        "soak's own is created there and dropped afterwards); never restarted unless --pgdata is given",
+    )
+    parser.add_argument("--pgdata", help="with --database-url: its data directory, so the soak may restart it")
     add_output_arguments(parser)  # --json (the summary as one JSON document on stdout), --progress
 
 

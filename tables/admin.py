@@ -30,10 +30,21 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from casino.admin_lookups import DeclaredLookupsOnly
+from casino.paginator import EstimatedCountAdminMixin
+from lab.admin import house_edge_for
 from ledger.errors import LedgerError
 from ledger.models import Transaction
 from tables import engine, services
-from tables.admin_filters import EventTypeFilter, OutcomeFilter, PlayerFilter, StreamFilter, VerifiedFilter
+from tables.admin_filters import (
+    EventTypeFilter,
+    HandStatusFilter,
+    HandTableFilter,
+    OutcomeFilter,
+    PlayerFilter,
+    PresetFilter,
+    StreamFilter,
+    VerifiedFilter,
+)
 from tables.admin_forms import RULE_PREFIX, RULE_TOGGLES, DisputeResolveForm, TableCreateForm, TableRenameForm
 from tables.admin_log import log_action
 from tables.admin_present import present_rules, rules_rows, visible_event_data, visible_metadata
@@ -83,6 +94,7 @@ class TableAdmin(DeclaredLookupsOnly):
         "bank",
         "limits",
         "resolved_rules",
+        "house_edge",
         "phase_now",
         "seats_now",
         "current_hand",
@@ -113,7 +125,7 @@ class TableAdmin(DeclaredLookupsOnly):
         return [
             (None, {"fields": ("name",)}),
             ("Rules: fixed by the table's first event (TableCreated)", {"fields": ("preset", "bank", "limits")}),
-            ("Resolved rules", {"fields": ("resolved_rules",)}),
+            ("Resolved rules", {"fields": ("resolved_rules", "house_edge")}),
             ("Now", {"fields": ("phase_now", "seats_now", "current_hand", "recent_hands")}),
             ("Record", {"fields": ("version", "hands_played", "created_at", "created_by")}),
         ]
@@ -130,6 +142,7 @@ class TableAdmin(DeclaredLookupsOnly):
             obj.pk = table.pk
             obj.refresh_from_db()
             obj._created_with = form.body  # for the log line
+            self.house_edge(obj)  # asks for the house-edge figure now (lab/)
             return
         if "name" in form.changed_data:  # only the name: the lobby columns belong to the projections
             Table.objects.filter(pk=obj.pk).update(name=obj.name)
@@ -164,6 +177,11 @@ class TableAdmin(DeclaredLookupsOnly):
             return SafeString("—")
         rows = rules_rows(rules)
         return SafeString(render_to_string("admin/tables/table/_rules.html", {"table": rules, "rows": rows}))
+
+    @admin.display(description="house edge (default strategies)")
+    def house_edge(self, obj: Table) -> SafeString:
+        state = self._state(obj)
+        return house_edge_for(state.config if state is not None else None)
 
     @admin.display(description="phase")
     def phase_now(self, obj: Table) -> str:
@@ -214,7 +232,11 @@ class TableAdmin(DeclaredLookupsOnly):
 
 
 @admin.register(Hand)
-class HandAdmin(NoEditsAdmin):
+class HandAdmin(EstimatedCountAdminMixin, NoEditsAdmin):
+    """Hands, newest first. At millions of rows: estimated counts (casino/paginator.py), filters that list no
+    values from the table (table id typed, presets and statuses from code), no date hierarchy (it reads the
+    distinct dates of every hand); the rare filters have partial indexes (tables/models.py)."""
+
     list_display = (
         "id",
         "table_link",
@@ -229,20 +251,20 @@ class HandAdmin(NoEditsAdmin):
     )
     list_filter = (
         PlayerFilter,
-        ("table", admin.RelatedOnlyFieldListFilter),
+        HandTableFilter,
         "opened_at",
-        "preset",
+        PresetFilter,
         OutcomeFilter,
         "disputed",
         VerifiedFilter,
-        "status",
+        HandStatusFilter,
     )
     search_fields = ("=id", "participants__user__username")
     search_help_text = "A hand id, or (part of) a username."
-    date_hierarchy = "opened_at"
     ordering = ("-id",)
-    show_full_result_count = False
     list_per_page = 50
+    # the old date bar's links (a day, a month, a year) still work: a range on the indexed opened_at
+    extra_lookups = ("opened_at__year", "opened_at__month", "opened_at__day")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Hand]:
         participants = HandParticipant.objects.select_related("user").order_by("seat")
@@ -326,14 +348,14 @@ class HandAdmin(NoEditsAdmin):
 
 
 @admin.register(Event)
-class EventAdmin(NoEditsAdmin):
+class EventAdmin(EstimatedCountAdminMixin, NoEditsAdmin):
     """The event store, read-only. Data and metadata are shown through the hiding rule (a face-down card or
-    the seed of a hand in play is hidden, the command's context never shown), never as stored."""
+    the seed of a hand in play is hidden, the command's context never shown), never as stored. Estimated
+    counts (casino/paginator.py); one table's events are read through ``UNIQUE (stream_id, version)``."""
 
     list_display = ("position", "table_id", "version", "type", "recorded_at", "who")
     list_filter = (StreamFilter, EventTypeFilter)
     ordering = ("-position",)
-    show_full_result_count = False
     list_per_page = 100
     fields = (
         "position",
@@ -349,6 +371,13 @@ class EventAdmin(NoEditsAdmin):
         "hash",
     )
     readonly_fields = fields
+
+    def get_ordering(self, request: HttpRequest) -> tuple[str, ...]:
+        # one table's events newest first, in the order of its (stream_id, version) index (the same order as
+        # position within a stream); walking the position index backwards would skip every other table's rows
+        if (request.GET.get(StreamFilter.parameter_name) or "").strip().isdigit():
+            return ("-table", "-version")
+        return ("-position",)
 
     @admin.display(description="who")
     def who(self, event: Event) -> str:

@@ -5,6 +5,7 @@ Every table command goes through :func:`tables.pipeline.execute`.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Mapping
 from datetime import timedelta
@@ -12,7 +13,8 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from ledger import services as ledger
@@ -31,6 +33,8 @@ from tables.rules import (
     command_for_action,
 )
 from tables.selectors import hand_access
+
+log = logging.getLogger(__name__)
 
 
 def _uid(user: AbstractBaseUser) -> str:
@@ -160,28 +164,52 @@ def table_act(
     )
 
 
-def table_timeout(*, table_id: int, version: int) -> int:
+class TimeoutNotDue(Exception):
+    """A timeout asked for before its deadline, on the database's clock (``remaining_ms`` to go)."""
+
+    def __init__(self, table_id: int, remaining_ms: int) -> None:
+        super().__init__(f"the wait of table {table_id} is not due for {remaining_ms} ms")
+        self.remaining_ms = remaining_ms
+
+
+def database_now_ms() -> int:
+    """The database server's clock, in milliseconds since the epoch: the one clock every process shares."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint")
+        row = cursor.fetchone()
+    return int(row[0])
+
+
+def table_timeout(*, table_id: int, version: int, now_ms: int | None = None) -> int:
     """The system times out the wait at ``version`` (RULES.md §7); nothing happens if the table moved on.
 
-    Returns the number of events appended (0 for a late, repeated or out-of-order delivery).
+    Only once its deadline has passed on the database's clock: never on the clock of the worker that runs the
+    task (a worker clock running ahead, or a message sent early, would cut a player's time short). Before the
+    deadline this raises :class:`TimeoutNotDue` and writes nothing. ``now_ms`` replaces the database's clock
+    (tests that play time forward). Returns the number of events appended (0 for a late, repeated or
+    out-of-order delivery).
     """
+    clock = database_now_ms() if now_ms is None else now_ms
+
+    def build(ctx: Context, state: TableState) -> Timeout:
+        awaiting = state.awaiting
+        if awaiting is not None and state.version == version and clock < awaiting.deadline_ms:
+            raise TimeoutNotDue(table_id, awaiting.deadline_ms - clock)
+        return Timeout(Context(now_ms=clock, wallets=ctx.wallets, entropy=ctx.entropy), version)
+
     try:
-        outcome = pipeline.execute(
-            table_id=table_id,
-            build=lambda ctx, state: Timeout(ctx, version),
-            actor_id=None,
-            reason="timeout",
-        )
+        outcome = pipeline.execute(table_id=table_id, build=build, actor_id=None, reason="timeout")
     except pipeline.TableNotFound:
         return 0
     return len(outcome.events)
 
 
 def sweep_overdue_tables(*, grace: timedelta | None = None, limit: int = 100) -> int:
-    """Fire the timeout of every table whose deadline passed more than ``grace`` ago; return how many acted."""
+    """Fire the timeout of every table whose deadline passed more than ``grace`` ago (on the database's clock);
+    return how many acted. One table that fails (any exception, logged with its id) does not stop the others."""
     grace = grace if grace is not None else timedelta(seconds=settings.TIMEOUT_SWEEP_GRACE_S)
     overdue = (
-        Table.objects.filter(deadline__lt=timezone.now() - grace, waiting_version__isnull=False)
+        Table.objects.filter(deadline__lt=Now() - grace, waiting_version__isnull=False)
         .order_by("deadline")
         .values_list("id", "waiting_version")[:limit]
     )
@@ -189,8 +217,10 @@ def sweep_overdue_tables(*, grace: timedelta | None = None, limit: int = 100) ->
     for table_id, version in overdue:
         try:
             fired += 1 if table_timeout(table_id=table_id, version=version) else 0
-        except DomainError:
+        except (DomainError, TimeoutNotDue):
             continue
+        except Exception:
+            log.exception("sweep: the timeout of table %s (version %s) failed; sweeping the others", table_id, version)
     return fired
 
 

@@ -12,6 +12,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from bench.soak import FAULT_KINDS, PG_RESTART
 from tests.conftest import ROOT
 
@@ -31,3 +33,11 @@ def test_a_short_soak_under_every_kind_of_fault_keeps_every_invariant() -> None:
     assert all(value.startswith("ok") for value in summary["checks"].values()), summary["checks"]
     assert summary["hands_closed"] > 0 and summary["actions_accepted"] > 0
     assert summary["retries"] > 0  # the faults were felt by the clients
+
+
+def test_manage_py_soak_is_the_same_soak_and_refuses_too_few_faults() -> None:
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="at least"):
+        call_command("soak", "--faults", "3", "--seconds", "1")

@@ -400,23 +400,22 @@ class _ProbeTx(Tx):
 
 
 def accepts(command: Command, state: TableState) -> bool:
-    """Whether ``decide`` would accept ``command`` in ``state``, without planning its events.
+    """Whether ``decide`` would accept ``command`` in ``state`` (raise no :class:`DomainError`).
 
-    A command is refused before it emits anything: every check comes first, then the events (the property test
-    that compares ``legal_actions`` with what ``handle`` accepts keeps this true). So the probe stops at the
-    first event instead of playing the command out (a stand that ends the hand would otherwise play the
-    banker's turn, settle, and shuffle the next hand's deck).
+    First a probe runs the command's checks up to the first event it would emit: a refusal there is final (the
+    full run takes the same path up to that point), and most refused probes end here, cheaply. A command that
+    gets past it is run in full, since some refuse only after emitting (a bet while the table waits opens the
+    hand first, then finds the player is not in it).
     """
-    if type(command) is PlaceBet and not state.hand_in_play:
-        # a bet at an idle table opens the hand first and is checked after that first event: play it out
-        try:
-            handle(command, state)
-        except DomainError:
-            return False
-        return True
     try:
         _run(command, _ProbeTx(state, command.ctx))
-    except (_Accepted, SeedUnavailable):  # a command that needs the seed to play out passed every check
+    except (_Accepted, SeedUnavailable):
+        pass
+    except DomainError:
+        return False
+    try:
+        _run(command, Tx(state, command.ctx))
+    except SeedUnavailable:  # it passed every check and needs the hand's seed to play out
         return True
     except DomainError:
         return False

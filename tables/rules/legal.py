@@ -1,11 +1,10 @@
 """``legal_actions(state, player_id)``: exactly the API actions ``decide`` would accept from this player now.
 
-Each action is probed through ``decide``'s own checks (:func:`~.decide.accepts`, which stops at the first
-event the command would emit, so a probe costs the checks, not the command) with its least demanding
-arguments (the minimum stake, a raise of one chip, the hand whose turn it is, each of the player's hands for
-``assign``), so the list can never offer what ``decide`` refuses; since stake checks are monotone in the
-amount, it never omits an action that some argument would make ``decide`` accept. The answer is worked out
-once per state, player and wallets.
+Each action is probed through ``decide`` itself (:func:`~.decide.accepts`: a refusal before the command's first
+event costs only the checks) with its least demanding arguments (the minimum stake, a raise of one chip, the
+hand whose turn it is, each of the player's hands for ``assign``), so the list can never offer what ``decide``
+refuses; since stake checks are monotone in the amount, it never omits an action that some argument would make
+``decide`` accept. The answer is worked out once per state, player and wallets.
 """
 
 from __future__ import annotations

@@ -142,7 +142,8 @@ def test_a_hand_in_play_cannot_be_verified_yet(as_auditor, played):
 def test_the_timeline_marks_system_timeouts(as_auditor, played):
     state = played.state()
     assert state.awaiting is not None
-    assert services.table_timeout(table_id=played.table.pk, version=state.version) > 0
+    deadline = state.awaiting.deadline_ms
+    assert services.table_timeout(table_id=played.table.pk, version=state.version, now_ms=deadline) > 0
     hand = Hand.objects.filter(table=played.table).order_by("-number").first()
     rows = as_auditor.get(f"/admin/tables/hand/{hand.pk}/change/").context["timeline"]
     timed_out = [row for row in rows if row.timeout]

@@ -8,8 +8,8 @@ import pytest
 from api_helpers import assert_error, field_errors
 from game_helpers import ok
 
-from tables import services
-from tables.models import Dispute, Hand, Table
+from tables import engine, services
+from tables.models import Dispute, Hand
 
 pytestmark = pytest.mark.django_db
 
@@ -92,8 +92,9 @@ def test_a_settled_hand_reveals_everything_to_participants_and_staff(hand, as_st
 
 
 def test_a_timeout_is_a_system_action(hand):
-    version = Table.objects.get(pk=hand["table"]).version
-    assert services.table_timeout(table_id=hand["table"], version=version) > 0
+    state = engine.load_table(hand["table"]).state
+    deadline = state.awaiting.deadline_ms
+    assert services.table_timeout(table_id=hand["table"], version=state.version, now_ms=deadline) > 0
     history = ok(hand["as_punter"].get(f"/api/v1/hands/{hand['id']}"))
     timeout = next(a for a in history["actions"] if a["action"] == "timeout")
     assert timeout["seat"] is None and timeout["args"]["reason"] == "timeout"

@@ -91,7 +91,9 @@ def step(table: Table, players: Sequence[AbstractBaseUser], rng: random.Random) 
             except DomainError:
                 continue
     if state.awaiting is not None:
-        return services.table_timeout(table_id=table.pk, version=state.version) > 0
+        # the player did nothing until the deadline: play the clock forward to it
+        deadline = state.awaiting.deadline_ms
+        return services.table_timeout(table_id=table.pk, version=state.version, now_ms=deadline) > 0
     return False
 
 

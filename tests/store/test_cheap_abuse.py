@@ -55,7 +55,7 @@ def test_the_abandoned_window_still_ends_at_its_deadline_and_play_goes_on(window
     services.table_act(table_id=table.pk, user=punter, action="sit_in")
     state = state_of(table.pk)
     assert state.hand is not None and state.hand.phase == "betting"  # the window waits for its deadline
-    services.table_timeout(table_id=table.pk, version=state.version)
+    services.table_timeout(table_id=table.pk, version=state.version, now_ms=state.awaiting.deadline_ms)
     assert Hand.objects.get(table=table, number=1).status == "abandoned"
     # the table is idle (RULES.md: an empty window does not spin hands); the punter's "ready" opens the next
     services.table_act(table_id=table.pk, user=punter, action="sit_in")

@@ -24,7 +24,19 @@ class Command(BaseCommand):
         soak.add_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        keys = ("seconds", "faults", "seed", "bots_per_table", "web_workers", "threads", "pace", "idle", "keep")
+        keys = (
+            "seconds",
+            "faults",
+            "seed",
+            "bots_per_table",
+            "web_workers",
+            "threads",
+            "pace",
+            "idle",
+            "keep",
+            "database_url",
+            "pgdata",
+        )
         namespace = argparse.Namespace(**{key: options[key] for key in (*keys, "json", "progress")})
         if namespace.faults < len(soak.FAULT_KINDS) + 1:
             raise CommandError(f"--faults must be at least {len(soak.FAULT_KINDS) + 1} (every kind once)")
