@@ -27,7 +27,7 @@ DROP FUNCTION tables_checkpoint_refuse_change();
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tables", "0007_snapshots_as_json"),
+        ("tables", "0008_operations_indexes"),
     ]
 
     operations = [
