@@ -59,6 +59,7 @@ def _start_uvicorn(port: int, database_url: str) -> subprocess.Popen[bytes]:
         "DATABASE_URL": database_url,
         "DJANGO_SETTINGS_MODULE": "casino.settings",
         "DEBUG": "0",
+        "SECURE_SSL_REDIRECT": "0",  # plain HTTP on 127.0.0.1 (production is HTTPS only)
         "SECRET_KEY": "bench-live",
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "LIVE_MAX_OPEN_WAITS": "1000000",  # the per-user cap is not what is measured here

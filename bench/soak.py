@@ -706,6 +706,7 @@ class Stack:
             "REDIS_URL": self.redis.url,
             "DJANGO_SETTINGS_MODULE": "casino.settings",
             "DEBUG": "0",
+            "SECURE_SSL_REDIRECT": "0",  # plain HTTP on 127.0.0.1 (production is HTTPS only)
             "SECRET_KEY": secrets.token_urlsafe(40),
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "LOG_LEVEL": "WARNING",

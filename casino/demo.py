@@ -14,7 +14,6 @@ from ledger import services as ledger
 DEMO_OPERATOR = "operator"
 DEMO_AUDITOR = "auditor"
 DEMO_PLAYERS = ("alice", "bob", "carol", "dave")
-DEMO_PASSWORD = "casino-demo-2026"
 DEMO_CHIPS = 1000
 
 DEMO_TABLES: tuple[dict[str, Any], ...] = (

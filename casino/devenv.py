@@ -279,6 +279,7 @@ def cmd_run(args: list[str]) -> int:
             "DJANGO_SETTINGS_MODULE": "casino.settings",
             "DEBUG": os.environ.get("DEBUG", "1"),
             "SECRET_KEY": os.environ.get("SECRET_KEY") or _local_secret(),
+            "DEMO_PASSWORD": os.environ.get("DEMO_PASSWORD") or _local_secret("demo_password", nbytes=12),
             "PORT": port,
             "LIVE_PORT": live_port,
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -299,12 +300,14 @@ def cmd_run(args: list[str]) -> int:
         log(f"  live (ASGI: WebSocket and long-polls) ws://{live}/ws/v1/tables/<id>")
         log(f"                                        http://{live}/api/v1/tables/<id>/events?wait=30")
         log(f"  table page {base}/play/tables/1/")
+        log(f"  demo accounts operator, auditor, alice, bob, carol, dave: password {env['DEMO_PASSWORD']}")
+        log("  (kept in .local/demo_password; listening on 127.0.0.1 only: HOST=0.0.0.0 make run to open it)")
         log("Ctrl-C stops the web server, the live server, the Celery worker and Celery beat together.")
         honcho = shutil.which("honcho", path=str(Path(sys.executable).parent)) or "honcho"
         return _run([honcho, "-f", str(ROOT / "Procfile"), "start", *args], env)
 
 
-def _local_secret(name: str = "secret_key") -> str:
+def _local_secret(name: str = "secret_key", *, nbytes: int = 50) -> str:
     """A per-checkout development secret kept in .local (never committed)."""
     import secrets
 
@@ -312,7 +315,7 @@ def _local_secret(name: str = "secret_key") -> str:
     path = LOCAL / name
     if not path.exists():  # written aside then linked: two commands starting together agree on one secret
         draft = path.with_name(f".{name}.{os.getpid()}")
-        draft.write_text(secrets.token_urlsafe(50))
+        draft.write_text(secrets.token_urlsafe(nbytes))
         draft.chmod(0o600)
         with contextlib.suppress(FileExistsError):
             os.link(draft, path)

@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "casino",
     "ledger",
     "tables",
+    "lab",
 ]
 
 MIDDLEWARE = [
@@ -184,6 +185,14 @@ LIVE_SLOT_TTL_S = env_int("LIVE_SLOT_TTL_S", 60)  # a socket's slot expires unle
 LIVE_WS_URL = os.environ.get("LIVE_WS_URL", "")
 LIVE_PORT = env_int("LIVE_PORT", env_int("PORT", 8000) + 1)
 
+# The house-edge lab (lab/): rounds simulated per rule set for the admin's figure, the queue of that task, and
+# after how long a figure still "computing" is asked for again (its task was lost). HOUSE_EDGE_TASKS off: the
+# figure is never asked for (the test suite, which starts its own worker where it needs one).
+HOUSE_EDGE_TASKS = env_bool("HOUSE_EDGE_TASKS", True)
+HOUSE_EDGE_HANDS = int(os.environ.get("HOUSE_EDGE_HANDS", "100000"))
+HOUSE_EDGE_QUEUE = os.environ.get("HOUSE_EDGE_QUEUE", "celery")
+HOUSE_EDGE_RETRY_S = float(os.environ.get("HOUSE_EDGE_RETRY_S", "900"))
+
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -272,9 +281,17 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Security defaults (production) ----------------------------------------------------------------------------
+# In production the site is HTTPS only (`manage.py check --deploy` reports nothing; tests/test_deploy_check.py).
+# Behind a TLS-terminating proxy (a load balancer speaking plain HTTP to the app) set BEHIND_TLS_PROXY=1: the
+# proxy's X-Forwarded-Proto then tells whether the client used HTTPS (the proxy must set it, never pass it on).
 SECURE_CONTENT_TYPE_NOSNIFF = True
-SESSION_COOKIE_SECURE = not DEBUG
-CSRF_COOKIE_SECURE = not DEBUG
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the orchestrator's probe, over plain HTTP inside the deployment
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY") else None
 X_FRAME_OPTIONS = "DENY"
 

@@ -21,3 +21,5 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {  # noqa: F405
     scope: None for scope in ("auth_burst", "auth_sustained", "user_burst", "user_sustained")
 }
 TABLE_TIMERS = env_bool("TABLE_TIMERS", False)  # noqa: F405 - timer tests turn them on (and their worker)
+SECURE_SSL_REDIRECT = False  # the test clients and servers speak plain HTTP (tests/test_deploy_check.py checks it on)
+HOUSE_EDGE_TASKS = env_bool("HOUSE_EDGE_TASKS", False)  # noqa: F405 - the lab's admin test turns it on (and its worker)

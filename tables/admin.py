@@ -30,6 +30,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from casino.admin_lookups import DeclaredLookupsOnly
+from lab.admin import house_edge_for
 from ledger.errors import LedgerError
 from ledger.models import Transaction
 from tables import engine, services
@@ -83,6 +84,7 @@ class TableAdmin(DeclaredLookupsOnly):
         "bank",
         "limits",
         "resolved_rules",
+        "house_edge",
         "phase_now",
         "seats_now",
         "current_hand",
@@ -113,7 +115,7 @@ class TableAdmin(DeclaredLookupsOnly):
         return [
             (None, {"fields": ("name",)}),
             ("Rules: fixed by the table's first event (TableCreated)", {"fields": ("preset", "bank", "limits")}),
-            ("Resolved rules", {"fields": ("resolved_rules",)}),
+            ("Resolved rules", {"fields": ("resolved_rules", "house_edge")}),
             ("Now", {"fields": ("phase_now", "seats_now", "current_hand", "recent_hands")}),
             ("Record", {"fields": ("version", "hands_played", "created_at", "created_by")}),
         ]
@@ -130,6 +132,7 @@ class TableAdmin(DeclaredLookupsOnly):
             obj.pk = table.pk
             obj.refresh_from_db()
             obj._created_with = form.body  # for the log line
+            self.house_edge(obj)  # asks for the house-edge figure now (lab/)
             return
         if "name" in form.changed_data:  # only the name: the lobby columns belong to the projections
             Table.objects.filter(pk=obj.pk).update(name=obj.name)
@@ -164,6 +167,11 @@ class TableAdmin(DeclaredLookupsOnly):
             return SafeString("—")
         rows = rules_rows(rules)
         return SafeString(render_to_string("admin/tables/table/_rules.html", {"table": rules, "rows": rows}))
+
+    @admin.display(description="house edge (default strategies)")
+    def house_edge(self, obj: Table) -> SafeString:
+        state = self._state(obj)
+        return house_edge_for(state.config if state is not None else None)
 
     @admin.display(description="phase")
     def phase_now(self, obj: Table) -> str:

@@ -30,6 +30,7 @@ READABLE: tuple[tuple[str, str], ...] = (
     ("tables", "event"),
     ("tables", "dispute"),
     ("tables", "tableseat"),
+    ("lab", "houseedge"),
     ("ledger", "account"),
     ("ledger", "transaction"),
     ("ledger", "posting"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -25,6 +26,18 @@ def _status(url: str) -> int | None:
         return err.code
     except OSError:
         return None
+
+
+def _sign_in(base: str, username: str, password: str) -> int | None:
+    body = json.dumps({"username": username, "password": password}).encode()
+    request = urllib.request.Request(
+        f"{base}/api/v1/auth/token", data=body, headers={"Content-Type": "application/json"}, method="POST"
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as resp:
+            return resp.status
+    except urllib.error.HTTPError as err:
+        return err.code
 
 
 def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
@@ -54,6 +67,19 @@ def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
         names = " ".join(" ".join(p.cmdline()) for p in tree)
         assert "celery -A casino worker" in names and "celery -A casino beat" in names
         assert "uvicorn casino.asgi:application" in names
+        # safe defaults: the servers listen on 127.0.0.1 only, and the demo password is this installation's own
+        listening = {
+            (c.laddr.ip, c.laddr.port)
+            for p in tree
+            for c in p.net_connections(kind="inet")
+            if c.status == psutil.CONN_LISTEN
+        }
+        assert {port, live_port} <= {p for _, p in listening}, listening
+        assert {ip for ip, _ in listening} == {"127.0.0.1"}, f"listening beyond localhost: {listening}"
+        password = (ROOT / ".local" / "demo_password").read_text().strip()
+        assert len(password) >= 16
+        assert _sign_in(base, "alice", password) == 200
+        assert _sign_in(base, "alice", "casino-demo-2026") == 400  # the old constant opens nothing
         with psycopg.connect(superuser.replace("postgres://", "postgresql://", 1)) as conn:
             users = {
                 row[0]
@@ -67,6 +93,7 @@ def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
         proc.send_signal(signal.SIGINT)
         output = proc.communicate(timeout=60)[0].decode(errors="replace")
     assert "operator" in output and "alice" in output, "demo credentials were not printed"
+    assert password in output, "the demo password was not printed"
     assert f"{base}/api/docs/" in output
     still_running = [p for p in tree if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert not still_running, f"left running after Ctrl-C: {still_running}"

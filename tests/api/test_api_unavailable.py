@@ -146,6 +146,7 @@ def test_a_pooled_connection_the_server_dropped_while_idle_is_replaced_not_lent(
         "DATABASE_URL": child_database_url(),
         "DJANGO_SETTINGS_MODULE": "casino.settings",
         "DEBUG": "0",
+        "SECURE_SSL_REDIRECT": "0",  # plain HTTP on 127.0.0.1 (production is HTTPS only)
         "SECRET_KEY": "test-only-" + "x" * 40,
         "ALLOWED_HOSTS": "127.0.0.1",
         "DB_POOL": "1",

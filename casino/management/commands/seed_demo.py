@@ -5,6 +5,8 @@ Idempotent: running it again changes nothing that exists. Prints the credentials
 
 from __future__ import annotations
 
+import os
+import secrets
 from typing import Any
 
 from django.apps import apps as django_apps
@@ -13,23 +15,36 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 
 from casino.api.authentication import issue_token
-from casino.demo import DEMO_AUDITOR, DEMO_OPERATOR, DEMO_PASSWORD, DEMO_PLAYERS, seed_chips, seed_tables
+from casino.demo import DEMO_AUDITOR, DEMO_OPERATOR, DEMO_PLAYERS, seed_chips, seed_tables
 from tables.admin_roles import AUDITOR, OPERATOR, sync_roles
 
 
 class Command(BaseCommand):
-    help = "Create the demo operator, auditor, players (with chips) and tables, and print the credentials."
+    help = (
+        "Create the demo operator, auditor, players (with chips) and tables, and print the credentials. The "
+        "password is --password, else $DEMO_PASSWORD (`make run` keeps one per installation in "
+        ".local/demo_password), else a new random one; it is set only on accounts this run creates."
+    )
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--password", default="", help="The demo accounts' password (when they are created).")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        given = options.get("password") or os.environ.get("DEMO_PASSWORD", "")
+        password = given or secrets.token_urlsafe(12)
         sync_roles(django_apps)
-        operator = _account(DEMO_OPERATOR, role=OPERATOR)
-        auditor = _account(DEMO_AUDITOR, role=AUDITOR)
-        players = [_account(name) for name in DEMO_PLAYERS]
+        created: list[bool] = []
+        operator = _account(DEMO_OPERATOR, password, created, role=OPERATOR)
+        auditor = _account(DEMO_AUDITOR, password, created, role=AUDITOR)
+        players = [_account(name, password, created) for name in DEMO_PLAYERS]
         chip_lines = seed_chips(operator=operator, players=players)
         table_lines = seed_tables(operator=operator)
 
         out = self.stdout.write
-        out(f"Demo accounts (password for all: {DEMO_PASSWORD})")
+        if given or any(created):
+            out(f"Demo accounts (password for all: {password})")
+        else:
+            out("Demo accounts (the password set when they were created; `make run` keeps it in .local/demo_password)")
         out(f"  operator (staff: cashier, tables, disputes): {operator.username}  token {_token(operator)}")
         out(f"  auditor (staff, reads everything, changes nothing): {auditor.username}  token {_token(auditor)}")
         for user in players:
@@ -38,11 +53,12 @@ class Command(BaseCommand):
             out(f"  {line}")
 
 
-def _account(username: str, *, role: str | None = None) -> Any:
-    """The demo user (created once, with the demo password); staff in ``role``'s group when given."""
-    user, created = get_user_model().objects.get_or_create(username=username, defaults={"is_staff": role is not None})
-    if created:
-        user.set_password(DEMO_PASSWORD)
+def _account(username: str, password: str, created: list[bool], *, role: str | None = None) -> Any:
+    """The demo user (created once, with ``password``); staff in ``role``'s group when given."""
+    user, new = get_user_model().objects.get_or_create(username=username, defaults={"is_staff": role is not None})
+    created.append(new)
+    if new:
+        user.set_password(password)
         user.save()
     if role is not None:
         user.groups.add(Group.objects.get(name=role))

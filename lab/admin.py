@@ -1,0 +1,95 @@
+"""The lab in the admin: the house-edge figure of a table's rule set (used by ``TableAdmin``) and the list of
+every computed rule set (read-only for everybody)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from casino.admin_lookups import DeclaredLookupsOnly
+from lab.models import DONE, FAILED, HouseEdge
+from tables.rules import TableConfig
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.2f}%"
+
+
+def describe(row: HouseEdge) -> SafeString:
+    """The figure as the admin shows it: edge ± half-width with the interval, or "computing"/"failed"."""
+    if row.status == DONE and row.edge is not None and row.half_width is not None:
+        result = row.result or {}
+        return format_html(
+            '<span class="house-edge" data-status="done"><strong>{}</strong> ± {} (95% interval {} to {})</span>'
+            '<div class="help">bank\'s net per unit staked over {} simulated hands; punters {}; banker: {}</div>',
+            _pct(row.edge),
+            _pct(row.half_width),
+            _pct(row.edge - row.half_width),
+            _pct(row.edge + row.half_width),
+            f"{row.rounds:,}",
+            result.get("punter_strategy", "?"),
+            result.get("banker_strategy", "?"),
+        )
+    if row.status == FAILED:
+        return format_html('<span class="house-edge" data-status="failed">could not be computed: {}</span>', row.error)
+    return SafeString('<span class="house-edge" data-status="computing">computing… (reload in a minute)</span>')
+
+
+def house_edge_for(config: TableConfig | None) -> SafeString:
+    """The house-edge cell of a table page; asks for the figure the first time (see lab.services)."""
+    if config is None:
+        return SafeString("—")
+    from lab.services import request_house_edge
+
+    return describe(request_house_edge(config))
+
+
+@admin.register(HouseEdge)
+class HouseEdgeAdmin(DeclaredLookupsOnly):
+    """Every rule set whose edge was asked for: read-only (the figures are computed, never typed)."""
+
+    list_display = ("preset", "bank", "status", "edge_pct", "interval", "rounds", "computed_at")
+    list_filter = ("status", "bank", "preset")
+    search_fields = ("=key", "preset")
+    ordering = ("preset", "bank", "id")
+    readonly_fields = (
+        "key",
+        "preset",
+        "bank",
+        "status",
+        "figure",
+        "rounds",
+        "rules",
+        "spec",
+        "error",
+        "requested_at",
+        "computed_at",
+    )
+    fields = readonly_fields
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="edge", ordering="edge")
+    def edge_pct(self, row: HouseEdge) -> str:
+        return _pct(row.edge) if row.edge is not None else "—"
+
+    @admin.display(description="95% interval")
+    def interval(self, row: HouseEdge) -> str:
+        if row.edge is None or row.half_width is None:
+            return "—"
+        return f"{_pct(row.edge - row.half_width)} to {_pct(row.edge + row.half_width)}"
+
+    @admin.display(description="house edge")
+    def figure(self, row: HouseEdge) -> SafeString:
+        return describe(row)

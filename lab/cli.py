@@ -1,0 +1,295 @@
+"""Command line of the house-edge lab: ``python -m lab simulate|report|strategies`` (no database needed).
+
+``manage.py simulate`` and ``manage.py simulate_report`` take the same arguments (they call these functions).
+Progress goes to stderr: a rich progress bar on a terminal (hands/s and the interval narrowing), plain lines
+otherwise; ``--json`` prints the result as JSON on stdout, else a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+from .sim import CHUNK, Progress, Result, Spec, run
+from .stats import PUNTER_KEYS, ROUND_KEYS
+from .strategies import BANKER_STRATEGIES, DEFAULT_BANKER, DEFAULT_PUNTER, PUNTER_STRATEGIES
+
+PRESETS = ("classic", "italian", "spanish", "hungarian")
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``toggle=value``; the value is read as JSON when it parses (true, 2, "x"), else as a string."""
+    name, sep, raw = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected toggle=value, got {text!r}")
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    return name.strip(), value
+
+
+def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``simulate`` (shared with ``manage.py simulate``)."""
+    parser.add_argument("--preset", choices=PRESETS, default="classic")
+    parser.add_argument("--bank", choices=("house", "player"), default="house")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        type=parse_override,
+        action="append",
+        default=[],
+        metavar="TOGGLE=VALUE",
+        help="override a toggle of the preset (repeatable), e.g. --set banker_stands_at_hp=12 --set tie_rule=push",
+    )
+    parser.add_argument("--hands", type=int, default=100_000, help="rounds to play (default 100000)")
+    parser.add_argument("--punters", type=int, default=0, help="punters at the table (default: 1 house, 4 player)")
+    parser.add_argument(
+        "--punter",
+        default=DEFAULT_PUNTER,
+        help=f"punter strategy: {', '.join(PUNTER_STRATEGIES)} or stand:H[,H2,...][:nosplit] in half-points per "
+        f"card count (default {DEFAULT_PUNTER})",
+    )
+    parser.add_argument(
+        "--banker",
+        default=DEFAULT_BANKER,
+        help=f"player-banker strategy: {', '.join(BANKER_STRATEGIES)}, stand:H or visible:H (default "
+        f"{DEFAULT_BANKER}); a house bank plays banker_stands_at_hp",
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--processes", type=int, default=0, help="worker processes (default: every core)")
+    parser.add_argument("--chunk", type=int, default=CHUNK, help=f"rounds per seeded chunk (default {CHUNK})")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_progress_argument(parser)
+
+
+def add_progress_argument(parser: argparse.ArgumentParser) -> None:
+    """``--progress`` as every long command of the project has it (casino/progress.py)."""
+    parser.add_argument(
+        "--progress",
+        choices=("auto", "bar", "lines", "off"),
+        default="auto",
+        help="progress on stderr: a bar on a terminal, plain lines elsewhere (auto, the default), or off",
+    )
+
+
+def spec_from_args(args: argparse.Namespace) -> Spec:
+    return Spec(
+        preset=args.preset,
+        overrides=dict(args.overrides),
+        bank=args.bank,
+        punters=args.punters,
+        punter=args.punter,
+        banker=args.banker,
+        hands=args.hands,
+        seed=args.seed,
+        chunk=args.chunk,
+    )
+
+
+# -- progress -------------------------------------------------------------------------------------------------
+
+
+def _pct(x: float) -> str:
+    return "n/a" if math.isnan(x) else f"{100 * x:.2f}%"
+
+
+def _ci_text(p: Progress) -> str:
+    t = p.tally
+    return f"edge {_pct(t.edge)} ± {_pct(t.half_width)}"
+
+
+class PlainProgress:
+    """One line per update, at most every ``interval`` seconds (and the last one), for logs and pipes."""
+
+    def __init__(self, label: str, stream: TextIO, interval: float = 5.0) -> None:
+        self.label = label
+        self.stream = stream
+        self.interval = interval
+        self.last = -math.inf
+
+    def __call__(self, p: Progress) -> None:
+        now = time.monotonic()
+        if now - self.last < self.interval and p.done < p.total:
+            return
+        self.last = now
+        rate = p.done / p.seconds if p.seconds else 0.0
+        print(
+            f"{self.label}: {p.done:,}/{p.total:,} hands, {rate:,.0f} hands/s, {_ci_text(p)}",
+            file=self.stream,
+            flush=True,
+        )
+
+
+class RichProgress:
+    """A rich progress bar: hands done, hands/s, elapsed and remaining time, the edge and its interval."""
+
+    def __init__(self, label: str, total: int, stream: TextIO) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]} hands/s"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[ci]}"),
+            console=Console(file=stream),
+            transient=False,
+        )
+        self.task = self.progress.add_task(label, total=total, rate="-", ci="")
+
+    def __enter__(self) -> RichProgress:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+    def __call__(self, p: Progress) -> None:
+        rate = f"{p.done / p.seconds:,.0f}" if p.seconds else "-"
+        self.progress.update(self.task, completed=p.done, rate=rate, ci=_ci_text(p))
+
+
+def run_with_progress(
+    spec: Spec, processes: int | None, *, style: str = "auto", label: str = "simulate", stream: TextIO | None = None
+) -> Result:
+    """Run ``spec`` showing progress on ``stream`` (stderr): ``bar`` (rich), ``lines`` (plain, every 5 s),
+    ``off``; ``auto`` is a bar on a terminal and lines elsewhere."""
+    stream = stream or sys.stderr
+    if style == "auto":
+        style = "bar" if stream.isatty() else "lines"
+    if style == "off":
+        return run(spec, processes)
+    if style == "bar":
+        with RichProgress(label, spec.hands, stream) as bar:
+            return run(spec, processes, bar)
+    return run(spec, processes, PlainProgress(label, stream))
+
+
+# -- output -------------------------------------------------------------------------------------------------
+
+_LABELS = {
+    "bust": "punter hand busts",
+    "points": "punter hand stands on points",
+    "seven_half": "punter hand makes 7½",
+    "reale": "punter hand makes a reale",
+    "pair7": "punter hand makes a pair of sevens",
+    "win": "punter hand wins",
+    "lose": "punter hand loses",
+    "push": "punter hand pushes",
+    "tie": "tie with the banker",
+    "banker_bust": "banker busts",
+    "banker_points": "banker stands on points",
+    "banker_seven_half": "banker makes 7½",
+    "banker_reale": "banker makes a reale",
+    "banker_pair7": "banker makes a pair of sevens",
+    "banker_skipped": "banker does not play (all settled)",
+    "splits": "splits",
+    "rounds_with_split": "rounds with a split",
+    "bank_transfers": "bank passes to a winner",
+    "bank_rotations": "bank rotates",
+}
+
+
+def print_table(result: Result, stream: TextIO | None = None) -> None:
+    """The result as two rich tables: the edge, then every frequency."""
+    from rich.console import Console
+    from rich.table import Table
+
+    data = result.to_json()
+    console = Console(file=stream or sys.stdout)
+    spec = result.spec
+    summary = Table(title=f"House-edge lab: {spec.preset}, {spec.bank} bank", show_header=False)
+    summary.add_column(style="bold")
+    summary.add_column()
+    overrides = ", ".join(f"{k}={v}" for k, v in sorted(spec.overrides.items())) or "none"
+    lo, hi = data["ci95"]
+    rows = [
+        ("overrides", overrides),
+        ("punters", f"{spec.seats}, {data['punter_strategy']} ({spec.punter})"),
+        ("banker", data["banker_strategy"]),
+        ("hands (rounds)", f"{data['rounds']:,} ({data['punter_hands']:,} punter hands), seed {spec.seed}"),
+        ("bank's edge", f"{_pct(data['edge'])} of every unit staked"),
+        ("95% interval", f"{_pct(lo)} to {_pct(hi)} (± {_pct(data['half_width'])})"),
+        ("speed", f"{data['hands_per_second']:,} hands/s on {data['processes']} process(es), {data['seconds']} s"),
+    ]
+    for key, value in rows:
+        summary.add_row(key, value)
+    console.print(summary)
+    freq = Table(title="Frequencies")
+    freq.add_column("outcome")
+    freq.add_column("per", justify="left")
+    freq.add_column("frequency", justify="right")
+    for key in (*PUNTER_KEYS, *ROUND_KEYS):
+        value = data["frequencies"][key]
+        per = "punter hand" if key in PUNTER_KEYS else "round"
+        freq.add_row(_LABELS[key], per, f"{100 * value:.2f}%")
+    console.print(freq)
+
+
+def simulate(args: argparse.Namespace, out: TextIO | None = None) -> Result:
+    """``simulate``: one run, printed as a table or JSON."""
+    out = out or sys.stdout
+    spec = spec_from_args(args)
+    result = run_with_progress(spec, args.processes or None, style=args.progress)
+    if args.json:
+        out.write(json.dumps(result.to_json(), indent=2) + "\n")
+    else:
+        print_table(result, out)
+    return result
+
+
+def list_strategies(out: TextIO | None = None) -> None:
+    out = out or sys.stdout
+    print("punter strategies (--punter):", file=out)
+    for name, s in PUNTER_STRATEGIES.items():
+        print(f"  {name:10s} {s.describe()}{'  [default]' if name == DEFAULT_PUNTER else ''}", file=out)
+    print("  stand:H[,H2,...][:nosplit]  stand at H half-points (per card count), splitting when allowed", file=out)
+    print("player-banker strategies (--banker):", file=out)
+    for name, b in BANKER_STRATEGIES.items():
+        print(f"  {name:10s} {b.describe()}{'  [default]' if name == DEFAULT_BANKER else ''}", file=out)
+    print("  stand:H, visible:H", file=out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from .report import add_report_arguments, report
+
+    parser = argparse.ArgumentParser(prog="python -m lab", description="House-edge lab of Seven and a Half")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_simulate_arguments(sub.add_parser("simulate", help="simulate one rule set"))
+    add_report_arguments(sub.add_parser("report", help="sweeps, plots, the edge table and an HTML page"))
+    sub.add_parser("strategies", help="list the named strategies")
+    args = parser.parse_args(argv)
+    commands: dict[str, Callable[[argparse.Namespace], object]] = {
+        "simulate": simulate,
+        "report": report,
+        "strategies": lambda _args: list_strategies(),
+    }
+    try:
+        commands[args.command](args)
+    except (ValueError, LookupError) as error:
+        parser.exit(2, f"error: {error}\n")
+    except _domain_error() as error:
+        parser.exit(2, f"error: {error.code}: {error.message} ({error.details})\n")
+    return 0
+
+
+def _domain_error() -> type[Exception]:
+    from tables.rules import DomainError
+
+    return DomainError

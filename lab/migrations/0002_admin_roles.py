@@ -1,0 +1,18 @@
+"""The auditor and operator groups may read the house edges (tables/admin_roles.py READABLE)."""
+
+from django.db import migrations
+
+from tables.admin_roles import sync_roles
+
+
+def forwards(apps, schema_editor):
+    sync_roles(apps)
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("lab", "0001_house_edge"),
+        ("casino", "0002_admin_roles"),
+    ]
+
+    operations = [migrations.RunPython(forwards, migrations.RunPython.noop)]

@@ -1,0 +1,113 @@
+"""The admin's house-edge figure: which simulation a table's rule set needs, asking for it, computing it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from lab.models import COMPUTING, DONE, FAILED, HouseEdge
+from lab.sim import ENGINE_VERSION, Spec, run
+from lab.strategies import DEFAULT_BANKER, DEFAULT_PUNTER
+from tables.rules import PRESETS, TableConfig
+
+log = logging.getLogger(__name__)
+
+
+def table_spec(config: TableConfig) -> Spec:
+    """The simulation of a table's rule set under the default strategies (stakes do not change an edge per
+    unit staked, so only the rules and the bank count)."""
+    preset = PRESETS[config.preset].to_dict()
+    overrides = {k: v for k, v in config.rules.to_dict().items() if preset[k] != v}
+    return Spec(
+        preset=config.preset,
+        overrides=overrides,
+        bank=config.bank,
+        punter=DEFAULT_PUNTER,
+        banker=DEFAULT_BANKER,
+        hands=settings.HOUSE_EDGE_HANDS,
+        seed=1,
+    )
+
+
+def spec_key(config: TableConfig, spec: Spec) -> str:
+    """One key per rule set: the resolved toggles (whatever preset they came from), bank, strategies, size."""
+    data = {
+        "rules": config.rules.to_dict(),
+        "bank": spec.bank,
+        "punters": spec.seats,
+        "punter": spec.punter,
+        "banker": spec.banker if spec.bank == "player" else None,
+        "hands": spec.hands,
+        "seed": spec.seed,
+        "chunk": spec.chunk,
+        "engine": ENGINE_VERSION,
+    }
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def request_house_edge(config: TableConfig) -> HouseEdge:
+    """The figure of this rule set; the first request (or one left computing too long) enqueues the task."""
+    from lab.tasks import compute_house_edge
+
+    spec = table_spec(config)
+    key = spec_key(config, spec)
+    now = timezone.now()
+    row, created = HouseEdge.objects.get_or_create(
+        key=key,
+        defaults={
+            "preset": config.preset,
+            "bank": config.bank,
+            "rules": config.rules.to_dict(),
+            "spec": spec.to_json(),
+            "requested_at": now,
+        },
+    )
+    stale = now - timedelta(seconds=settings.HOUSE_EDGE_RETRY_S)
+    if not created and row.status == COMPUTING and row.requested_at < stale:
+        # the task was lost (a worker died, Redis restarted): ask again, once per retry period
+        created = (
+            HouseEdge.objects.filter(pk=row.pk, status=COMPUTING, requested_at__lt=stale).update(requested_at=now) == 1
+        )
+    if created and settings.HOUSE_EDGE_TASKS:
+        transaction.on_commit(lambda: compute_house_edge.apply_async(args=[key], queue=settings.HOUSE_EDGE_QUEUE))
+    return row
+
+
+def compute(key: str) -> None:
+    """Run the simulation of ``key`` (on one core: a worker's children may not fork) and store the figure."""
+    row = HouseEdge.objects.filter(key=key).first()
+    if row is None or row.status == DONE:
+        return
+    data = row.spec
+    spec = Spec(
+        preset=data["preset"],
+        overrides=data["overrides"],
+        bank=data["bank"],
+        punters=data["punters"],
+        punter=data["punter"],
+        banker=data["banker"],
+        hands=data["hands"],
+        seed=data["seed"],
+        chunk=data["chunk"],
+    )
+    try:
+        result = run(spec, processes=1)
+    except Exception as error:  # a rule set the simulator cannot play is shown as failed, never retried blindly
+        log.exception("house edge %s failed", key)
+        HouseEdge.objects.filter(pk=row.pk).update(status=FAILED, error=f"{type(error).__name__}: {error}")
+        return
+    HouseEdge.objects.filter(pk=row.pk).update(
+        status=DONE,
+        edge=result.edge,
+        half_width=result.half_width,
+        rounds=result.tally.rounds,
+        result=result.to_json(),
+        error="",
+        computed_at=timezone.now(),
+    )

@@ -1,0 +1,13 @@
+"""Celery task of the lab: compute one rule set's house edge (thin: the key in, one service call)."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+
+@shared_task(name="lab.compute_house_edge", acks_late=True, ignore_result=True)
+def compute_house_edge(key: str) -> None:
+    """Simulate the rule set of ``key`` and store its edge (a no-op when already done)."""
+    from lab.services import compute
+
+    compute(key)
