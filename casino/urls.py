@@ -4,10 +4,12 @@ from drf_spectacular.views import SpectacularAPIView
 
 from casino.docs import RedocDocsView, SwaggerDocsView
 from casino.health import healthz
+from casino.metrics import metrics_view
 from tables.live.page import table_page
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("metrics", metrics_view, name="metrics"),  # Prometheus; off unless METRICS_TOKEN / METRICS_ALLOW_IPS
     path("admin/", admin.site.urls),
     path("api/v1/", include("casino.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
