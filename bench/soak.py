@@ -710,6 +710,7 @@ class Stack:
             "SECRET_KEY": secrets.token_urlsafe(40),
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "LOG_LEVEL": "WARNING",
+            "LOG_CELERY_TASK_LINES": "1",  # Celery's own lines: the soak reads when a worker or beat is up
             "TABLE_TIMERS": "1",
             "TABLE_TIMER_QUEUE": "celery",
             "TIMEOUT_SWEEP_INTERVAL_S": str(SWEEP_INTERVAL_S),
