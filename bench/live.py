@@ -265,13 +265,13 @@ def main() -> None:
             proc.wait(timeout=30)
     print(f"\none uvicorn process; {args.tables} tables, one bot each (gunicorn 2x16); {args.seconds:.0f} s per step")
     print(f"{'sockets':>7} {'connected':>9} {'open at end':>11} {'actions/s':>9} {'msgs/s':>8} {'events/s':>8} "
-          f"{'p50 ms':>7} {'p99 ms':>7} {'server CPU':>10} {'clients CPU':>11}")  # fmt: skip
+          f"{'p50 ms':>7} {'p99 ms':>7} {'server CPU':>10} {'clients CPU':>11} {'server ms/msg':>13}")  # fmt: skip
     for i, r in enumerate(rows):
         label = " (baseline: 1 per table)" if i == 0 else ""
         print(
             f"{r['sockets']:>7} {r['connected']:>9} {r['still_open']:>11} {r['actions']:>9.0f} {r['messages']:>8.0f} "
             f"{r['events']:>8.0f} {r['p50']:>7.1f} {r['p99']:>7.1f} {r['server_cpu']:>9.0f}% {r['clients_cpu']:>10.0f}%"
-            f"{label}"
+            f" {r['server_cpu'] * 10 / max(r['messages'], 1):>13.2f}{label}"
         )
     held = [r["sockets"] for r in rows if r["connected"] == r["sockets"] == r["still_open"]]
     print(f"most subscribers held by one ASGI process: {max(held) if held else 0} (all connected and open)")

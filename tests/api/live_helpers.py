@@ -78,3 +78,15 @@ def http(server: str, path: str, token: str | None = None, timeout: float = 40) 
             return response.status, json.loads(response.read() or b"null"), response.headers
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"null"), error.headers
+
+
+def wait_for_free_slot(user_id: int, cap: int, timeout: float = 10) -> None:
+    """Wait until the server has released a slot of the user's open waits (after a socket closed)."""
+    from tables.live.limits import key
+    from tables.notify import client
+
+    deadline = time.monotonic() + timeout
+    while client().zcard(key(user_id)) >= cap:
+        assert time.monotonic() < deadline, "the server never released the closed socket's slot"
+        time.sleep(0.05)
+

@@ -12,7 +12,7 @@ import pytest
 from conftest import LIVE_TEST_CAP
 from django.db import connection
 from game_helpers import ok
-from live_helpers import Socket, http, token_of
+from live_helpers import Socket, http, token_of, wait_for_free_slot
 
 from tables import services
 
@@ -94,7 +94,9 @@ def test_the_starvation_attack_gets_429_and_starves_nobody(asgi_server, as_staff
             assert status == 200 and body["id"] == table["id"]
             status, body, _ = http(asgi_server, f"/api/v1/tables/{table['id']}/events?after=0", victim_token)
             assert status == 200 and body["last_seq"] == 1
-            assert time.monotonic() - t < 1.0, "the service was starved"
+            # a starved service answers after the attackers' 6 s waits (the issue measured 27 s); the bound leaves
+            # room for a loaded test machine
+            assert time.monotonic() - t < 3.0, "the service was starved"
         refused: dict[str, int] = {}
         waited: dict[str, int] = {}
         for token, future in futures:
@@ -110,7 +112,7 @@ def test_the_starvation_attack_gets_429_and_starves_nobody(asgi_server, as_staff
         assert waited[token] == LIVE_TEST_CAP and refused[token] == per_attacker - LIVE_TEST_CAP
 
 
-def test_sockets_and_long_polls_share_the_cap(asgi_server, as_staff, as_player):
+def test_sockets_and_long_polls_share_the_cap(asgi_server, as_staff, as_player, player):
     table = ok(as_staff.post("/api/v1/tables", CLASSIC, format="json"), 201)
     token = token_of(as_player)
     sockets = [Socket.open(asgi_server, table["id"], token) for _ in range(LIVE_TEST_CAP)]
@@ -123,7 +125,7 @@ def test_sockets_and_long_polls_share_the_cap(asgi_server, as_staff, as_player):
     # a wait that has something to answer at once takes no slot
     assert http(asgi_server, f"/api/v1/tables/{table['id']}/events?after=0&wait=5", token)[0] == 200
     sockets.pop().close()
-    time.sleep(0.3)
+    wait_for_free_slot(player.pk, LIVE_TEST_CAP)
     started = time.monotonic()
     assert http(asgi_server, f"/api/v1/tables/{table['id']}/events?after=1&wait=1", token)[0] == 200
     assert time.monotonic() - started >= 0.9

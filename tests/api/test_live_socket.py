@@ -10,7 +10,7 @@ import time
 import pytest
 from conftest import LIVE_TEST_AUTH_TIMEOUT_S, LIVE_TEST_CAP
 from game_helpers import HttpTable, create_table, deposit, ok, register
-from live_helpers import Socket, token_of
+from live_helpers import Socket, token_of, wait_for_free_slot
 
 from tables import services
 
@@ -44,7 +44,9 @@ def test_an_unknown_table_closes_4404(asgi_server, as_player):
     assert Socket.open(asgi_server, 987654, token_of(as_player)).close_code() == 4404
 
 
-def test_a_user_over_the_cap_of_open_waits_closes_4429_and_a_freed_slot_lets_him_in(asgi_server, as_staff, as_player):
+def test_a_user_over_the_cap_of_open_waits_closes_4429_and_a_freed_slot_lets_him_in(
+    asgi_server, as_staff, as_player, player
+):
     table = create_table(as_staff, "classic")
     token = token_of(as_player)
     sockets = [Socket.open(asgi_server, table["id"], token) for _ in range(LIVE_TEST_CAP)]
@@ -53,7 +55,7 @@ def test_a_user_over_the_cap_of_open_waits_closes_4429_and_a_freed_slot_lets_him
     assert Socket.open(asgi_server, table["id"], token).close_code() == 4429
     assert Socket.open(asgi_server, table["id"], token_of(as_staff)).recv()["last_seq"] == 1  # another user
     sockets.pop().close()
-    time.sleep(0.3)  # the server notices the close and frees the slot
+    wait_for_free_slot(player.pk, LIVE_TEST_CAP)  # the server notices the close and frees the slot
     late = Socket.open(asgi_server, table["id"], token)
     assert late.recv()["last_seq"] == 1
     for socket in [*sockets, late]:
