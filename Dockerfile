@@ -16,4 +16,4 @@ RUN pip install --no-cache-dir -c constraints.txt . \
     REDIS_URL=redis://localhost:6379/0 python manage.py collectstatic --noinput
 USER casino
 EXPOSE 8000 8001
-CMD ["gunicorn", "casino.wsgi:application", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--workers", "2", "--threads", "32", "--keep-alive", "30"]
+CMD ["gunicorn", "casino.wsgi:application", "--config", "python:casino.gunicorn_conf", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--workers", "2", "--threads", "32", "--keep-alive", "30"]

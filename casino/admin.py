@@ -5,6 +5,7 @@
   ``withdraw``) for holders of ``casino.use_cashier`` (the "operator" group). Nothing else of a player is
   edited here.
 - The audit log: Django's ``LogEntry`` rows, read-only. Every operator action in the admin writes one.
+- The home page is the operator's dashboard (``casino.dashboard``).
 """
 
 from __future__ import annotations
@@ -46,6 +47,19 @@ admin.site.unregister(User)  # registered again below, with the project's lookup
 admin.site.unregister(Group)
 if admin.site.is_registered(AuthToken):
     admin.site.unregister(AuthToken)  # API tokens: no page lists their digests (a password change revokes them)
+
+_django_index = admin.site.index
+
+
+def dashboard_index(request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+    """The admin's home page: the operator's dashboard (casino/dashboard.py, templates/admin/index.html) above
+    Django's list of models."""
+    from casino.dashboard import context
+
+    return _django_index(request, extra_context={**context(request), **(extra_context or {})})
+
+
+admin.site.index = dashboard_index  # type: ignore[method-assign]
 
 CASHIER_PERMISSION = "casino.use_cashier"
 PLAYER_POSTINGS = 50

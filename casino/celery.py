@@ -1,11 +1,70 @@
-"""The Celery app. Tasks are thin (ids in, one service call) and enqueued with transaction.on_commit."""
+"""The Celery app. Tasks are thin (ids in, one service call) and enqueued with transaction.on_commit.
 
+Celery sets up the worker's and beat's log handlers (``--loglevel``, ``--logfile``); Celery's per-task
+"received"/"succeeded" lines and beat's "sending due task" lines are turned down to warnings (``LOGGING`` in
+casino.settings, and again once Celery has set up its loggers): each task writes one line of its own instead
+(below), the timeout sweeper none while it finds nothing to fire. ``LOG_FORMAT=json`` applies to Celery's
+handlers too."""
+
+import logging
 import os
+import time
+from typing import Any
 
-from celery import Celery
+from celery import Celery, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 
 app = Celery("casino")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+# --- one log line per task (casino/requestlog.py) and the task counter (casino/metrics.py) ---------------------
+@signals.task_prerun.connect
+def _task_started(task_id: str | None = None, task: Any = None, **_: Any) -> None:
+    from casino import requestlog
+
+    task.request.casino_log = (requestlog.begin(task_id=task_id), time.perf_counter())
+
+
+@signals.task_postrun.connect
+def _task_finished(task_id: str | None = None, task: Any = None, state: str | None = None, **_: Any) -> None:
+    from casino import metrics, requestlog
+
+    token, started = getattr(task.request, "casino_log", (None, time.perf_counter()))
+    if token is None:
+        return
+    fields = requestlog.end(token)
+    quiet = fields.pop("quiet", False)
+    fields.setdefault("outcome", "ok" if state == "SUCCESS" else (state or "unknown").lower())
+    fields["ms"] = round((time.perf_counter() - started) * 1000)
+    metrics.TASKS.labels(task.name, str(fields["outcome"])).inc()
+    if not quiet or state != "SUCCESS":
+        level = logging.ERROR if state == "FAILURE" else logging.INFO  # SUCCESS, RETRY
+        requestlog.task_log.log(level, "%s %s", task.name, requestlog.line(fields), extra=fields)
+
+
+@signals.worker_init.connect
+def _worker_metrics(**_: Any) -> None:
+    """A worker container's own /metrics (casino/metrics.py), when ``METRICS_WORKER_PORT`` is set."""
+    port = os.environ.get("METRICS_WORKER_PORT", "")
+    if port:
+        from casino.metrics import serve_worker_metrics
+
+        serve_worker_metrics(int(port), os.environ.get("METRICS_WORKER_ADDR", "0.0.0.0"))
+
+
+@signals.after_setup_logger.connect
+def _quiet_celery_loggers(logger: Any = None, **_: Any) -> None:
+    from django.conf import settings
+
+    for name, config in settings.LOGGING.get("loggers", {}).items():
+        if name.startswith("celery") and "level" in config:
+            logging.getLogger(name).setLevel(config["level"])
+    if settings.LOG_FORMAT == "json" and logger is not None:
+        from pythonjsonlogger.json import JsonFormatter
+
+        json_config = settings.LOGGING["formatters"]["json"]
+        for handler in logger.handlers:
+            handler.setFormatter(JsonFormatter(json_config["fmt"], rename_fields=json_config["rename_fields"]))

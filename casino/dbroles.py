@@ -8,6 +8,7 @@
   * ``SELECT, INSERT`` on the guarded tables (those with a trigger refusing TRUNCATE: the event store, the
     ledger's transactions and postings), plus ``UPDATE`` where the rows change through their triggers
     (:data:`GUARDED_UPDATABLE`: balance rows, accounts);
+  * ``SELECT`` only on ``django_migrations`` (which migrations ran is the owner's record);
   * ``SELECT, INSERT, UPDATE, DELETE`` on every other table (read models, sessions, tokens, caches);
   * never ``TRUNCATE``, ``REFERENCES`` or ``TRIGGER``; ``USAGE, SELECT`` on sequences; ``EXECUTE`` on the
     schema's functions; ``USAGE`` on the schema and no ``CREATE`` in it.
@@ -31,6 +32,8 @@ from urllib.parse import quote, unquote, urlsplit
 
 #: Guarded tables whose rows the application updates through their triggers (which refuse anything else).
 GUARDED_UPDATABLE = frozenset({"ledger_balance", "ledger_account"})
+#: Tables the application only reads.
+READ_ONLY = frozenset({"django_migrations"})
 APPEND_ONLY_PRIVILEGES = "SELECT, INSERT"
 GUARDED_UPDATABLE_PRIVILEGES = "SELECT, INSERT, UPDATE"
 TABLE_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE"
@@ -58,6 +61,8 @@ def _ident(name: str) -> str:
 
 def app_privileges(table: str, guarded: bool) -> str:
     """The privileges the application role holds on ``table``."""
+    if table in READ_ONLY:
+        return "SELECT"
     if not guarded:
         return TABLE_PRIVILEGES
     return GUARDED_UPDATABLE_PRIVILEGES if table in GUARDED_UPDATABLE else APPEND_ONLY_PRIVILEGES

@@ -284,6 +284,7 @@ def cmd_run(args: list[str]) -> int:
             "LIVE_PORT": live_port,
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         }
+        env.update(_metrics_env())
         manage = [sys.executable, str(ROOT / "manage.py")]
         for step in (["migrate", "--noinput"], ["seed_demo"]):
             code = _run([*manage, *step], env)
@@ -293,8 +294,9 @@ def cmd_run(args: list[str]) -> int:
         base = f"http://127.0.0.1:{port}"
         log("the casino is starting:")
         log(f"  API        {base}/api/v1/")
-        log(f"  API docs   {base}/api/docs/")
-        log(f"  admin      {base}/admin/")
+        log(f"  API docs   {base}/api/docs/ (ReDoc: {base}/api/redoc/)")
+        log(f"  admin      {base}/admin/ (the operator's dashboard)")
+        log(f"  metrics    {base}/metrics (Prometheus; from {env['METRICS_ALLOW_IPS'] or 'the token holder'})")
         log(f"  health     {base}/healthz")
         live = f"127.0.0.1:{live_port}"
         log(f"  live (ASGI: WebSocket and long-polls) ws://{live}/ws/v1/tables/<id>")
@@ -305,6 +307,18 @@ def cmd_run(args: list[str]) -> int:
         log("Ctrl-C stops the web server, the live server, the Celery worker and Celery beat together.")
         honcho = shutil.which("honcho", path=str(Path(sys.executable).parent)) or "honcho"
         return _run([honcho, "-f", str(ROOT / "Procfile"), "start", *args], env)
+
+
+def _metrics_env() -> dict[str, str]:
+    """Metrics of every process (web, worker, beat) in one fresh directory, scraped from this machine only
+    unless the environment says otherwise (casino/metrics.py)."""
+    directory = LOCAL / "metrics"
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    return {
+        "PROMETHEUS_MULTIPROC_DIR": os.environ.get("PROMETHEUS_MULTIPROC_DIR") or str(directory),
+        "METRICS_ALLOW_IPS": os.environ.get("METRICS_ALLOW_IPS", "127.0.0.1,::1"),
+    }
 
 
 def _local_secret(name: str = "secret_key", *, nbytes: int = 50) -> str:

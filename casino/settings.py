@@ -63,6 +63,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "casino.requestlog.RequestLogMiddleware",  # request id, one log line per request, request metrics
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files (admin, API docs) without a CDN or a web server
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -165,6 +166,31 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     },
 }
 
+# --- Retention and periodic checks (docs/operations.md) -------------------------------------------------------
+# The API's stored answers to Idempotency-Key requests are purged after this many hours (a client retries a
+# request within minutes; a week covers any reasonable retry, and the events keep their own keys forever).
+IDEMPOTENCY_RETENTION_HOURS = env_int("IDEMPOTENCY_RETENTION_HOURS", 7 * 24)
+IDEMPOTENCY_PURGE_INTERVAL_S = env_int("IDEMPOTENCY_PURGE_INTERVAL_S", 3600)  # 0: never purge
+# The ledger is reconciled on beat this often (its outcome feeds the dashboard and casino_ledger_reconcile_*).
+LEDGER_RECONCILE_INTERVAL_S = env_int("LEDGER_RECONCILE_INTERVAL_S", 3600)  # 0: only by `manage.py reconcile`
+if IDEMPOTENCY_PURGE_INTERVAL_S > 0:
+    CELERY_BEAT_SCHEDULE["purge-idempotency-records"] = {
+        "task": "casino.purge_idempotency_records",
+        "schedule": float(IDEMPOTENCY_PURGE_INTERVAL_S),
+        "options": {"expires": float(IDEMPOTENCY_PURGE_INTERVAL_S)},
+    }
+if LEDGER_RECONCILE_INTERVAL_S > 0:
+    CELERY_BEAT_SCHEDULE["reconcile-ledger"] = {
+        "task": "casino.reconcile_ledger",
+        "schedule": float(LEDGER_RECONCILE_INTERVAL_S),
+        "options": {"expires": float(LEDGER_RECONCILE_INTERVAL_S)},
+    }
+
+# --- Metrics (GET /metrics, casino/metrics.py) ------------------------------------------------------------------
+# Off unless one is set: a bearer token Prometheus sends, and/or the addresses (or networks) allowed to scrape.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_ALLOW_IPS = env_list("METRICS_ALLOW_IPS")
+
 # --- live updates (tables/live): the ASGI process serves /ws/v1/tables/{id} and the events long-poll ---------
 # One channel-layer channel per ASGI process, joined to the group of each table its sockets and long-polls watch;
 # commands publish to the table's group after commit (tables/notify.py). Redis pub/sub ignores the database
@@ -191,7 +217,7 @@ LIVE_PORT = env_int("LIVE_PORT", env_int("PORT", 8000) + 1)
 # figure is never asked for (the test suite, which starts its own worker where it needs one).
 HOUSE_EDGE_TASKS = env_bool("HOUSE_EDGE_TASKS", True)
 HOUSE_EDGE_HANDS = int(os.environ.get("HOUSE_EDGE_HANDS", "100000"))
-HOUSE_EDGE_QUEUE = os.environ.get("HOUSE_EDGE_QUEUE", "celery")
+HOUSE_EDGE_QUEUE = os.environ.get("HOUSE_EDGE_QUEUE", "lab")  # its own worker (Procfile, compose): not the timers'
 HOUSE_EDGE_RETRY_S = float(os.environ.get("HOUSE_EDGE_RETRY_S", "900"))
 
 CACHES = {
@@ -287,7 +313,7 @@ SPECTACULAR_SETTINGS = {
 # proxy's X-Forwarded-Proto then tells whether the client used HTTPS (the proxy must set it, never pass it on).
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the orchestrator's probe, over plain HTTP inside the deployment
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]  # probes and scrapes over plain HTTP inside the deployment
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
@@ -309,9 +335,31 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 WHITENOISE_USE_FINDERS = True
 warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")
 
+# LOG_FORMAT=json: one JSON object per line (python-json-logger), the request/task fields as keys; text otherwise.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text").strip().lower()
+LOG_CELERY_TASK_LINES = env_bool("LOG_CELERY_TASK_LINES", False)
+if LOG_FORMAT not in {"text", "json"}:
+    raise ImproperlyConfigured(f"LOG_FORMAT must be text or json, not {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {
+        # one line per request and per task comes from casino.request / casino.task; these repeat them
+        "django.server": {"level": "WARNING"},  # runserver's access lines
+        # Celery's own "Task ... received" / "succeeded in ..." lines and beat's "Sending due task" every 5 s;
+        # LOG_CELERY_TASK_LINES=1 keeps them (debugging a worker)
+        "celery.app.trace": {"level": "INFO" if LOG_CELERY_TASK_LINES else "WARNING"},
+        "celery.worker.strategy": {"level": "INFO" if LOG_CELERY_TASK_LINES else "WARNING"},
+        "celery.beat": {"level": "INFO" if LOG_CELERY_TASK_LINES else "WARNING"},
+    },
 }

@@ -30,11 +30,21 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from casino.admin_lookups import DeclaredLookupsOnly
+from casino.paginator import EstimatedCountAdminMixin
 from lab.admin import house_edge_for
 from ledger.errors import LedgerError
 from ledger.models import Transaction
 from tables import engine, services
-from tables.admin_filters import EventTypeFilter, OutcomeFilter, PlayerFilter, StreamFilter, VerifiedFilter
+from tables.admin_filters import (
+    EventTypeFilter,
+    HandStatusFilter,
+    HandTableFilter,
+    OutcomeFilter,
+    PlayerFilter,
+    PresetFilter,
+    StreamFilter,
+    VerifiedFilter,
+)
 from tables.admin_forms import RULE_PREFIX, RULE_TOGGLES, DisputeResolveForm, TableCreateForm, TableRenameForm
 from tables.admin_log import log_action
 from tables.admin_present import present_rules, rules_rows, visible_event_data, visible_metadata
@@ -222,7 +232,11 @@ class TableAdmin(DeclaredLookupsOnly):
 
 
 @admin.register(Hand)
-class HandAdmin(NoEditsAdmin):
+class HandAdmin(EstimatedCountAdminMixin, NoEditsAdmin):
+    """Hands, newest first. At millions of rows: estimated counts (casino/paginator.py), filters that list no
+    values from the table (table id typed, presets and statuses from code), no date hierarchy (it reads the
+    distinct dates of every hand); the rare filters have partial indexes (tables/models.py)."""
+
     list_display = (
         "id",
         "table_link",
@@ -237,20 +251,20 @@ class HandAdmin(NoEditsAdmin):
     )
     list_filter = (
         PlayerFilter,
-        ("table", admin.RelatedOnlyFieldListFilter),
+        HandTableFilter,
         "opened_at",
-        "preset",
+        PresetFilter,
         OutcomeFilter,
         "disputed",
         VerifiedFilter,
-        "status",
+        HandStatusFilter,
     )
     search_fields = ("=id", "participants__user__username")
     search_help_text = "A hand id, or (part of) a username."
-    date_hierarchy = "opened_at"
     ordering = ("-id",)
-    show_full_result_count = False
     list_per_page = 50
+    # the old date bar's links (a day, a month, a year) still work: a range on the indexed opened_at
+    extra_lookups = ("opened_at__year", "opened_at__month", "opened_at__day")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Hand]:
         participants = HandParticipant.objects.select_related("user").order_by("seat")
@@ -334,14 +348,14 @@ class HandAdmin(NoEditsAdmin):
 
 
 @admin.register(Event)
-class EventAdmin(NoEditsAdmin):
+class EventAdmin(EstimatedCountAdminMixin, NoEditsAdmin):
     """The event store, read-only. Data and metadata are shown through the hiding rule (a face-down card or
-    the seed of a hand in play is hidden, the command's context never shown), never as stored."""
+    the seed of a hand in play is hidden, the command's context never shown), never as stored. Estimated
+    counts (casino/paginator.py); one table's events are read through ``UNIQUE (stream_id, version)``."""
 
     list_display = ("position", "table_id", "version", "type", "recorded_at", "who")
     list_filter = (StreamFilter, EventTypeFilter)
     ordering = ("-position",)
-    show_full_result_count = False
     list_per_page = 100
     fields = (
         "position",
@@ -357,6 +371,13 @@ class EventAdmin(NoEditsAdmin):
         "hash",
     )
     readonly_fields = fields
+
+    def get_ordering(self, request: HttpRequest) -> tuple[str, ...]:
+        # one table's events newest first, in the order of its (stream_id, version) index (the same order as
+        # position within a stream); walking the position index backwards would skip every other table's rows
+        if (request.GET.get(StreamFilter.parameter_name) or "").strip().isdigit():
+            return ("-table", "-version")
+        return ("-position",)
 
     @admin.display(description="who")
     def who(self, event: Event) -> str:

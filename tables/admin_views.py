@@ -160,7 +160,7 @@ def verify_view(request: HttpRequest, hand: Hand) -> HttpResponse:
     """POST: run every check of the hand, record the outcome on the hand, log who ran it and show the report."""
     page = reverse("admin:tables_hand_change", args=[hand.pk])
     try:
-        report = verify_hand(Hand.objects.get(pk=hand.pk))
+        report = verify_hand(Hand.objects.get(pk=hand.pk), source="admin")
     except HandInPlay as exc:
         messages.warning(request, exc.message)
         return HttpResponseRedirect(page)

@@ -65,7 +65,15 @@ class Event(models.Model):
             models.UniqueConstraint(fields=["table", "version"], name="event_stream_version_unique"),
             models.CheckConstraint(condition=models.Q(version__gte=1), name="event_version_positive"),
         ]
-        indexes = [models.Index(fields=["tx_id", "position"], name="event_global_order")]
+        indexes = [
+            models.Index(fields=["tx_id", "position"], name="event_global_order"),
+            # timeouts per hour (dashboard): the first event of each timeout command only
+            models.Index(
+                fields=["recorded_at"],
+                condition=models.Q(metadata__reason="timeout", metadata__has_key="command"),
+                name="event_timeout_command_idx",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"table {self.table_id} v{self.version} {self.type}"
@@ -111,6 +119,21 @@ class Hand(models.Model):
     class Meta:
         ordering = ["-id"]
         constraints = [models.UniqueConstraint(fields=["table", "number"], name="hand_table_number_unique")]
+        indexes = [
+            # the dashboard's hands per hour (an index-only scan) and the admin's date filter
+            models.Index(fields=["opened_at"], include=["preset", "house_banked"], name="hand_opened_at_idx"),
+            # the dashboard's house net per day
+            models.Index(
+                fields=["settled_at"],
+                include=["preset", "banker_net"],
+                condition=models.Q(house_banked=True),
+                name="hand_house_settled_idx",
+            ),
+            # the admin's rare filters: hands in play, disputed hands, failed verifications
+            models.Index(fields=["-id"], condition=models.Q(status="in_play"), name="hand_in_play_idx"),
+            models.Index(fields=["-id"], condition=models.Q(disputed=True), name="hand_disputed_idx"),
+            models.Index(fields=["-id"], condition=models.Q(verified_ok=False), name="hand_verify_failed_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"hand {self.pk} (table {self.table_id} #{self.number})"
@@ -159,6 +182,7 @@ class IdempotencyRecord(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_user_key_unique")]
+        indexes = [models.Index(fields=["created_at"], name="idempotency_created_idx")]  # the retention purge
 
     def __str__(self) -> str:
         return f"idempotency key {self.key!r} of user {self.user_id}"

@@ -22,6 +22,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from casino.metrics import observe_command
 from ledger import selectors as ledger_selectors
 from tables import engine, projections
 from tables.ledger_bridge import post_ledger_entries, wallets_after
@@ -78,6 +79,7 @@ class Outcome:
 CommandBuilder = Callable[[Context, TableState], Command]
 
 
+@observe_command  # metrics (type, outcome, latency, statements) and the request's log line: casino/metrics.py
 def execute(
     *,
     table_id: int,

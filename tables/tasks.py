@@ -1,10 +1,16 @@
-"""Celery tasks of the tables: thin (ids in, one service call, retry policy only)."""
+"""Celery tasks of the tables: thin (ids in, one service call, retry policy only).
+
+Each task's log line (request id, table, outcome) is written by ``casino.celery``'s signals; the sweeper's only
+when it fired something, so an idle casino writes nothing.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from celery import shared_task
+
+from casino import metrics, requestlog
 
 
 @shared_task(name="tables.fire_timeout", bind=True, acks_late=True, ignore_result=True, max_retries=None)
@@ -14,9 +20,14 @@ def fire_timeout(self: Any, table_id: int, version: int) -> int:
     from tables.services import TimeoutNotDue, table_timeout
 
     try:
-        return table_timeout(table_id=table_id, version=version)
+        appended = table_timeout(table_id=table_id, version=version)
     except TimeoutNotDue as early:
+        requestlog.note(table=table_id, version=version, outcome="not_due_yet")
         raise self.retry(countdown=early.remaining_ms / 1000) from None
+    if appended:
+        metrics.TIMEOUTS_FIRED.labels("timer").inc()
+    requestlog.note(table=table_id, version=version, events=appended, outcome="fired" if appended else "moved_on")
+    return appended
 
 
 @shared_task(name="tables.sweep_timeouts", ignore_result=True)
@@ -24,4 +35,10 @@ def sweep_timeouts() -> int:
     """Fire every deadline that passed more than the grace period ago (lost or late timer messages)."""
     from tables.services import sweep_overdue_tables
 
-    return sweep_overdue_tables()
+    fired = sweep_overdue_tables()
+    metrics.SWEEPER_RUNS.inc()
+    if fired:
+        metrics.SWEEPER_CATCHUPS.inc(fired)
+        metrics.TIMEOUTS_FIRED.labels("sweeper").inc(fired)
+    requestlog.note(fired=fired, outcome="fired" if fired else "idle", quiet=not fired)
+    return fired

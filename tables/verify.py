@@ -73,7 +73,10 @@ def _cached_start(hand: Hand) -> TableState | None:
     if hand.start_state is None or hand.start_schema != engine.SNAPSHOT_SCHEMA or hand.start_version is None:
         return None
     return engine.state_from_db(
-        hand.start_state, version=hand.start_version, what=f"the cached starting state of hand {hand.pk}"
+        hand.start_state,
+        binding=engine.hand_start_binding(hand.table_id, hand.start_version),
+        version=hand.start_version,
+        what=f"the cached starting state of hand {hand.pk}",
     )
 
 
@@ -251,11 +254,13 @@ def _check_ledger(hand: Hand, decoded: Sequence[tuple[StoredEvent, Event]]) -> s
     return "ok"
 
 
-def verify_hand(hand: Hand, *, record: bool = True, full: bool = False) -> dict[str, str]:
+def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: str = "api") -> dict[str, str]:
     """Run every check on a settled (or abandoned) hand; each value is "ok" or what differs.
 
     By default the hand starts from the state cached when it opened and the chain is checked from the event
     before it; ``full`` folds the table from its first event and checks the whole chain up to the hand.
+    ``record`` keeps the outcome on the hand's row; a failure is always kept (``casino.models.
+    VerificationFailure``, with ``source``: who ran the check) for the dashboard and the metrics.
     """
     if hand.status == "in_play":
         raise HandInPlay("the hand is still in play: it can be verified once it is settled", {"hand": hand.pk})
@@ -286,6 +291,12 @@ def verify_hand(hand: Hand, *, record: bool = True, full: bool = False) -> dict[
         else chain_problems(chained[1:], prev_hash=chained[0].hash)
     )
     report["chain"] = "ok" if not problems else "; ".join(problems[:5])
+    if not all(v == "ok" for v in report.values()):
+        from casino.monitoring import record_verification_failure
+
+        record_verification_failure(
+            table_id=hand.table_id, hand_id=hand.pk, hand_number=hand.number, checks=report, source=source
+        )
     if record:
         with transaction.atomic():
             Hand.objects.filter(pk=hand.pk).update(

@@ -48,6 +48,8 @@ def _check_entry_point(command: list[str]) -> None:
         module_name, attr = command[1].split(":")
         module = importlib.import_module(module_name)
         assert callable(getattr(module, attr)), f"{command[1]} is not a WSGI callable"
+        if "--config" in command:  # python:<module>, importable
+            importlib.import_module(command[command.index("--config") + 1].removeprefix("python:"))
     elif program == "uvicorn":
         module_name, attr = command[1].split(":")
         module = importlib.import_module(module_name)

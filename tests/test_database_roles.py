@@ -139,6 +139,7 @@ def test_the_application_role_may_do_what_the_product_does(history):
         ("ledger_account", {"SELECT", "INSERT", "UPDATE"}),
         ("tables_table", {"SELECT", "INSERT", "UPDATE", "DELETE"}),
         ("tables_snapshot", {"SELECT", "INSERT", "UPDATE", "DELETE"}),
+        ("django_migrations", {"SELECT"}),
     ],
 )
 def test_the_application_role_holds_exactly_its_privileges(table, expected):

@@ -11,3 +11,4 @@ from tests.admin.conftest import (  # noqa: F401 - fixtures
     superuser,
 )
 from tests.admin.test_admin_browser import browser, page  # noqa: F401 - fixtures
+from tests.timeouts.conftest import celery_env, queue  # noqa: F401 - fixtures

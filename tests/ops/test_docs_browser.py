@@ -3,37 +3,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-from urllib.parse import urlsplit
-
 import pytest
 
 from tests.admin.test_admin_browser import _shot
+from tests.ops.helpers import offline
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _offline(page: Any, live_server: Any) -> tuple[list[str], list[str]]:
-    """Let the browser reach the test server only; return (requests served, requests blocked)."""
-    server = urlsplit(live_server.url).netloc
-    served: list[str] = []
-    blocked: list[str] = []
-
-    def route(request_route: Any) -> None:
-        url = request_route.request.url
-        if urlsplit(url).netloc == server:
-            served.append(url)
-            request_route.continue_()
-        else:
-            blocked.append(url)
-            request_route.abort("internetdisconnected")
-
-    page.context.route("**/*", route)
-    return served, blocked
-
-
-def test_swagger_ui_renders_every_operation_offline(page, live_server):
-    served, blocked = _offline(page, live_server)
+def test_swagger_ui_renders_every_operationoffline(page, live_server):
+    served, blocked = offline(page, live_server)
     response = page.goto(f"{live_server.url}/api/docs/")
     assert "default-src 'self'" in response.headers["content-security-policy"]
     page.wait_for_selector(".opblock", timeout=20_000)
@@ -48,8 +27,8 @@ def test_swagger_ui_renders_every_operation_offline(page, live_server):
     _shot(page, "api_docs_offline.png")
 
 
-def test_redoc_renders_the_operations_offline(page, live_server):
-    served, blocked = _offline(page, live_server)
+def test_redoc_renders_the_operationsoffline(page, live_server):
+    served, blocked = offline(page, live_server)
     response = page.goto(f"{live_server.url}/api/redoc/")
     assert "default-src 'self'" in response.headers["content-security-policy"]
     page.wait_for_selector("[data-section-id^='operation/']", state="attached", timeout=30_000)

@@ -1,7 +1,8 @@
 """``manage.py reconcile``: check the ledger against itself; print a report; exit 1 on any difference.
 
 Progress on stderr (one step per check: a bar on a terminal, plain lines elsewhere); ``--json`` prints the
-report as one JSON document on stdout (casino/progress.py)."""
+report as one JSON document on stdout (casino/progress.py). Each run is recorded (``casino.ReconcileRun``) for the
+dashboard and the ``casino_ledger_reconcile_*`` metrics."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from casino.monitoring import reconcile_and_record
 from casino.progress import add_output_arguments, progress, write_json
-from ledger.reconcile import CHECK_NAMES, reconcile
+from ledger.reconcile import CHECK_NAMES
 
 
 class Command(BaseCommand):
@@ -36,7 +38,7 @@ class Command(BaseCommand):
                 started.append(name)
                 bar.stage(name)
 
-            report = reconcile(limit=options["limit"], on_check=on_check)
+            report, _run = reconcile_and_record(source="command", limit=options["limit"], on_check=on_check)
             bar.advance()
         if options["json"]:
             write_json(self.stdout, report.to_json())

@@ -21,7 +21,7 @@ class Command(BaseCommand):
         if hand is None:
             raise CommandError(f"there is no hand {hand_id}")
         try:
-            report = verify_hand(hand)
+            report = verify_hand(hand, source="verify_hand")
         except HandInPlay as exc:
             raise CommandError(exc.message) from exc
         self.stdout.write(f"hand {hand.pk} (table {hand.table_id}, hand #{hand.number}, {hand.status})")

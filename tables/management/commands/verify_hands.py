@@ -9,6 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from casino.monitoring import record_verification_failure
 from casino.progress import add_output_arguments, progress, write_json
 from tables.models import Hand
 from tables.store import chain_problems, load_stream
@@ -36,7 +37,7 @@ class Command(BaseCommand):
         with progress("verify_hands", total=hands.count(), unit="hands", options=options) as bar:
             for hand in hands.iterator(chunk_size=200):
                 count += 1
-                report = verify_hand(hand, full=options["full"])
+                report = verify_hand(hand, full=options["full"], source="verify_hands")
                 bar.advance()
                 if verification_ok(report):
                     continue
@@ -52,6 +53,13 @@ class Command(BaseCommand):
             for table_id in table_ids:  # the chain between hands too (seats taken and left while waiting)
                 problems = chain_problems(load_stream(table_id))
                 if problems:
+                    record_verification_failure(
+                        table_id=table_id,
+                        hand_id=None,
+                        hand_number=None,
+                        checks={"chain": "; ".join(problems[:5])},
+                        source="verify_hands",
+                    )
                     chain_failures.append({"table": table_id, "chain": problems[:5]})
                     if not as_json:
                         self.stdout.write(self.style.ERROR(f"table {table_id}: " + "; ".join(problems[:5])))
