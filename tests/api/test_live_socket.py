@@ -8,11 +8,11 @@ import random
 import time
 
 import pytest
-from conftest import LIVE_TEST_AUTH_TIMEOUT_S, LIVE_TEST_CAP
+from conftest import LIVE_TEST_AUTH_TIMEOUT_S, LIVE_TEST_CAP, LIVE_TEST_RECHECK_S
 from game_helpers import HttpTable, create_table, deposit, ok, register
 from live_helpers import Socket, token_of, wait_for_free_slot
 
-from tables import services
+from tables import notify, services
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -128,3 +128,19 @@ def test_a_commit_outside_the_api_reaches_the_socket(asgi_server, as_staff, as_p
     message = socket.recv(timeout=5)
     assert time.monotonic() - started < 2
     assert [e["type"] for e in message["events"]] == ["SeatTaken"] and message["last_seq"] == 2
+
+
+def test_a_lost_notification_only_delays_the_socket(asgi_server, as_staff, as_player, make_user, monkeypatch):
+    """The commit records its version but its pub/sub message is lost (Redis pub/sub down at that instant):
+    the quiet socket checks the recorded version after LIVE_RECHECK_S and sends the event anyway."""
+    table = create_table(as_staff, "classic")
+    socket = Socket.open(asgi_server, table["id"], token_of(as_player))
+    socket.recv()
+    def record_only(table_id: int, version: int) -> None:  # the SET of publish, without its message
+        notify.client().set(notify.latest_key(table_id), version)
+
+    monkeypatch.setattr(notify, "publish", record_only)
+    services.table_sit(table_id=table["id"], user=make_user("unheard"))
+    message = socket.recv(timeout=LIVE_TEST_RECHECK_S + 5)
+    assert [e["type"] for e in message["events"]] == ["SeatTaken"] and message["last_seq"] == 2
+
