@@ -34,7 +34,7 @@ def _play_until_cards_are_out(table, players, rng) -> None:  # type: ignore[no-u
 
 
 def _in_order(cards: list[str]) -> re.Pattern[str]:
-    """The cards in this order, each as a whole code, anything short between them (JSON, pickle, repr)."""
+    """The cards in this order, each as a whole code, anything short between them (JSON, repr, any serialisation)."""
     return re.compile(".{0,24}?".join(rf"(?<![0-9]){re.escape(c)}(?![0-9OCEB])" for c in cards), re.DOTALL)
 
 
