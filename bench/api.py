@@ -10,7 +10,9 @@ baseline.
 Prints, at 8 and 32 concurrent connections: requests per second, p50 and p99 latency of both, and the ratios.
 ``--profile`` also prints the queries and the cProfile top of one action, in process.
 
-Usage: python -m casino.devenv bench bench/api.py [--seconds 8] [--workers 2] [--threads 16] [--profile]
+``--waits`` samples what the database's backends wait on during the measurements.
+
+Usage: python -m casino.devenv bench bench/api.py [--seconds 8] [--workers 2] [--threads 16] [--profile] [--waits]
 """
 
 from __future__ import annotations
@@ -317,12 +319,55 @@ def _profile(seats: list[tuple[str, int]]) -> None:
     print(stream.getvalue())
 
 
+class WaitSampler:
+    """Samples what the bench database's busy backends are doing (``pg_stat_activity``, every 50 ms) while a
+    measurement runs: waiting for the application (``idle in transaction`` / ``ClientRead``, after which
+    statement), on the WAL at commit, on a lock, or running. Shows where a request's milliseconds go server-side."""
+
+    def __init__(self, database_url: str) -> None:
+        import psycopg
+
+        self.conn = psycopg.connect(database_url.replace("postgres://", "postgresql://", 1), autocommit=True)
+        self.database = urlsplit(database_url).path.lstrip("/")
+        self.counts: dict[str, dict[str, int]] = {}
+        self.label = ""
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        while not self.stop.wait(0.05):
+            if not self.label:
+                continue
+            rows = self.conn.execute(
+                "SELECT state, coalesce(wait_event, 'running'), split_part(ltrim(query), ' ', 1), "
+                "position('ledger_hand_entry' in query) > 0 FROM pg_stat_activity "
+                "WHERE datname = %s AND state <> 'idle' AND pid <> pg_backend_pid()",
+                [self.database],
+            ).fetchall()
+            bucket = self.counts.setdefault(self.label, {})
+            for state, wait, verb, ledger in rows:
+                after = "ledger_hand_entry" if ledger else verb
+                key = f"waiting for the app after {after}" if wait == "ClientRead" else f"{state}: {wait} ({after})"
+                bucket[key] = bucket.get(key, 0) + 1
+
+    def report(self) -> None:
+        self.stop.set()
+        self.thread.join(timeout=5)
+        print("\nwhat the bench database's busy backends were doing (share of samples):")
+        for label, bucket in self.counts.items():
+            total = sum(bucket.values()) or 1
+            top = sorted(bucket.items(), key=lambda item: -item[1])[:6]
+            print(f"  {label}: " + "; ".join(f"{key} {count / total:.0%}" for key, count in top))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=16)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--waits", action="store_true", help="sample pg_stat_activity during the measurements")
     args = parser.parse_args()
 
     database_url = _bench_database_url()
@@ -332,10 +377,15 @@ def main() -> None:
     port = _free_port()
     server = _start_gunicorn(port, args.workers, args.threads, database_url)
     rows = []
+    sampler = WaitSampler(database_url) if args.waits else None
     try:
         for concurrency in (8, 32):
             chosen = seats[:concurrency]
+            if sampler:
+                sampler.label = f"{concurrency} connections, bare insert"
             bare = _run(_bare_loop, port, chosen, args.seconds)
+            if sampler:
+                sampler.label = f"{concurrency} connections, player action"
             game = _run(_player_loop, port, chosen, args.seconds)
             rows.append((concurrency, bare, game))
     finally:
@@ -350,6 +400,8 @@ def main() -> None:
             f"{'':>5} {'ratio':<14} {game['rate'] / bare['rate']:>8.2f} {game['p50'] / bare['p50']:>8.2f} "
             f"{game['p99'] / bare['p99']:>8.2f}   (action / bare: rate, p50, p99)"
         )
+    if sampler:
+        sampler.report()
     if args.profile:
         _profile(seats)
 

@@ -581,7 +581,10 @@ class Bot(threading.Thread):
         if self.live is None:
             time.sleep(self.rng.uniform(0.2, 0.5))
             return
-        attempt = self.live.once("GET", f"/api/v1/tables/{self.table_id}/events?after={version}&wait=3")
+        path = f"/api/v1/tables/{self.table_id}/events?after={version}&wait=3"
+        attempt = self.live.once("GET", path)
+        if attempt.error in ("RemoteDisconnected", "ConnectionResetError", "BrokenPipeError"):
+            attempt = self.live.once("GET", path)  # a kept-alive connection the server had closed: once more
         self.waits[str(attempt.status or attempt.error)] += 1
         if attempt.status is not None and attempt.status >= 500:
             with self.record.lock:
@@ -707,6 +710,7 @@ class Stack:
             "SECRET_KEY": secrets.token_urlsafe(40),
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "LOG_LEVEL": "WARNING",
+            "LOG_CELERY_TASK_LINES": "1",  # Celery's own lines: the soak reads when a worker or beat is up
             "TABLE_TIMERS": "1",
             "TABLE_TIMER_QUEUE": "celery",
             "TIMEOUT_SWEEP_INTERVAL_S": str(SWEEP_INTERVAL_S),

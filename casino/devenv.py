@@ -246,6 +246,7 @@ def _run(cmd: list[str], env: dict[str, str]) -> int:
 def cmd_test(args: list[str]) -> int:
     with services() as svc:  # (the tests that start `make run` themselves need the superuser's URL)
         env = {
+            **_dev_keys(),
             **os.environ,
             **svc,
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -264,7 +265,7 @@ def cmd_bench(args: list[str]) -> int:
         if "DATABASE_SUPERUSER_URL" in svc:
             svc["DATABASE_URL"] = svc.pop("DATABASE_SUPERUSER_URL")
             svc.pop("MIGRATE_DATABASE_URL")
-        env = {**os.environ, **svc, "PYTHONPATH": str(ROOT)}
+        env = {**_dev_keys(), **os.environ, **svc, "PYTHONPATH": str(ROOT)}
         return _run([sys.executable, *args], env)
 
 
@@ -274,6 +275,7 @@ def cmd_run(args: list[str]) -> int:
     with services(fallback=False) as svc:
         svc.pop("DATABASE_SUPERUSER_URL", None)  # the programs get the two roles' URLs only
         env = {
+            **_dev_keys(),
             **{k: v for k, v in os.environ.items() if k != "DATABASE_SUPERUSER_URL"},
             **svc,
             "DJANGO_SETTINGS_MODULE": "casino.settings",
@@ -307,6 +309,16 @@ def cmd_run(args: list[str]) -> int:
         log("Ctrl-C stops the web server, the live server, the Celery worker and Celery beat together.")
         honcho = shutil.which("honcho", path=str(Path(sys.executable).parent)) or "honcho"
         return _run([honcho, "-f", str(ROOT / "Procfile"), "start", *args], env)
+
+
+def _dev_keys() -> dict[str, str]:
+    """The development seed-sealing and checkpoint-signing key files (.local/keys), created on first need;
+    keys set in the environment win."""
+    from casino.devkeys import ensure_dev_keys
+
+    if os.environ.get("SEED_SEALING_KEYS") or os.environ.get("CHECKPOINT_SIGNING_KEYS"):
+        return {}
+    return ensure_dev_keys()
 
 
 def _metrics_env() -> dict[str, str]:

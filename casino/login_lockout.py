@@ -19,10 +19,12 @@ import math
 from typing import Any
 
 from django.conf import settings
+from django.contrib import admin
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from rest_framework.throttling import BaseThrottle
 
 from casino.api.errors import error_body
+from casino.api.throttling import AUTH_THROTTLES
 
 LOCKED_MESSAGE = (
     "Too many failed sign-ins for this username or from this address: signing in is locked. "
@@ -66,3 +68,18 @@ def lockout_response(
         details = {"retry_after": seconds} if seconds else {}
         return JsonResponse(error_body("throttled", message, details), status=429, headers=headers)
     return HttpResponse(message, status=429, content_type="text/plain; charset=utf-8", headers=headers)
+
+
+def admin_login(request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+    """The admin's login page behind the per-address throttles of ``POST /auth/token`` (the same scopes, so the
+    same counters): a login attempt there counts against the address's sign-in allowance on both."""
+    if request.method == "POST":
+        for throttle_class in AUTH_THROTTLES:
+            throttle = throttle_class()
+            if not throttle.allow_request(request, None):  # type: ignore[arg-type]
+                wait = max(1, math.ceil(throttle.wait() or 1))
+                message = f"Too many sign-in attempts from this address: try again in {wait} seconds."
+                return HttpResponse(
+                    message, status=429, content_type="text/plain; charset=utf-8", headers={"Retry-After": str(wait)}
+                )
+    return admin.site.login(request, extra_context)

@@ -41,6 +41,14 @@ if not SECRET_KEY:
     else:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
 
+# Fairness keys, never in the database (docs/security.md): each a list of `<key id>:<base64 of 32 bytes>`
+# (comma- or newline-separated, the first is the current key), given inline or as a file. `make run` and
+# `make test` generate development keys under .local/keys/.
+SEED_SEALING_KEYS = os.environ.get("SEED_SEALING_KEYS", "")  # AES-256-GCM keys sealing the seed of each hand
+SEED_SEALING_KEY_FILE = os.environ.get("SEED_SEALING_KEY_FILE", "")
+CHECKPOINT_SIGNING_KEYS = os.environ.get("CHECKPOINT_SIGNING_KEYS", "")  # Ed25519 private keys (raw 32 bytes)
+CHECKPOINT_SIGNING_KEY_FILE = os.environ.get("CHECKPOINT_SIGNING_KEY_FILE", "")
+
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
@@ -206,6 +214,7 @@ LIVE_MAX_OPEN_WAITS = env_int("LIVE_MAX_OPEN_WAITS", 8)  # per user: long-polls 
 LIVE_AUTH_TIMEOUT_S = float(os.environ.get("LIVE_AUTH_TIMEOUT_S", "10"))
 LIVE_RETRY_AFTER_S = env_int("LIVE_RETRY_AFTER_S", 5)  # Retry-After of a long-poll over the cap
 LIVE_SLOT_TTL_S = env_int("LIVE_SLOT_TTL_S", 60)  # a socket's slot expires unless refreshed (a killed process)
+LIVE_RECHECK_S = float(os.environ.get("LIVE_RECHECK_S", "30"))  # a quiet socket checks Redis for a lost wake-up
 # Where the table page opens its WebSocket: an origin such as wss://live.example.com (behind a proxy), or empty
 # for the page's own host on LIVE_PORT (make run: PORT + 1)
 LIVE_WS_URL = os.environ.get("LIVE_WS_URL", "")
@@ -216,7 +225,7 @@ LIVE_PORT = env_int("LIVE_PORT", env_int("PORT", 8000) + 1)
 # figure is never asked for (the test suite, which starts its own worker where it needs one).
 HOUSE_EDGE_TASKS = env_bool("HOUSE_EDGE_TASKS", True)
 HOUSE_EDGE_HANDS = int(os.environ.get("HOUSE_EDGE_HANDS", "100000"))
-HOUSE_EDGE_QUEUE = os.environ.get("HOUSE_EDGE_QUEUE", "celery")
+HOUSE_EDGE_QUEUE = os.environ.get("HOUSE_EDGE_QUEUE", "lab")  # its own worker (Procfile, compose): not the timers'
 HOUSE_EDGE_RETRY_S = float(os.environ.get("HOUSE_EDGE_RETRY_S", "900"))
 
 CACHES = {
@@ -312,7 +321,7 @@ SPECTACULAR_SETTINGS = {
 # proxy's X-Forwarded-Proto then tells whether the client used HTTPS (the proxy must set it, never pass it on).
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the orchestrator's probe, over plain HTTP inside the deployment
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]  # probes and scrapes over plain HTTP inside the deployment
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)

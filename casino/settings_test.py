@@ -3,6 +3,11 @@
 import os
 
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production")
+if not any(os.environ.get(name) for name in ("SEED_SEALING_KEYS", "SEED_SEALING_KEY_FILE")):
+    from casino.devkeys import ensure_dev_keys
+
+    for _name, _value in ensure_dev_keys().items():  # .local/keys, as `make test` passes them
+        os.environ.setdefault(_name, _value)
 
 from casino.settings import *  # noqa: F403
 from casino.settings import DATABASES

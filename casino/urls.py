@@ -4,11 +4,13 @@ from drf_spectacular.views import SpectacularAPIView
 
 from casino.docs import RedocDocsView, SwaggerDocsView
 from casino.health import healthz
+from casino.login_lockout import admin_login
 from casino.metrics import metrics_view
 from tables.live.page import table_page
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("admin/login/", admin_login, name="admin-login"),  # throttled like POST /auth/token (login_lockout)
     path("metrics", metrics_view, name="metrics"),  # Prometheus; off unless METRICS_TOKEN / METRICS_ALLOW_IPS
     path("admin/", admin.site.urls),
     path("api/v1/", include("casino.api.urls")),

@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
+from tables.rules import DomainError
+
 from .sim import CHUNK, Progress, Result, Spec, run
 from .stats import PUNTER_KEYS, ROUND_KEYS
 from .strategies import BANKER_STRATEGIES, DEFAULT_BANKER, DEFAULT_PUNTER, PUNTER_STRATEGIES
@@ -282,14 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     try:
         commands[args.command](args)
+    except DomainError as error:
+        parser.exit(2, f"error: {error.code}: {error.message} ({error.details})\n")
     except (ValueError, LookupError) as error:
         parser.exit(2, f"error: {error}\n")
-    except _domain_error() as error:
-        parser.exit(2, f"error: {error.code}: {error.message} ({error.details})\n")
     return 0
-
-
-def _domain_error() -> type[Exception]:
-    from tables.rules import DomainError
-
-    return DomainError

@@ -76,7 +76,7 @@ class Runner:
 
     def save(self) -> None:
         runs = sorted(self.results.values(), key=lambda r: json.dumps(r["spec"], sort_keys=True))
-        self.path.write_text(json.dumps({"engine_version": ENGINE_VERSION, "runs": runs}, indent=1) + "\n")
+        self.path.write_text(json.dumps({"engine_version": ENGINE_VERSION, "runs": runs}, separators=(",", ":")) + "\n")
 
 
 def _key_of(result: dict[str, Any]) -> str:
@@ -142,6 +142,7 @@ def report(args: argparse.Namespace) -> Path:
     )
     plot_frequencies(out / "frequencies", table)
     write_html(out / "index.html", table)
+    runner.save()
     return out
 
 
@@ -182,11 +183,13 @@ def _save(fig: Any, stem: Path) -> None:
 def plot_sweep(stem: Path, series: dict[str, list[dict[str, Any]]], xs: Iterable[int], xlabel: str, title: str) -> None:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
+    xs = list(xs)
     points = [x / 2 for x in xs]
     for preset, runs in series.items():
         edges = [100 * r["edge"] for r in runs]
         errors = [100 * r["half_width"] for r in runs]
         ax.errorbar(points, edges, yerr=errors, marker="o", markersize=3, capsize=2, label=preset)
+    ax.set_xticks(points, [_points(x) for x in xs])
     ax.axhline(0, color="grey", linewidth=0.6)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("bank's edge, % of stakes (95% interval)")
@@ -214,7 +217,7 @@ def plot_frequencies(stem: Path, table: dict[str, dict[str, dict[str, Any]]]) ->
         )
         ax.set_title(title)
         ax.grid(axis="y", alpha=0.3)
-    axes[0].set_ylabel("% of punter hands (punter, tie) or rounds (banker, split, bank)")
+    axes[0].set_ylabel("% of punter hands (punter, tie) or of rounds")
     axes[1].legend()
     _save(fig, stem)
     plt.close(fig)

@@ -112,7 +112,7 @@ def _bank_fixed(preset: str, overrides: Mapping[str, Any]) -> bool:
 
     base = PRESETS.get(preset)
     mode = overrides.get("stake_mode", base.stake_mode if base else "player_choice")
-    return mode == "bank_fixed"
+    return bool(mode == "bank_fixed")
 
 
 # -- seeds --------------------------------------------------------------------------------------------------

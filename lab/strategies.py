@@ -39,8 +39,9 @@ class PunterStrategy:
         if len(set(self.thresholds)) == 1:
             text = f"stand at {_points(self.thresholds[0])} or more"
         else:
+            last = len(self.thresholds)
             parts = [
-                f"{_points(t)} with {i + 1}{'+' if i + 1 == len(self.thresholds) else ''} cards"
+                f"{_points(t)} with {i + 1}{'+' if i + 1 == last else ''} card{'' if i == 0 and last > 1 else 's'}"
                 for i, t in enumerate(self.thresholds)
             ]
             text = "stand at " + ", ".join(parts)

@@ -12,6 +12,7 @@ stream's latest version (one statement, nothing to fold) or as a newer base than
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import logging
 import threading
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from django.db import connection, transaction
+from django.utils.crypto import salted_hmac
 
 from ledger.selectors import wallet_balances_sql
 from tables import rules
@@ -43,19 +45,47 @@ SNAPSHOT_SCHEMA = _schema_fingerprint()
 log = logging.getLogger(__name__)
 
 
-def state_to_db(state: TableState) -> str:
-    """The stored (JSON) form of a state: snapshots and cached starting states of hands."""
-    return json.dumps(rules.state_to_json(state), separators=(",", ":"))
+def snapshot_binding(table_id: int, version: int) -> str:
+    """What a table's snapshot at ``version`` is sealed to (see :func:`state_to_db`)."""
+    return f"snapshot:{table_id}:{version}:{SNAPSHOT_SCHEMA}"
 
 
-def state_from_db(stored: Any, *, version: int | None, what: str) -> TableState | None:
-    """The state a snapshot-like row holds, or None (logged) when it does not decode to a state at ``version``.
+def hand_start_binding(table_id: int, start_version: int) -> str:
+    """What the cached starting state of a hand (of ``table_id``, from ``start_version``) is sealed to."""
+    return f"hand-start:{table_id}:{start_version}:{SNAPSHOT_SCHEMA}"
+
+
+def _seal(binding: str, data: Any) -> str:
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return salted_hmac("tables.engine.state", f"{binding}\n{canonical}", algorithm="sha256").hexdigest()
+
+
+def state_to_db(state: TableState, *, binding: str) -> str:
+    """The stored (JSON) form of a state (snapshots, cached starting states of hands): the rules codec's JSON and
+    an HMAC (keyed by ``SECRET_KEY``, held outside the database) over it and ``binding`` (which row it is for).
+
+    The application's role may write these caches, so without the seal its credentials could plant a state (a
+    deck of its choosing) that the next load would trust. A row is believed only if sealed by this server for
+    exactly this table, version and rules core.
+    """
+    data = rules.state_to_json(state)
+    return json.dumps({"state": data, "seal": _seal(binding, data)}, separators=(",", ":"))
+
+
+def state_from_db(stored: Any, *, binding: str, version: int | None, what: str) -> TableState | None:
+    """The state a snapshot-like row holds, or None (logged) when it does not decode to a state at ``version``
+    sealed for ``binding``.
 
     The row is data only: decoding checks every field's type and builds nothing but rules values.
     """
     try:
-        data = json.loads(stored) if isinstance(stored, (str, bytes, bytearray)) else stored
-        state = rules.state_from_json(data)
+        row = json.loads(stored) if isinstance(stored, (str, bytes, bytearray)) else stored
+        if not isinstance(row, dict) or set(row) != {"state", "seal"} or not isinstance(row["seal"], str):
+            raise ValueError("not a sealed state")
+        if not hmac.compare_digest(row["seal"], _seal(binding, row["state"])):
+            log.warning("%s is not sealed by this server for %s: ignored, rebuilt from the events", what, binding)
+            return None
+        state = rules.state_from_json(row["state"])
     except (ValueError, TypeError, rules.InvalidRequest) as exc:
         log.warning("%s does not decode (%s): ignored, rebuilt from the events", what, exc)
         return None
@@ -191,7 +221,12 @@ def load_table(
     last_hash = GENESIS
     base = 0
     if row[3] is not None and row[4] == SNAPSHOT_SCHEMA:
-        candidate = state_from_db(row[5], version=row[3], what=f"the snapshot of table {table_id}")
+        candidate = state_from_db(
+            row[5],
+            binding=snapshot_binding(table_id, row[3]),
+            version=row[3],
+            what=f"the snapshot of table {table_id}",
+        )
         if candidate is not None:
             state, base, last_hash = candidate, row[3], row[6]
     source = "snapshot" if base else "events"
@@ -218,7 +253,13 @@ def snapshot_write(table_id: int, state: TableState, last_hash: str) -> Write:
         "ON CONFLICT (table_id) DO UPDATE SET version = EXCLUDED.version, schema = EXCLUDED.schema, "
         "state = EXCLUDED.state, last_hash = EXCLUDED.last_hash, updated_at = now() "
         "WHERE tables_snapshot.version < EXCLUDED.version OR tables_snapshot.schema <> EXCLUDED.schema",
-        [table_id, state.version, SNAPSHOT_SCHEMA, state_to_db(state), last_hash],
+        [
+            table_id,
+            state.version,
+            SNAPSHOT_SCHEMA,
+            state_to_db(state, binding=snapshot_binding(table_id, state.version)),
+            last_hash,
+        ],
     )
 
 

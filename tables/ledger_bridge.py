@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 
 from ledger import services as ledger
-from tables.rules import HOUSE, BetPlaced, Event, HandOpened, HandSettled, HandSplit, StakeRaised
+from tables.rules import HOUSE, BetPlaced, Event, HandAbandoned, HandOpened, HandSettled, HandSplit, StakeRaised
 from tables.store import StoredEvent
 
 
@@ -34,7 +34,7 @@ def chip_moves(event: Event) -> dict[str, int]:
             banker = event.banker_id or HOUSE
             moves[banker] = moves.get(banker, 0) - event.banker_reserve
         moves[ESCROW] = event.punter_reserve + event.banker_reserve
-    elif isinstance(event, HandSettled):
+    elif isinstance(event, (HandSettled, HandAbandoned)):  # an abandoned hand returns its stakes, if any
         for party, amount in event.payouts.items():
             if amount:
                 moves[party] = moves.get(party, 0) + amount
@@ -86,4 +86,13 @@ def post_ledger_entries(
                 payouts={_user(party): amount for party, amount in event.payouts.items()},
                 results=results,
                 memo=f"hand {event.number} settled",
+            )
+        elif isinstance(event, HandAbandoned) and any(event.payouts.values()):
+            ledger.settle_hand(
+                cause=event_cause(table_id, stored.version),
+                table_id=table_id,
+                hand_id=hand_ids[event.number],
+                payouts={_user(party): amount for party, amount in event.payouts.items()},
+                results=[],
+                memo=f"hand {event.number} abandoned ({event.reason}): every stake returned",
             )

@@ -219,3 +219,23 @@ class PlayerProfile(models.Model):
 
     def __str__(self) -> str:
         return f"profile of user {self.user_id}"
+
+
+class Checkpoint(models.Model):
+    """A signed checkpoint of a table's hash chain (API.md): ``f"{table}:{version}:{hash}"`` signed with the
+    Ed25519 key ``key_id`` when a hand ended. The key lives outside the database, so a history rewritten later,
+    even by someone who can write every row, no longer matches the checkpoints already published."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="checkpoints")
+    version = models.PositiveIntegerField()
+    hash = models.CharField(max_length=64)
+    key_id = models.CharField(max_length=40)
+    signature = models.CharField(max_length=100)  # base64 of the 64-byte Ed25519 signature
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["table", "version"]
+        constraints = [models.UniqueConstraint(fields=["table", "version"], name="checkpoint_table_version_unique")]
+
+    def __str__(self) -> str:
+        return f"checkpoint of table {self.table_id} at v{self.version}"

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from casino.metrics import observe_command
 from ledger import selectors as ledger_selectors
-from tables import engine, projections
+from tables import engine, fairness, projections
 from tables.ledger_bridge import post_ledger_entries, wallets_after
 from tables.rules import (
     Command,
@@ -33,9 +33,12 @@ from tables.rules import (
     HandAbandoned,
     HandOpened,
     HandSettled,
+    SeatLeft,
+    SeedCommitted,
     TableState,
     command_to_json,
     handle,
+    without_secrets,
 )
 from tables.store import ConcurrencyConflict, StoredEvent, Write, chain, events_of_idempotent_command, insert
 
@@ -163,9 +166,17 @@ def _attempt(
         wallets = {str(uid): loaded.wallets[uid] for uid in user_ids}
     else:
         wallets = {str(uid): amount for uid, amount in ledger_selectors.wallet_balances(user_ids).items()}
-    ctx = Context(now_ms=int(time.time() * 1000), wallets=wallets, entropy=secrets.token_hex(32))
+    ctx = Context(
+        now_ms=int(time.time() * 1000),
+        wallets=wallets,
+        entropy=secrets.token_hex(32),
+        # the seed pending at the table, unsealed for this command only, and a sealed seed for the next hand
+        # (committed only if this command ends a hand or creates the table)
+        seed=fairness.unseal(table_id, state.pledge),
+        next_seed=fairness.draw_next_seed(table_id, state.hands_opened + 1),
+    )
     command = build(ctx, state)
-    command_json = command_to_json(command)
+    command_json = command_to_json(without_secrets(command))  # what is recorded holds no usable secret
 
     if idempotency_key is not None:
         previous = events_of_idempotent_command(
@@ -214,6 +225,9 @@ def _attempt(
         )
         if any(isinstance(e, (HandOpened, HandSettled, HandAbandoned)) for e in new_events):
             writes.append(engine.snapshot_write(table_id, new_state, chained[-1].hash))
+        signed = _checkpoint_position(new_events)
+        if signed is not None:  # a hand ended: its signed checkpoint goes in the same statement
+            writes.append(_checkpoint_write(table_id, chained[signed], now))
         stored = insert(chained, also=writes)
         post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_ids)
 
@@ -231,6 +245,32 @@ def _attempt(
         name=loaded.name,
         hand_id=current_hand_id,
         wallets=wallets_after(wallets, new_events),
+    )
+
+
+def _checkpoint_position(events: list[Any]) -> int | None:
+    """Where a command's checkpoint goes: after the event that ended a hand and what the end itself brings (the
+    players who leave with it, the next hand's seed commitment), before anything of the next hand, whose hidden
+    cards must not be exposed through the chain hashes published up to a checkpoint."""
+    ends = [i for i, e in enumerate(events) if isinstance(e, (HandSettled, HandAbandoned))]
+    if not ends:
+        return None
+    position = ends[-1]
+    while position + 1 < len(events) and isinstance(events[position + 1], (SeatLeft, SeedCommitted)):
+        position += 1
+    return position
+
+
+def _checkpoint_write(table_id: int, last: StoredEvent, at: Any) -> Write:
+    """A hand ended: sign the chain hash of the table's last event at that moment (API.md "Signed
+    checkpoints"): the end of the hand, its leavers and the next hand's commitment (so that commitment can never
+    be changed unnoticed); what the same command does next (dealing the next hand) the next checkpoint covers.
+    Returned as a write sent with the command's events (one statement)."""
+    key_id, signature = fairness.sign_checkpoint(table_id, last.version, last.hash)
+    return (
+        "INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
+        "VALUES (%s, %s, %s, %s, %s, %s)",
+        [table_id, last.version, last.hash, key_id, signature, at],
     )
 
 

@@ -180,7 +180,9 @@ class DatabaseSink:
                     row["house_banked"],
                     row["start_version"],
                     engine.SNAPSHOT_SCHEMA,
-                    engine.state_to_db(row["start_state"]),
+                    engine.state_to_db(
+                        row["start_state"], binding=engine.hand_start_binding(table_id, row["start_version"])
+                    ),
                 ],
             )
             return int(cursor.fetchone()[0])

@@ -18,11 +18,11 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Max, QuerySet
 
 from ledger.selectors import hand_ledger, wallet_balances
 from tables import engine, verify
-from tables.models import Hand, HandParticipant, Table
+from tables.models import Checkpoint, Hand, HandParticipant, Table
 from tables.pipeline import Outcome
 from tables.rules import DomainError, Event, NotFound, TableState, Viewer, evolve
 from tables.store import StoredEvent, load_stream
@@ -144,6 +144,8 @@ class EventsRead:
     state: TableState
     viewer: Viewer
     events: list[tuple[StoredEvent, Event]]
+    #: events up to this seq belong to ended hands (or none): their chain hashes are public (the latest checkpoint)
+    chain_public_through: int = 0
 
     @property
     def last_seq(self) -> int:
@@ -157,6 +159,8 @@ class LoadedEvents:
     table_id: int
     state: TableState
     events: list[tuple[StoredEvent, Event]]
+    #: events up to this seq belong to ended hands (or none): their chain hashes are public (the latest checkpoint)
+    chain_public_through: int = 0
 
 
 def load_events(table_id: int, after: int, limit: int = MAX_FEED_EVENTS) -> LoadedEvents:
@@ -166,12 +170,15 @@ def load_events(table_id: int, after: int, limit: int = MAX_FEED_EVENTS) -> Load
     except engine.TableMissing:
         raise _not_found(table_id) from None
     stored = load_stream(table_id, after_version=after, upto_version=min(state.version, after + limit))
-    return LoadedEvents(table_id, state, [(s, engine.decode(s)) for s in stored])
+    public = 0
+    if stored:
+        public = Checkpoint.objects.filter(table_id=table_id).aggregate(v=Max("version"))["v"] or 0
+    return LoadedEvents(table_id, state, [(s, engine.decode(s)) for s in stored], public)
 
 
 def events_read(loaded: LoadedEvents, user: AbstractBaseUser) -> EventsRead:
     """The loaded events as ``user`` is placed to see them now (the viewer of the state they were read with)."""
-    return EventsRead(loaded.state, viewer_for(loaded.state, user), loaded.events)
+    return EventsRead(loaded.state, viewer_for(loaded.state, user), loaded.events, loaded.chain_public_through)
 
 
 def release_connection() -> None:

@@ -3,12 +3,15 @@
 ``replay_hand`` gives the full table state after each event of a hand. ``verify_hand`` checks, each saying
 "ok" or exactly what differs:
 
-- ``commitment``: the revealed server seed hashes to the commitment published when the hand opened;
+- ``commitment``: the revealed server seed hashes to the hand's commitment, which was published (``SeedCommitted``)
+  before the hand opened (hands of the old form: published when the hand opened);
 - ``shuffle``: the published shuffle of (server seed, client seed, nonce) reproduces every card dealt, in order;
 - ``replay``: re-running the recorded commands through ``decide`` from the hand's starting state reproduces
-  the recorded events exactly;
+  the recorded events exactly (the seeds, never recorded, are put back from their reveals);
 - ``ledger``: the ledger holds exactly the postings the hand's stakes and settlement imply, and no others;
-- ``chain``: the stream's hash chain is intact up to the end of the hand.
+- ``chain``: the stream's hash chain is intact up to the end of the hand;
+- ``checkpoint``: every signed checkpoint of the table still matches the chain (signature by a configured key,
+  and the chain hash stored at its version is the one that was signed).
 """
 
 from __future__ import annotations
@@ -22,12 +25,13 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
-from tables import engine
+from tables import engine, fairness
 from tables.ledger_bridge import ESCROW, chip_moves, event_cause
 from tables.models import Hand
 from tables.rules import (
     HOUSE,
     CardDealt,
+    ClientSeedFixed,
     DomainError,
     Event,
     HandAbandoned,
@@ -41,10 +45,11 @@ from tables.rules import (
     initial_state,
     seed_commitment,
     shuffle_deck,
+    with_seeds,
 )
 from tables.store import StoredEvent, chain_problems, load_stream
 
-CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain")
+CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain", "checkpoint")
 _CLOSING_SLACK = 32  # events read past a hand's closing event at a time: the rest of the command that closed it
 
 
@@ -73,7 +78,10 @@ def _cached_start(hand: Hand) -> TableState | None:
     if hand.start_state is None or hand.start_schema != engine.SNAPSHOT_SCHEMA or hand.start_version is None:
         return None
     return engine.state_from_db(
-        hand.start_state, version=hand.start_version, what=f"the cached starting state of hand {hand.pk}"
+        hand.start_state,
+        binding=engine.hand_start_binding(hand.table_id, hand.start_version),
+        version=hand.start_version,
+        what=f"the cached starting state of hand {hand.pk}",
     )
 
 
@@ -134,10 +142,33 @@ def replay_hand(hand: Hand) -> list[tuple[StoredEvent, TableState]]:
     return steps
 
 
-def _check_commitment(opened: HandOpened, revealed: str | None) -> str:
+def _published(table_id: int, number: int) -> list[tuple[int, str]]:
+    """(version, commitment) of every ``SeedCommitted`` of hand ``number`` at the table, in stream order."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT version, data->>'seed_commitment' FROM tables_event "
+            "WHERE stream_id = %s AND type = 'SeedCommitted' AND (data->>'number')::int = %s ORDER BY version",
+            [table_id, number],
+        )
+        return [(int(v), str(c)) for v, c in cursor.fetchall()]
+
+
+def _check_commitment(
+    table_id: int,
+    opened: HandOpened,
+    opened_version: int,
+    closing: HandSettled | HandAbandoned | None,
+    first_card: int | None,
+) -> str:
+    revealed = getattr(closing, "server_seed", None)
     if not revealed:
+        if isinstance(closing, HandAbandoned) and closing.reason == "seed_unavailable":
+            return (
+                "never revealed: the hand was abandoned because its sealed seed could not be opened "
+                "(every stake was returned)"
+            )
         return "the server seed was not revealed at settlement"
-    if revealed != opened.server_seed:
+    if opened.server_seed and revealed != opened.server_seed:
         return "the revealed server seed differs from the one the hand was dealt with"
     try:
         seed = bytes.fromhex(revealed)
@@ -146,11 +177,21 @@ def _check_commitment(opened: HandOpened, revealed: str | None) -> str:
     actual = seed_commitment(seed)
     if actual != opened.seed_commitment:
         return f"sha256(server_seed) is {actual}, but the hand committed to {opened.seed_commitment}"
+    if opened.server_seed:  # the old form: the commitment was published as the hand opened
+        return "ok"
+    published = [(v, c) for v, c in _published(table_id, opened.number) if v < opened_version]
+    if not published:
+        return f"no commitment of hand {opened.number} was published before it opened (event {opened_version})"
+    version, commitment = published[-1]
+    if commitment != opened.seed_commitment:
+        return f"the hand opened with {opened.seed_commitment}, but event {version} published {commitment}"
+    if first_card is not None and version >= first_card:
+        return f"the commitment (event {version}) was published after the first card (event {first_card})"
     return "ok"
 
 
-def _check_shuffle(opened: HandOpened, deals: Sequence[tuple[int, CardDealt]]) -> str:
-    deck = shuffle_deck(bytes.fromhex(opened.server_seed), opened.client_seed, opened.number)
+def _check_shuffle(opened: HandOpened, client_seed: str, seed_hex: str, deals: Sequence[tuple[int, CardDealt]]) -> str:
+    deck = shuffle_deck(bytes.fromhex(seed_hex), client_seed, opened.number)
     for position, (version, deal) in enumerate(deals):
         if deal.deck_index != position:
             return f"event {version}: card {deal.card} left the deck at index {deal.deck_index}, expected {position}"
@@ -159,9 +200,24 @@ def _check_shuffle(opened: HandOpened, deals: Sequence[tuple[int, CardDealt]]) -
     return "ok"
 
 
+def _revealed_seeds(events: Sequence[StoredEvent]) -> dict[str, str]:
+    """Commitment -> seed of every seed revealed in ``events`` (the seeds the recorded commands ran with)."""
+    revealed: dict[str, str] = {}
+    for stored in events:
+        if stored.type in ("HandSettled", "HandAbandoned"):
+            seed = stored.data.get("server_seed")
+            if isinstance(seed, str) and len(seed) == 64:
+                try:
+                    revealed[seed_commitment(bytes.fromhex(seed))] = seed
+                except ValueError:
+                    continue
+    return revealed
+
+
 def _check_replay(start: TableState, events: Sequence[StoredEvent]) -> str:
     state = start
     batches: dict[int, list[StoredEvent]] = defaultdict(list)
+    revealed = _revealed_seeds(events)
     for stored in events:
         batches[_batch_start(stored)].append(stored)
     for first_version, recorded in sorted(batches.items()):
@@ -171,13 +227,27 @@ def _check_replay(start: TableState, events: Sequence[StoredEvent]) -> str:
             return f"event {head.version}: no recorded command"
         try:
             command = command_from_json(command_json)
-            produced = decide(command, state)
+            pending = state.pledge.commitment if state.pledge is not None else None
+            produced = decide(with_seeds(command, revealed, pending), state)
         except DomainError as exc:
             return f"command at event {first_version} ({command_json.get('type')}): refused on replay: {exc.message}"
         except Exception as exc:  # a malformed recorded command
             return f"command at event {first_version}: cannot be replayed ({exc.__class__.__name__}: {exc})"
         produced_json = [event_to_json(e) for e in produced]
-        recorded_json = [{"type": s.type, **s.data} for s in recorded]
+        try:  # decoded and encoded again: fields added since (with their defaults) compare equal
+            recorded_json = [event_to_json(engine.decode(s)) for s in recorded]
+        except DomainError:
+            recorded_json = [{"type": s.type, **s.data} for s in recorded]
+        if (
+            len(produced_json) < len(recorded_json)
+            and first_version == max(batches)
+            and recorded_json[len(produced_json)].get("type") == "HandOpened"
+            and recorded_json[: len(produced_json)] == produced_json
+        ):
+            # the command that ended the hand also dealt the next one, whose seed is revealed when that hand ends:
+            # this hand's part is checked here, the next hand's part with the next hand
+            recorded = recorded[: len(produced_json)]
+            recorded_json = recorded_json[: len(produced_json)]
         if len(produced_json) != len(recorded_json):
             return (
                 f"command at event {first_version} ({command_json.get('type')}): produced {len(produced_json)} "
@@ -268,17 +338,25 @@ def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: 
         for s, e in decoded
         if loaded.opened <= s.version and (loaded.closed is None or s.version <= loaded.closed)
     ]
-    opened = next((e for _, e in in_hand if isinstance(e, HandOpened)), None)
+    opened_at = next(((s.version, e) for s, e in in_hand if isinstance(e, HandOpened)), None)
     closing = next((e for _, e in in_hand if isinstance(e, (HandSettled, HandAbandoned))), None)
     report: dict[str, str] = {}
-    if opened is None:
+    if opened_at is None:
         report["commitment"] = report["shuffle"] = f"event {loaded.opened} is not the opening of hand {hand.number}"
     else:
-        report["commitment"] = _check_commitment(opened, getattr(closing, "server_seed", None))
+        opened_version, opened = opened_at
         deals = [(s.version, e) for s, e in in_hand if isinstance(e, CardDealt) and e.number == opened.number]
-        report["shuffle"] = (
-            _check_shuffle(opened, deals) if report["commitment"] == "ok" else ("not checked: " + report["commitment"])
-        )
+        first_card = deals[0][0] if deals else None
+        report["commitment"] = _check_commitment(hand.table_id, opened, opened_version, closing, first_card)
+        fixed = next((e for _, e in in_hand if isinstance(e, ClientSeedFixed) and e.number == opened.number), None)
+        client_seed = opened.client_seed or (fixed.client_seed if fixed is not None else "")
+        if report["commitment"] != "ok":
+            report["shuffle"] = "not checked: " + report["commitment"]
+        elif deals and not client_seed:
+            report["shuffle"] = "cards were dealt, but the hand's client seed was never fixed"
+        else:
+            seed_hex = getattr(closing, "server_seed", "")
+            report["shuffle"] = _check_shuffle(opened, client_seed, seed_hex, deals)
     report["replay"] = _check_replay(loaded.start_state, loaded.events)
     report["ledger"] = _check_ledger(hand, in_hand)
     chained = loaded.before + loaded.events
@@ -288,6 +366,7 @@ def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: 
         else chain_problems(chained[1:], prev_hash=chained[0].hash)
     )
     report["chain"] = "ok" if not problems else "; ".join(problems[:5])
+    report["checkpoint"] = check_checkpoints(hand.table_id)
     if not all(v == "ok" for v in report.values()):
         from casino.monitoring import record_verification_failure
 
@@ -304,3 +383,32 @@ def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: 
 
 def verification_ok(report: dict[str, Any]) -> bool:
     return all(report.get(check) == "ok" for check in CHECKS)
+
+
+def check_checkpoints(table_id: int, *, after: int = 0) -> str:
+    """Every signed checkpoint of the table (after version ``after``) against the chain as stored now: "ok", or
+    which signed version no longer matches (and the last one that still does, which bounds the rewrite)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.version, c.hash, c.key_id, c.signature, c.at, e.hash FROM tables_checkpoint c "
+            "LEFT JOIN tables_event e ON e.stream_id = c.table_id AND e.version = c.version "
+            "WHERE c.table_id = %s AND c.version > %s ORDER BY c.version",
+            [table_id, after],
+        )
+        rows = cursor.fetchall()
+    if not rows:
+        return "ok"
+    last_good: int | None = None
+    for version, signed_hash, key_id, signature, at, stored_hash in rows:
+        if not fairness.checkpoint_signature_ok(table_id, version, signed_hash, key_id, signature):
+            return f"the checkpoint at version {version} ({at:%Y-%m-%d %H:%M:%S}) is not signed by key {key_id}"
+        if stored_hash != signed_hash:
+            since = f"; it matched the checkpoint at version {last_good}" if last_good is not None else ""
+            now = "is missing" if stored_hash is None else f"is now {stored_hash}"
+            return (
+                f"the chain no longer matches the checkpoint signed at version {version} "
+                f"({at:%Y-%m-%d %H:%M:%S}, key {key_id}): its hash {now}, {signed_hash} was signed{since}, so an "
+                f"event between versions {(last_good or 0) + 1} and {version} was rewritten"
+            )
+        last_good = version
+    return "ok"

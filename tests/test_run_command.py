@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import psutil
 import psycopg
 import pytest
+from psycopg import sql
 
 from tests.conftest import ROOT, free_port, wait_for
 
@@ -40,6 +41,12 @@ def _sign_in(base: str, username: str, password: str) -> int | None:
         return err.code
 
 
+def _drop_database(superuser_url: str, name: str) -> None:
+    maintenance = urlsplit(superuser_url)._replace(path="/postgres").geturl().replace("postgres://", "postgresql://", 1)
+    with psycopg.connect(maintenance, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
 def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
     port, live_port = free_port(), free_port()
     superuser = os.environ.get("DATABASE_SUPERUSER_URL")
@@ -47,6 +54,7 @@ def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
         pytest.skip("`make run` creates its database and roles: needs DATABASE_SUPERUSER_URL (set by `make test`)")
     name = f"{urlsplit(os.environ['DATABASE_URL']).path.lstrip('/')}_runcheck"  # never another checkout's
     db = urlsplit(superuser)._replace(path=f"/{name}").geturl()
+    _drop_database(superuser, name)  # a fresh machine: no demo accounts left by an earlier run (or password)
     env = {**os.environ, "DATABASE_URL": db, "PORT": str(port), "LIVE_PORT": str(live_port), "PYTHONPATH": str(ROOT)}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     proc = subprocess.Popen(

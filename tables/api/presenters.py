@@ -71,6 +71,7 @@ def present_table(read: TableRead) -> dict[str, Any]:
         "betting_timeout_s": core["betting_timeout_s"],
         "version": core["version"],
         "phase": core["phase"],
+        "next_seed_commitment": core["next_seed_commitment"],
         "seats": [
             {
                 "seat": s["seat"],
@@ -135,11 +136,21 @@ def _punter_hand(h: Mapping[str, Any]) -> dict[str, Any]:
 # --- events --------------------------------------------------------------------------------------------------------
 
 
-def present_event(stored: StoredEvent, event: Event, viewer: Viewer, state: TableState) -> dict[str, Any]:
-    """One event of the feed as ``viewer`` may see it (``state``: any state at or after the event)."""
+def present_event(
+    stored: StoredEvent, event: Event, viewer: Viewer, state: TableState, chain_public_through: int = 0
+) -> dict[str, Any]:
+    """One event of the feed as ``viewer`` may see it (``state``: any state at or after the event).
+
+    Events up to ``chain_public_through`` (the latest signed checkpoint: only ended hands) also carry their
+    chain ``hash`` and ``prev_hash``, so anyone can check the links against the signed checkpoints. Never
+    later ones: the hash of a face-down card's event could be matched against the 40 possible cards."""
     data = view_event(event, viewer, state)
     data.pop("type", None)
-    return {"seq": stored.version, "type": stored.type, "at": stored.recorded_at, "data": data}
+    out = {"seq": stored.version, "type": stored.type, "at": stored.recorded_at, "data": data}
+    if stored.version <= chain_public_through:
+        out["prev_hash"] = stored.prev_hash
+        out["hash"] = stored.hash
+    return out
 
 
 def present_outcome(read: TableRead) -> dict[str, Any]:
@@ -153,7 +164,7 @@ def present_outcome(read: TableRead) -> dict[str, Any]:
 def present_events(read: EventsRead) -> dict[str, Any]:
     """``GET /tables/{id}/events``."""
     return {
-        "events": [present_event(s, e, read.viewer, read.state) for s, e in read.events],
+        "events": [present_event(s, e, read.viewer, read.state, read.chain_public_through) for s, e in read.events],
         "last_seq": read.last_seq,
     }
 

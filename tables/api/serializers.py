@@ -234,8 +234,8 @@ class CurrentHandSerializer(serializers.Serializer):
     id = serializers.IntegerField(allow_null=True, help_text="The hand's id for /hands/{id}.")
     number = serializers.IntegerField()
     nonce = serializers.IntegerField()
-    seed_commitment = serializers.CharField()
-    client_seed = serializers.CharField()
+    seed_commitment = serializers.CharField(help_text="sha256 of the server seed, published before the hand opened.")
+    client_seed = serializers.CharField(allow_null=True, help_text="Fixed when the hand's first card is dealt.")
     server_seed = serializers.CharField(allow_null=True, help_text="Revealed once the hand is settled.")
     phase = serializers.CharField()
     stake = serializers.IntegerField(allow_null=True, help_text="S under bank_fixed.")
@@ -277,6 +277,9 @@ class TableViewSerializer(serializers.Serializer):
     version = serializers.IntegerField(help_text="The seq of the table's latest event.")
     phase = serializers.CharField()
     seats = SeatSerializer(many=True)
+    next_seed_commitment = serializers.CharField(
+        allow_null=True, help_text="The commitment of the next hand to open (null while its hand is in play)."
+    )
     hand = CurrentHandSerializer(allow_null=True)
     you = YouSerializer()
 
@@ -294,6 +297,10 @@ class EventSerializer(serializers.Serializer):
     type = serializers.CharField(help_text="CardDealt, BetPlaced, HandSettled, ...")
     at = serializers.DateTimeField()
     data = EventDataField(help_text="The event's fields as you may see them (hidden cards null).")
+    prev_hash = serializers.CharField(
+        required=False, help_text="Chain hash of the event before (only events up to the latest checkpoint)."
+    )
+    hash = serializers.CharField(required=False, help_text="This event's chain hash (docs/fairness.md).")
 
     class Meta:
         ref_name = "TableEvent"
@@ -383,7 +390,7 @@ class HandHistorySerializer(serializers.Serializer):
     rules = serializers.DictField(child=serializers.JSONField())
     seed_commitment = serializers.CharField()
     server_seed = serializers.CharField(allow_null=True)
-    client_seed = serializers.CharField()
+    client_seed = serializers.CharField(allow_null=True, help_text="Null until the hand's first card is dealt.")
     nonce = serializers.IntegerField()
     deck = serializers.ListField(child=serializers.CharField(), allow_null=True)
     banker = SeatRefSerializer()
@@ -404,9 +411,45 @@ class VerificationSerializer(serializers.Serializer):
     replay = serializers.CharField()
     ledger = serializers.CharField()
     chain = serializers.CharField(help_text="Extension: the hash chain of the table's events up to the hand.")
+    checkpoint = serializers.CharField(help_text="The table's signed checkpoints still match its hash chain.")
 
     class Meta:
         ref_name = "HandVerification"
+
+
+class CheckpointSerializer(serializers.Serializer):
+    version = serializers.IntegerField(help_text="The seq of the table's last event when a hand ended.")
+    hash = serializers.CharField(help_text="The chain hash of that event (docs/fairness.md).")
+    signature = serializers.CharField(help_text='Base64 Ed25519 signature of f"{table_id}:{version}:{hash}".')
+    key_id = serializers.CharField(help_text="The signing key (see /fairness/public-key).")
+    at = serializers.DateTimeField()
+
+    class Meta:
+        ref_name = "Checkpoint"
+
+
+class CheckpointsQuery(serializers.Serializer):
+    after = serializers.IntegerField(
+        required=False, default=0, min_value=0, max_value=2**31 - 1, help_text="Only checkpoints with version > after."
+    )
+
+
+class PublicKeyEntrySerializer(serializers.Serializer):
+    key_id = serializers.CharField()
+    public_key = serializers.CharField(help_text="Base64 of the 32 raw bytes.")
+
+    class Meta:
+        ref_name = "FairnessPublicKeyEntry"
+
+
+class PublicKeySerializer(serializers.Serializer):
+    algorithm = serializers.CharField(help_text='"ed25519".')
+    public_key = serializers.CharField(help_text="Base64 of the 32 raw bytes of the current signing key.")
+    key_id = serializers.CharField(help_text="The current key's id, as checkpoints name it.")
+    keys = PublicKeyEntrySerializer(many=True, help_text="Every key checkpoints may name, the current one first.")
+
+    class Meta:
+        ref_name = "FairnessPublicKey"
 
 
 class DisputeSerializer(serializers.Serializer):

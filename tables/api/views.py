@@ -7,6 +7,7 @@ by the core's viewer projection (see :mod:`tables.selectors` and :mod:`tables.ap
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +16,7 @@ from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.permissions import AllowAny, BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -24,10 +25,11 @@ from casino.api.idempotency import idempotency_key, idempotent
 from casino.api.pagination import ApiPagination
 from casino.api.permissions import CanCreateTables
 from casino.api.schema import api_errors
-from tables import feed, selectors, services
+from tables import fairness, feed, selectors, services
 from tables.api import presenters
 from tables.api import serializers as io
-from tables.models import Table
+from tables.models import Checkpoint, Table
+from tables.rules import NotFound
 from tables.services import hand_dispute_open
 
 ACTION_ERRORS = (
@@ -259,8 +261,9 @@ class HandVerifyView(APIView):
         parameters=[HAND_ID],
         summary="Verify a settled hand (participants, staff)",
         description=(
-            'Each check is "ok" or what differs: commitment, shuffle, replay, ledger, and (extension) the '
-            "hash chain of the table's events. A hand in play is 409 `wrong_phase`."
+            'Each check is "ok" or what differs: commitment, shuffle, replay, ledger, and (extensions) the '
+            "hash chain of the table's events and its signed checkpoints (which version no longer matches). "
+            "A hand in play is 409 `wrong_phase`."
         ),
         responses={200: io.VerificationSerializer},
     )
@@ -292,3 +295,58 @@ class DisputesView(APIView):
             "created_at": dispute.created_at,
         }
         return Response(io.DisputeSerializer(body).data, status=status.HTTP_201_CREATED)
+
+
+class CheckpointsView(generics.ListAPIView):
+    """``GET /tables/{id}/checkpoints?after=V``: the table's signed checkpoints, oldest first (paginated)."""
+
+    serializer_class = io.CheckpointSerializer
+    pagination_class = ApiPagination
+    permission_classes = [IsAuthenticated]
+
+    def get_queryset(self) -> QuerySet[Checkpoint]:
+        query = io.CheckpointsQuery(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        table_id = self.kwargs["table_id"]
+        if not Table.objects.filter(pk=table_id).exists():
+            raise NotFound(f"there is no table {table_id}", {"table": table_id})
+        return Checkpoint.objects.filter(table_id=table_id, version__gt=query.validated_data["after"]).order_by(
+            "version"
+        )
+
+    @extend_schema(
+        operation_id="tables_checkpoints",
+        parameters=[TABLE_ID, io.CheckpointsQuery],
+        summary="Signed checkpoints of the table's hash chain, oldest first",
+        description=(
+            'Whenever a hand ends the server signs `f"{table_id}:{version}:{hash}"` (the version and chain hash '
+            "of the table's last event) with an Ed25519 key that is not in the database. Archive them: a history "
+            "rewritten later no longer matches. Verify with the key of `/fairness/public-key` named by `key_id`."
+        ),
+    )
+    @api_errors("invalid_request", "not_found")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class PublicKeyView(APIView):
+    """``GET /fairness/public-key``: the Ed25519 public key(s) that sign checkpoints."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list[Any] = []
+
+    @extend_schema(
+        operation_id="fairness_public_key",
+        summary="The public key that signs checkpoints (anyone)",
+        description=(
+            "`public_key` is the current key (base64 of its 32 raw bytes); `keys` lists every key a checkpoint "
+            "may name by `key_id`, so checkpoints signed before a rotation still verify."
+        ),
+        responses={200: io.PublicKeySerializer},
+    )
+    def get(self, request: Request) -> Response:
+        keys = [
+            {"key_id": key_id, "public_key": base64.b64encode(raw).decode()} for key_id, raw in fairness.public_keys()
+        ]
+        body = {"algorithm": "ed25519", "public_key": keys[0]["public_key"], "key_id": keys[0]["key_id"], "keys": keys}
+        return Response(io.PublicKeySerializer(body).data)

@@ -17,6 +17,10 @@ The conversation:
    ``last_seq`` received.
 
 Other messages after authentication are ignored.
+
+A socket that hears nothing for ``LIVE_RECHECK_S`` (30 s) checks the table's latest version recorded in Redis by
+the committing process (``tables.notify.latest_key``): a notification lost while pub/sub was down delays an
+event by that much at most.
 """
 
 from __future__ import annotations
@@ -132,7 +136,12 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
     async def _pump(self) -> None:
         assert self.watcher is not None
         while True:
-            await self.watcher.wait()
+            if not await self.watcher.wait(settings.LIVE_RECHECK_S):
+                # nothing heard for a while: a notification may have been lost (Redis pub/sub down meanwhile);
+                # the latest version the committing process recorded says whether to look
+                latest = await limits.latest_version(self.table_id)
+                if latest is not None and latest > self.cursor:
+                    self.watcher.announce(latest)
             if self.watcher.version > self.cursor:
                 async with self.lock:
                     await self._push()

@@ -117,3 +117,15 @@ async def open_waits(user_id: int) -> int:
     """How many unexpired slots the user holds now (all processes)."""
     now = (await _client().time())[0]
     return int(await _client().zcount(key(user_id), now, "+inf"))
+
+
+async def latest_version(table_id: int) -> int | None:
+    """The table's latest version recorded after commit (``tables.notify.latest_key``), or None."""
+    from tables.notify import latest_key
+
+    try:
+        value = await _client().get(latest_key(table_id))
+    except RedisError:
+        return None
+    return int(value) if value is not None else None
+

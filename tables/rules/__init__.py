@@ -44,6 +44,7 @@ from .commands import (
     Hit,
     HitFaceDown,
     LeaveSeat,
+    NextSeed,
     PlaceBet,
     PlayerCommand,
     Raise,
@@ -57,6 +58,8 @@ from .commands import (
     Stand,
     Timeout,
     command_for_action,
+    with_seeds,
+    without_secrets,
 )
 from .config import TableConfig, make_table_config
 from .decide import decide, handle
@@ -89,6 +92,7 @@ from .events import (
     CardAssigned,
     CardDealt,
     CardTurnedUp,
+    ClientSeedFixed,
     ClientSeedSet,
     Event,
     FirstBankerDrawn,
@@ -107,6 +111,7 @@ from .events import (
     SatIn,
     SatOut,
     SeatLeft,
+    SeedCommitted,
     StakeRaised,
     StakeSet,
     TableCreated,
@@ -122,8 +127,9 @@ from .replay import fold, replay, state_after
 from .ruleset import PRESETS, TOGGLES, Rules, banker_loss_multiplier, punter_loss_multiplier, resolve_rules
 from .scoring import Score, Settlement, evaluate, settle_hand
 from .shuffle import seed_commitment, shuffle_deck, verify_deck
-from .state import Awaiting, BankerHand, HandState, PunterHand, SeatState, TableState, initial_state
-from .view import Viewer, card_visible, view, view_event
+from .state import Awaiting, BankerHand, HandState, Pledge, PunterHand, SeatState, TableState, initial_state
+from .tx import PLAIN_PREFIX
+from .view import Viewer, card_visible, settled_deck, view, view_event
 
 __all__ = [
     "ACTION_COMMANDS",
@@ -132,6 +138,7 @@ __all__ = [
     "ERROR_CODES",
     "EVENT_TYPES",
     "HOUSE",
+    "PLAIN_PREFIX",
     "PRESETS",
     "TOGGLES",
     "ActionAwaited",
@@ -150,6 +157,7 @@ __all__ = [
     "CardAssigned",
     "CardDealt",
     "CardTurnedUp",
+    "ClientSeedFixed",
     "ClientSeedSet",
     "Command",
     "Context",
@@ -174,12 +182,14 @@ __all__ = [
     "InvalidRequest",
     "LeaveRequested",
     "LeaveSeat",
+    "NextSeed",
     "NotFound",
     "NotSeated",
     "NotYourTurn",
     "PlaceBet",
     "PlayerCommand",
     "PlayerTimedOut",
+    "Pledge",
     "PunterHand",
     "PunterSkipped",
     "Raise",
@@ -192,6 +202,7 @@ __all__ = [
     "SeatState",
     "SeatTaken",
     "SeatTakenEvent",
+    "SeedCommitted",
     "SetClientSeed",
     "SetStake",
     "Settlement",
@@ -233,6 +244,7 @@ __all__ = [
     "resolve_rules",
     "seed_commitment",
     "settle_hand",
+    "settled_deck",
     "shuffle_deck",
     "state_after",
     "state_from_json",
@@ -241,4 +253,6 @@ __all__ = [
     "verify_deck",
     "view",
     "view_event",
+    "with_seeds",
+    "without_secrets",
 ]

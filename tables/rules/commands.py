@@ -2,15 +2,25 @@
 
 Every command carries a :class:`Context` with the data only the shell can supply: the clock
 (``now_ms``), every seated player's available wallet balance (``wallets``; chips already reserved are out
-of the wallet) and fresh OS entropy (``entropy``, 64 lowercase hex chars). If the command opens a hand,
-``bytes.fromhex(entropy)`` is that hand's server seed; a first-banker draw is derived from it too.
+of the wallet), fresh OS entropy (``entropy``, 64 lowercase hex chars: the first-banker draw) and the seeds
+(see docs/fairness.md):
+
+- ``next_seed``: a freshly drawn server seed for the next hand to be committed, as its commitment, its sealed
+  form (opaque to the core) and its plain text. The core uses it only if the command commits a seed (table
+  creation, the end of a hand).
+- ``seed``: the plain text of the seed committed for the table's hand in play (or the next hand to open),
+  unsealed by the shell. The core uses it only to deal and to reveal.
+
+Both plain texts are secrets: :func:`without_secrets` is the form the shell records, and re-running a recorded
+command puts back the seeds revealed since. Without ``next_seed`` (the pure core driven by tests or a
+simulation) the core commits to ``entropy`` as the next seed and keeps it in plain text in the state.
 A command serialised with :func:`tables.rules.codec.command_to_json` is enough to re-run ``decide``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import invalid
@@ -19,12 +29,47 @@ from .frozen import fast_frozen
 
 @fast_frozen
 @dataclass(frozen=True, slots=True)
+class NextSeed:
+    """A server seed drawn for the next hand to be committed: ``commitment`` = sha256 of it (hex), ``sealed``
+    its encrypted form (opaque to the core, stored in ``SeedCommitted``), ``seed`` its plain hex (never
+    recorded)."""
+
+    commitment: str
+    sealed: str
+    seed: str | None = None
+
+
+@fast_frozen
+@dataclass(frozen=True, slots=True)
 class Context:
-    """Shell-supplied data of one command: clock, wallets, entropy."""
+    """Shell-supplied data of one command: clock, wallets, entropy and seeds."""
 
     now_ms: int
     wallets: Mapping[str, int] = field(default_factory=dict)
     entropy: str = "0" * 64
+    seed: str | None = None
+    next_seed: NextSeed | None = None
+
+
+def without_secrets(command: Command) -> Command:
+    """``command`` as the shell records it: the plain texts of the seeds removed (commitments and sealed forms
+    stay, so the recorded command re-runs once the seeds are revealed)."""
+    ctx = command.ctx
+    if ctx.seed is None and (ctx.next_seed is None or ctx.next_seed.seed is None):
+        return command
+    next_seed = None if ctx.next_seed is None else replace(ctx.next_seed, seed=None)
+    return replace(command, ctx=replace(ctx, seed=None, next_seed=next_seed))
+
+
+def with_seeds(command: Command, revealed: Mapping[str, str], pending: str | None) -> Command:
+    """A recorded command with the seeds put back: ``revealed`` maps commitments to revealed seeds (hex);
+    ``pending`` is the commitment of the seed that was pending when the command ran (None if none)."""
+    ctx = command.ctx
+    seed = revealed.get(pending) if pending is not None else None
+    next_seed = ctx.next_seed
+    if next_seed is not None:
+        next_seed = replace(next_seed, seed=revealed.get(next_seed.commitment))
+    return replace(command, ctx=replace(ctx, seed=seed, next_seed=next_seed))
 
 
 @fast_frozen

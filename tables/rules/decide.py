@@ -69,10 +69,10 @@ from .events import (
 from .opening import bet_for_timeout, check_betting_complete, close_betting, record_timeout, try_open_hand
 from .play import acted, assign, hit, place_bet, raise_stake, seated, split, stand
 from .scoring import BUST, evaluate
-from .showdown import settle
+from .showdown import abandon_without_seed, settle
 from .state import PLAYING, VOID, TableState
 from .turns import after_card, stand_all, start_next_turn
-from .tx import Tx
+from .tx import SeedUnavailable, Tx
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -150,6 +150,7 @@ def _create_table(tx: Tx, cmd: CreateTable) -> None:
     tx.rules = config.rules
     tx.loss_mult = config.rules.punter_loss_multiplier
     tx.win_mult = config.rules.banker_loss_multiplier
+    tx.commit_next_seed()  # hand 1's commitment is public from the table's creation
 
 
 def _sit_down(tx: Tx, cmd: SitDown) -> None:
@@ -369,7 +370,22 @@ def handle(command: Command, state: TableState) -> tuple[list[Event], TableState
 
     Raises a :class:`DomainError` (no events) when the rules refuse the command.
     """
-    return _run(command, Tx(state, command.ctx))
+    try:
+        return _run(command, Tx(state, command.ctx))
+    except SeedUnavailable:
+        return _run_without_seed(command, state)
+
+
+def _run_without_seed(command: Command, state: TableState) -> tuple[list[Event], TableState]:
+    """The command needed the seed of the hand in play (or of the next hand) and does not carry it (its sealed
+    form could not be opened: a lost key). A hand in play is abandoned with every stake returned instead of the
+    command; between hands a fresh seed replaces the unusable commitment and the command runs on it."""
+    tx = Tx(state, command.ctx)
+    if state.hand_in_play:
+        abandon_without_seed(tx)
+        return tx.events, tx.state
+    tx.commit_next_seed()
+    return _run(command, tx)
 
 
 class _Accepted(BaseException):  # not an Exception: nothing on the way may catch it
@@ -393,12 +409,14 @@ def accepts(command: Command, state: TableState) -> bool:
     """
     try:
         _run(command, _ProbeTx(state, command.ctx))
-    except _Accepted:
+    except (_Accepted, SeedUnavailable):
         pass
     except DomainError:
         return False
     try:
         _run(command, Tx(state, command.ctx))
+    except SeedUnavailable:  # it passed every check and needs the hand's seed to play out
+        return True
     except DomainError:
         return False
     return True

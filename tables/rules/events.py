@@ -152,8 +152,36 @@ class StakeSet(Event):
 
 @fast_frozen
 @dataclass(frozen=True, slots=True)
+class SeedCommitted(Event):
+    """The server seed of hand ``number`` is drawn: ``seed_commitment`` = sha256 of it (published at once),
+    ``sealed_seed`` its encrypted form (no viewer ever sees it; the seed is revealed when the hand ends).
+
+    Emitted when the table is created (hand 1) and when hand N ends (hand N+1), so every hand's commitment
+    is public before its client seed is fixed (at its first card)."""
+
+    number: int
+    seed_commitment: str
+    sealed_seed: str
+
+
+@fast_frozen
+@dataclass(frozen=True, slots=True)
+class ClientSeedFixed(Event):
+    """The hand's client seed, fixed as its first card is dealt: the client seeds of its participants at that
+    moment, joined with ``:`` in seat order."""
+
+    number: int
+    client_seed: str
+
+
+@fast_frozen
+@dataclass(frozen=True, slots=True)
 class HandOpened(Event):
-    """A hand opened: nonce ``number``, seed commitment, client seed and (hidden until settlement) server seed.
+    """A hand opened: nonce ``number`` and the seed commitment published before (``SeedCommitted``).
+
+    Two forms: hands opened before seeds were committed ahead carry the ``client_seed`` and (hidden until
+    settlement) the ``server_seed`` themselves; hands committed ahead have both empty here: their client seed
+    comes with ``ClientSeedFixed`` and their server seed is revealed by ``HandSettled``/``HandAbandoned``.
 
     ``entrants`` are the seats, in play order, that may bet (``before_deal``) or are dealt in.
     ``stake`` is S under ``bank_fixed``. ``phase`` is ``betting`` or ``dealing``.
@@ -402,11 +430,14 @@ class HandSettled(Event):
 @fast_frozen
 @dataclass(frozen=True, slots=True)
 class HandAbandoned(Event):
-    """A hand closed without a deal (nobody staked when the window closed); its seed is revealed."""
+    """A hand closed without a settlement, its seed revealed: ``no_stakes`` (nobody staked when the betting
+    window closed) or ``seed_unavailable`` (its sealed seed could not be opened, e.g. a lost key: nothing is
+    revealed and ``payouts`` returns every reserve taken in the hand, as ``HandSettled.payouts`` does)."""
 
     number: int
     reason: str
     server_seed: str
+    payouts: Mapping[str, int] = field(default_factory=dict)
 
 
 EVENT_TYPES: tuple[type[Event], ...] = (
@@ -423,6 +454,8 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     BankPassed,
     BankRetirementRequested,
     StakeSet,
+    SeedCommitted,
+    ClientSeedFixed,
     HandOpened,
     ActionAwaited,
     BetPlaced,

@@ -19,6 +19,7 @@ from .events import (
     CardAssigned,
     CardDealt,
     CardTurnedUp,
+    ClientSeedFixed,
     Event,
     HandAbandoned,
     HandBusted,
@@ -29,6 +30,7 @@ from .events import (
     HandSplit,
     HandStood,
     PunterSkipped,
+    SeedCommitted,
     StakeRaised,
 )
 from .scoring import PAIR7, PAIR7_HP
@@ -44,6 +46,7 @@ from .state import (
     Awaiting,
     BankerHand,
     HandState,
+    Pledge,
     PunterHand,
     TableState,
 )
@@ -52,7 +55,7 @@ _new = tuple.__new__
 # The positional rebuilds below unpack every field by name: they must follow the field order exactly.
 assert " ".join(TableState._fields) == (
     "version config seats banker_seat last_banker_seat banker_retiring stake hands_opened settled_through idle hand"
-    " awaiting rigged_stock"
+    " awaiting rigged_stock pledge"
 )
 assert " ".join(HandState._fields) == (
     "number phase banker seed_commitment server_seed client_seed stake entrants deck next_card punters split_seats"
@@ -82,14 +85,14 @@ def _set(cls: Any, t: Any, i: int, value: Any) -> Any:
 
 def _with_hand(state: TableState, hand: HandState) -> TableState:
     """``state`` one version later with ``hand``."""
-    v, cf, se, bs, lb, br, st, ho, sd, idle, _, aw, rs = state
-    return _new(TableState, (v + 1, cf, se, bs, lb, br, st, ho, sd, idle, hand, aw, rs))
+    v, cf, se, bs, lb, br, st, ho, sd, idle, _, aw, rs, pl = state
+    return _new(TableState, (v + 1, cf, se, bs, lb, br, st, ho, sd, idle, hand, aw, rs, pl))
 
 
 def _with_hand_awaiting(state: TableState, hand: HandState, awaiting: Awaiting | None) -> TableState:
     """``state`` one version later with ``hand`` and ``awaiting``."""
-    v, cf, se, bs, lb, br, st, ho, sd, idle, _, _, rs = state
-    return _new(TableState, (v + 1, cf, se, bs, lb, br, st, ho, sd, idle, hand, awaiting, rs))
+    v, cf, se, bs, lb, br, st, ho, sd, idle, _, _, rs, pl = state
+    return _new(TableState, (v + 1, cf, se, bs, lb, br, st, ho, sd, idle, hand, awaiting, rs, pl))
 
 
 def _find(punters: tuple[PunterHand, ...], seat: int | None, index: int) -> int:
@@ -129,10 +132,15 @@ def _get_punter(hand: HandState, seat: int | None, index: int) -> PunterHand:
 
 
 def _deck_for(state: TableState, e: HandOpened) -> tuple[str, ...]:
+    """The deck a hand keeps in its state: a rigged stock (tests), the deck of an old-form hand (its seed is on
+    ``HandOpened``), else none: a hand committed ahead derives its deck inside each command that deals, from the
+    seed the shell unseals for that command (``Tx.deck``), so no state ever holds its undealt cards."""
     rigged = state.rigged_stock
     if rigged is not None:
         chosen = set(rigged)
         return tuple(rigged) + tuple(c for c in CANONICAL_DECK if c not in chosen)
+    if not e.server_seed:
+        return ()
     return tuple(shuffle_deck(bytes.fromhex(e.server_seed), e.client_seed, e.number))
 
 
@@ -158,8 +166,8 @@ def _hand_opened(state: TableState, e: HandOpened) -> TableState:
             *_HAND_DEFAULTS,
         ),
     )
-    v, cf, se, bs, lb, br, st, _, sd, _, _, _, _ = state
-    return _new(TableState, (v + 1, cf, se, bs, lb, br, st, e.number, sd, False, hand, None, None))
+    v, cf, se, bs, lb, br, st, _, sd, _, _, _, _, pl = state
+    return _new(TableState, (v + 1, cf, se, bs, lb, br, st, e.number, sd, False, hand, None, None, pl))
 
 
 def _action_awaited(state: TableState, e: ActionAwaited) -> TableState:
@@ -365,21 +373,39 @@ def _hand_settled(state: TableState, e: HandSettled) -> TableState:
         banker_score = (e.banker_category, e.banker_total_half_points, e.banker_matta_value)
         banker = _new(BankerHand, (seat_, pl_, cards_, up_, status_, played, *banker_score))
     nb, _, _, sc, ss, cs, st, en, dk, nx, _, sp, pe, _, _, _ = hand
+    ss = ss or e.server_seed  # revealed now (a hand committed ahead)
     payouts = tuple(e.payouts.items())
     after = (nb, "settled", banker, sc, ss, cs, st, en, dk, nx, tuple(punters), sp, pe, e.results, payouts)
     hand = _new(HandState, (*after, e.next_banker_seat))
     nbs = e.next_banker_seat
-    v, cf, se, _, lb, _, s_stake, ho, _, idle, _, _, rigged = state
+    v, cf, se, _, lb, _, s_stake, ho, _, idle, _, _, rigged, pledge = state
     last = nbs if nbs is not None else lb
-    return _new(TableState, (v + 1, cf, se, nbs, last, False, s_stake, ho, e.number, idle, hand, None, rigged))
+    kept = None if pledge is not None and pledge.number == e.number else pledge  # revealed
+    return _new(TableState, (v + 1, cf, se, nbs, last, False, s_stake, ho, e.number, idle, hand, None, rigged, kept))
 
 
 def _hand_abandoned(state: TableState, e: HandAbandoned) -> TableState:
-    hand = _hand(state)._replace(phase="abandoned")
-    return state._replace(version=state.version + 1, hand=hand, idle=True, settled_through=e.number, awaiting=None)
+    hand = _hand(state)
+    hand = hand._replace(phase="abandoned", server_seed=hand.server_seed or e.server_seed)
+    pledge = state.pledge
+    if pledge is not None and pledge.number == e.number:
+        pledge = None
+    return state._replace(
+        version=state.version + 1, hand=hand, idle=True, settled_through=e.number, awaiting=None, pledge=pledge
+    )
+
+
+def _seed_committed(state: TableState, e: SeedCommitted) -> TableState:
+    return state._replace(version=state.version + 1, pledge=Pledge(e.number, e.seed_commitment, e.sealed_seed))
+
+
+def _client_seed_fixed(state: TableState, e: ClientSeedFixed) -> TableState:
+    return _with_hand(state, _hand(state)._replace(client_seed=e.client_seed))
 
 
 HAND_HANDLERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {
+    SeedCommitted: _seed_committed,
+    ClientSeedFixed: _client_seed_fixed,
     HandOpened: _hand_opened,
     ActionAwaited: _action_awaited,
     BetPlaced: _bet_placed,

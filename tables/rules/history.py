@@ -11,7 +11,7 @@ from typing import Any
 from .events import CardDealt, Event, HandAbandoned, HandOpened, HandSettled
 from .evolve import evolve
 from .state import TableState, initial_state
-from .view import Viewer, card_visible
+from .view import Viewer, card_visible, settled_deck
 
 
 def hand_history(
@@ -113,9 +113,9 @@ def hand_history(
         "nonce": number,
         "rules": last.config.rules.to_dict(),
         "seed_commitment": hand.seed_commitment,
-        "client_seed": hand.client_seed,
-        "server_seed": hand.server_seed if settled else None,
-        "deck": list(hand.deck) if settled else None,
+        "client_seed": hand.client_seed or None,
+        "server_seed": (hand.server_seed or None) if settled else None,
+        "deck": settled_deck(hand) if settled else None,
         "settled": hand.phase == "settled",
         "abandoned": hand.phase == "abandoned",
         "banker": {"seat": hand.banker.seat, "player_id": hand.banker.player_id},

@@ -14,6 +14,7 @@ from .events import (
     BetPlaced,
     BettingClosed,
     CardDealt,
+    ClientSeedFixed,
     HandAbandoned,
     HandOpened,
     PlayerTimedOut,
@@ -69,21 +70,34 @@ def try_open_hand(tx: Tx, *, trigger: bool) -> None:
     entrants = _entrants(tx)
     if not entrants:
         return
+    number = tx.state.hands_opened + 1
+    pledge = tx.state.pledge
+    if (pledge is None or pledge.number != number) and tx.ctx.next_seed is not None:
+        tx.commit_next_seed()  # a table from before seeds were committed ahead switches over
+        pledge = tx.state.pledge
     state = tx.state
     banker = state.seat_at(state.banker_seat) if state.banker_seat is not None else None
-    members = set(entrants)
-    if banker is not None:
-        members.add(banker.seat)
-    client_seed = ":".join(s.client_seed for s in state.seats if s.seat in members)
-    seed = bytes.fromhex(tx.ctx.entropy)
     betting_first = tx.rules.bet_timing == "before_deal"
+    if not betting_first and tx.committed_without_seed(number):
+        # a verifier re-running the command that ended the previous hand, before this hand's seed is revealed:
+        # everything up to here is checked; this hand is checked with its own commands
+        return
+    if pledge is not None and pledge.number == number:
+        commitment, server_seed, client_seed = pledge.commitment, "", ""  # revealed at the end / at the first card
+    else:
+        # the old form, kept so that hands recorded before seeds were committed ahead re-run exactly: the seed
+        # is the opening command's entropy and the client seed is fixed at the opening
+        members = set(entrants) | ({banker.seat} if banker is not None else set())
+        client_seed = ":".join(s.client_seed for s in state.seats if s.seat in members)
+        server_seed = tx.ctx.entropy
+        commitment = seed_commitment(bytes.fromhex(server_seed))
     tx.emit(
         HandOpened(
-            number=state.hands_opened + 1,
+            number=number,
             banker_seat=banker.seat if banker else None,
             banker_id=banker.player_id if banker else None,
-            seed_commitment=seed_commitment(seed),
-            server_seed=tx.ctx.entropy,
+            seed_commitment=commitment,
+            server_seed=server_seed,
             client_seed=client_seed,
             stake=state.stake if tx.rules.stake_mode == "bank_fixed" else None,
             entrants=entrants,
@@ -100,13 +114,31 @@ def try_open_hand(tx: Tx, *, trigger: bool) -> None:
         tx.emit(ActionAwaited(None, None, "bets", tx.betting_deadline()))
 
 
-def draw(tx: Tx) -> tuple[str, int] | None:
-    """The next card of the stock and its deck index, or None when the stock is exhausted."""
+def fix_client_seed(tx: Tx) -> None:
+    """Fix the hand's client seed as its first card is dealt: the client seeds of its participants (the banker
+    and every punter hand still in it) at this moment, joined with ``:`` in seat order."""
     hand = tx.hand
+    members = {h.seat for h in hand.punters if h.status != VOID}
+    if hand.banker.seat is not None:
+        members.add(hand.banker.seat)
+    seats = sorted((s for s in tx.state.seats if s.seat in members), key=lambda s: s.seat)
+    tx.emit(ClientSeedFixed(hand.number, ":".join(s.client_seed for s in seats)))
+
+
+def draw(tx: Tx) -> tuple[str, int] | None:
+    """The next card of the stock and its deck index, or None when the stock is exhausted.
+
+    The first card of a hand fixes its client seed; a hand committed ahead derives its deck from the seed the
+    command carries (``SeedUnavailable`` if it carries none that matches the commitment)."""
+    hand = tx.hand
+    if not hand.client_seed:
+        fix_client_seed(tx)
+        hand = tx.hand
+    deck = hand.deck or tx.deck(hand)
     i = hand.next_card
-    if i >= len(hand.deck):
+    if i >= len(deck):
         return None
-    return hand.deck[i], i
+    return deck[i], i
 
 
 def _draw_for_deal(tx: Tx) -> tuple[str, int]:
@@ -144,7 +176,9 @@ def close_betting(tx: Tx) -> None:
     """End a betting window: abandon a hand with no stake, else deal (``before_deal``) and start play."""
     hand = tx.hand
     if not any(h.stake > 0 for h in hand.punters):
-        tx.emit(HandAbandoned(hand.number, "no_stakes", hand.server_seed))
+        tx.emit(HandAbandoned(hand.number, "no_stakes", tx.server_seed(hand)))
+        if tx.commits_ahead(hand):
+            tx.commit_next_seed()
         return
     tx.emit(BettingClosed(hand.number))
     if tx.rules.bet_timing == "before_deal":

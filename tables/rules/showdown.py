@@ -11,6 +11,7 @@ from .events import (
     BankerTurnStarted,
     CardDealt,
     CardTurnedUp,
+    HandAbandoned,
     HandBusted,
     HandMadePairOfSevens,
     HandMadeSevenHalf,
@@ -115,10 +116,32 @@ def settle(tx: Tx) -> None:
             next_banker_seat=next_seat,
             next_banker_id=next_id,
             bank_reason=reason,
-            server_seed=hand.server_seed,
+            server_seed=tx.server_seed(hand),
         )
     )
     for seat in tx.state.seats:
         if seat.leaving:
             tx.emit(SeatLeft(seat.seat, seat.player_id, "after_hand"))
+    if tx.commits_ahead(hand):
+        tx.commit_next_seed()
     opening.try_open_hand(tx, trigger=False)
+
+
+def abandon_without_seed(tx: Tx) -> None:
+    """The hand in play cannot be dealt on or revealed (its sealed seed cannot be opened): abandon it, return
+    every reserve taken in it to whoever put it up, let leavers go and commit a fresh seed for the next hand."""
+    hand = tx.hand
+    payouts: dict[str, int] = {}
+    for h in hand.punters:
+        if h.punter_reserve:
+            payouts[h.player_id] = payouts.get(h.player_id, 0) + h.punter_reserve
+        if h.banker_reserve:
+            banker_key = hand.banker.player_id if hand.banker.player_id is not None else HOUSE
+            payouts[banker_key] = payouts.get(banker_key, 0) + h.banker_reserve
+    for party, amount in payouts.items():
+        tx.move(None if party == HOUSE else party, amount)
+    tx.emit(HandAbandoned(hand.number, "seed_unavailable", "", payouts))
+    for seat in tx.state.seats:
+        if seat.leaving:
+            tx.emit(SeatLeft(seat.seat, seat.player_id, "after_hand"))
+    tx.commit_next_seed()

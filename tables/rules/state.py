@@ -79,6 +79,14 @@ class Awaiting(NamedTuple):
     deadline_ms: int
 
 
+class Pledge(NamedTuple):
+    """The server seed committed for hand ``number`` and not yet revealed (``sealed``: as ``SeedCommitted``)."""
+
+    number: int
+    commitment: str
+    sealed: str
+
+
 class HandState(NamedTuple):
     """The current (or last) hand. ``phase``: betting | dealing | punters | banker | settled | abandoned."""
 
@@ -134,6 +142,8 @@ class TableState(NamedTuple):
     #: TEST-ONLY seam (see ``tables.rules.testing``): no command or event can set it; a hand opened while it
     #: is set deals these cards first instead of the published shuffle, so it could never verify.
     rigged_stock: tuple[str, ...] | None = None
+    #: The committed, unrevealed seed: of the next hand to open, or of the hand in play.
+    pledge: Pledge | None = None
 
     @property
     def phase(self) -> str:
@@ -152,6 +162,14 @@ class TableState(NamedTuple):
     def deadline_ms(self) -> int | None:
         """When the current wait times out (epoch ms), or None."""
         return self.awaiting.deadline_ms if self.awaiting is not None else None
+
+    @property
+    def next_seed_commitment(self) -> str | None:
+        """The commitment of the next hand to open, published ahead (None while its hand is in play)."""
+        pledge = self.pledge
+        if pledge is None or pledge.number <= self.hands_opened:
+            return None
+        return pledge.commitment
 
     @property
     def hand_in_play(self) -> bool:

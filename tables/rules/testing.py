@@ -9,13 +9,16 @@ hand played this way. Production code never calls this module.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 from .cards import is_card
 from .config import TableConfig
-from .events import BankPassed, Event, SeatTaken, TableCreated
+from .events import BankPassed, Event, SeatTaken, SeedCommitted, TableCreated
 from .evolve import evolve
+from .shuffle import seed_commitment
 from .state import TableState, initial_state
+from .tx import PLAIN_PREFIX
 
 
 def rig_next_hand(state: TableState, stock: Sequence[str]) -> TableState:
@@ -36,6 +39,9 @@ def seated_table(
     if banker is not None:
         seat = 1 + [p for p, _ in players].index(banker)
         events.append(BankPassed(None, seat, banker, "test"))
+    # hand 1's seed committed ahead, kept in plain text as the core does when no sealed seed is supplied
+    seed = hashlib.sha256(("seated-table:" + ",".join(p for p, _ in players)).encode()).hexdigest()
+    events.append(SeedCommitted(1, seed_commitment(bytes.fromhex(seed)), PLAIN_PREFIX + seed))
     state = initial_state()
     for event in events:
         state = evolve(state, event)

@@ -7,13 +7,32 @@ events emitted so far in this command. A raised :class:`DomainError` discards ev
 
 from __future__ import annotations
 
+import re
+
 from .commands import Context
 from .config import TableConfig
 from .errors import InvalidRequest, NotFound
-from .events import HOUSE, Event
+from .events import HOUSE, Event, SeedCommitted
 from .evolve import EVOLVERS
 from .ruleset import Rules
+from .shuffle import seed_commitment, shuffle_deck
 from .state import HandState, TableState
+
+#: The sealed form of a seed kept in plain text: what the core commits to when the caller supplies no
+#: ``ctx.next_seed`` (tests, simulations). The service always supplies one (sealed by its key).
+PLAIN_PREFIX = "plain:"
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_DECKS: dict[tuple[str, str, int], tuple[str, ...]] = {}
+
+
+class SeedUnavailable(Exception):
+    """The seed of hand ``number`` is needed (to deal or to reveal) but the command carries no seed matching its
+    commitment (its sealed form could not be opened). ``handle`` then abandons the hand, returning every stake."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(f"the seed of hand {number} is unavailable")
+        self.number = number
+
 
 _MULTIPLIERS: dict[int, tuple[Rules, int, int]] = {}
 
@@ -32,13 +51,19 @@ def _multipliers(rules: Rules) -> tuple[int, int]:
 class Tx:
     """Accumulates the events of one command and the state they lead to."""
 
-    __slots__ = ("_delta", "config", "ctx", "events", "loss_mult", "rules", "state", "win_mult")
+    __slots__ = ("_committed", "_delta", "_seeds", "config", "ctx", "events", "loss_mult", "rules", "state", "win_mult")
 
     def __init__(self, state: TableState, ctx: Context) -> None:
         self.state = state
         self.events: list[Event] = []
         self.ctx = ctx
         self._delta: dict[str, int] = {}
+        #: plain seeds this command knows, by hand number (the pending one unsealed by the shell)
+        self._seeds: dict[int, str] = {}
+        self._committed: int | None = None  # the hand whose seed this command committed
+        pledge = state.pledge
+        if pledge is not None and ctx.seed is not None:
+            self._seeds[pledge.number] = ctx.seed
         config = state.config
         if config is not None:
             self.config: TableConfig = config
@@ -98,3 +123,70 @@ class Tx:
             if s is not None:
                 return s
         return self.config.min_bet
+
+    # -- seeds ---------------------------------------------------------------------------------------------
+    def commit_next_seed(self) -> None:
+        """Draw the seed of the next hand to open (``ctx.next_seed``; else ``entropy``, kept in plain text) and
+        publish its commitment."""
+        number = self.state.hands_opened + 1
+        offered = self.ctx.next_seed
+        plain: str | None
+        if offered is None:
+            plain = self.ctx.entropy
+            commitment, sealed = seed_commitment(bytes.fromhex(plain)), PLAIN_PREFIX + plain
+        else:
+            plain, commitment, sealed = offered.seed, offered.commitment, offered.sealed
+            if not isinstance(commitment, str) or not _HEX64.fullmatch(commitment) or not isinstance(sealed, str):
+                raise InvalidRequest(
+                    "next_seed needs a commitment (64 lowercase hex) and a sealed form", {"field": "next_seed"}
+                )
+        if plain is not None:
+            self._seeds[number] = plain
+        self._committed = number
+        self.emit(SeedCommitted(number, commitment, sealed))
+
+    def commits_ahead(self, hand: HandState) -> bool:
+        """Whether the end of ``hand`` commits the next hand's seed: always for a hand committed ahead; for a hand
+        of the old form only if the shell supplies a seed (a recorded old command re-runs as it ran then)."""
+        return not hand.server_seed or self.ctx.next_seed is not None
+
+    def committed_without_seed(self, number: int) -> bool:
+        """Whether this command committed the seed of hand ``number`` without carrying its plain text (a verifier
+        re-running it before that seed is revealed)."""
+        if self._committed != number or number in self._seeds:
+            return False
+        pledge = self.state.pledge
+        return not (pledge is not None and pledge.number == number and pledge.sealed.startswith(PLAIN_PREFIX))
+
+    def server_seed(self, hand: HandState) -> str:
+        """The plain server seed of ``hand`` (hex), checked against its commitment; raises SeedUnavailable."""
+        if hand.server_seed:  # a hand opened before seeds were committed ahead
+            return hand.server_seed
+        plain = self._seeds.get(hand.number)
+        pledge = self.state.pledge
+        if (
+            plain is None
+            and pledge is not None
+            and pledge.number == hand.number
+            and pledge.sealed.startswith(PLAIN_PREFIX)
+        ):
+            plain = pledge.sealed[len(PLAIN_PREFIX) :]
+        if (
+            not isinstance(plain, str)
+            or not _HEX64.fullmatch(plain)
+            or seed_commitment(bytes.fromhex(plain)) != hand.seed_commitment
+        ):
+            raise SeedUnavailable(hand.number)
+        return plain
+
+    def deck(self, hand: HandState) -> tuple[str, ...]:
+        """The hand's 40 cards in dealing order (kept only within this command for a hand committed ahead)."""
+        if hand.deck:
+            return hand.deck
+        key = (self.server_seed(hand), hand.client_seed, hand.number)
+        deck = _DECKS.get(key)
+        if deck is None:
+            if len(_DECKS) > 256:
+                _DECKS.clear()
+            deck = _DECKS[key] = tuple(shuffle_deck(bytes.fromhex(key[0]), key[1], key[2]))
+        return deck

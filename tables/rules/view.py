@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import format_hp
+from .cards import CANONICAL_DECK, format_hp
 from .codec import event_to_json
 from .config import config_to_dict
-from .events import CardDealt, Event, HandOpened
+from .events import CardDealt, Event, HandOpened, SeedCommitted
 from .legal import legal_actions
 from .scoring import Score, evaluate
+from .shuffle import shuffle_deck
 from .state import VOID, BankerHand, HandState, PunterHand, TableState
 
 
@@ -138,14 +139,14 @@ def _hand_view(viewer: Viewer, state: TableState, hand: HandState) -> dict[str, 
         "number": hand.number,
         "nonce": hand.number,
         "seed_commitment": hand.seed_commitment,
-        "client_seed": hand.client_seed,
-        "server_seed": hand.server_seed if settled or hand.phase == "abandoned" else None,
+        "client_seed": hand.client_seed or None,
+        "server_seed": (hand.server_seed or None) if settled or hand.phase == "abandoned" else None,
         "stake": hand.stake,
         "phase": hand.phase,
         "turn": {"seat": aw.seat, "hand": aw.hand, "kind": aw.kind, "deadline": aw.deadline_ms} if aw else None,
         "participants": participants,
         "pending_card": {"seat": hand.pending[0], "code": hand.pending[1]} if hand.pending else None,
-        "stock_left": len(hand.deck) - hand.next_card,
+        "stock_left": len(CANONICAL_DECK) - hand.next_card,
     }
     if settled:
         out["results"] = [
@@ -167,7 +168,7 @@ def _hand_view(viewer: Viewer, state: TableState, hand: HandState) -> dict[str, 
         out["payouts"] = dict(hand.payouts)
         out["next_banker"] = {"seat": hand.next_banker_seat, "username": names.get(hand.next_banker_seat or -1)}
         if viewer.kind == "auditor":
-            out["deck"] = list(hand.deck)
+            out["deck"] = settled_deck(hand)
     return out
 
 
@@ -193,6 +194,7 @@ def view(state: TableState, viewer: Viewer, wallets: Mapping[str, int] | None = 
             }
             for s in state.seats
         ],
+        "next_seed_commitment": state.next_seed_commitment,
         "hand": None,
     }
     if config is not None:
@@ -226,4 +228,15 @@ def view_event(event: Event, viewer: Viewer, state: TableState) -> dict[str, Any
             data["deck_index"] = None
     elif isinstance(event, HandOpened) and state.settled_through < event.number:
         data["server_seed"] = None
+    elif isinstance(event, SeedCommitted):
+        data["sealed_seed"] = None  # nobody reads the sealed seed; the seed itself is revealed when its hand ends
     return data
+
+
+def settled_deck(hand: HandState) -> list[str] | None:
+    """The whole deck of an ended hand in dealing order (None if its seed was never revealed)."""
+    if hand.deck:
+        return list(hand.deck)
+    if not hand.server_seed:
+        return None
+    return shuffle_deck(bytes.fromhex(hand.server_seed), hand.client_seed, hand.number)

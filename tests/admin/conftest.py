@@ -119,12 +119,29 @@ def played(db: Any) -> Played:
     return play_table()
 
 
-def hidden_cards(state: TableState) -> set[str]:
-    """Every card of the current hand an auditor may not see now: face-down cards and the undealt stock."""
+def secret_seed_and_deck(table_id: int, state: TableState) -> tuple[str, list[str]]:
+    """The seed of the hand in play (unsealed with the key, as only the pipeline does) and its whole deck."""
+    from tables import fairness
+    from tables.rules import shuffle_deck
+
+    hand = state.hand
+    assert hand is not None
+    seed = hand.server_seed or fairness.unseal(table_id, state.pledge)
+    assert seed, "the seed of the hand in play cannot be unsealed"
+    deck = list(hand.deck) or (
+        shuffle_deck(bytes.fromhex(seed), hand.client_seed, hand.number) if hand.client_seed else []
+    )
+    return seed, deck
+
+
+def hidden_cards(state: TableState, table_id: int | None = None) -> set[str]:
+    """Every card of the current hand an auditor may not see now: face-down cards and the undealt stock (the
+    stock of a hand committed ahead is known only with the seed: pass ``table_id`` to unseal it)."""
     hand = state.hand
     assert hand is not None and hand.in_play
     auditor = Viewer.auditor()
-    hidden = set(hand.deck[hand.next_card :])
+    deck = list(hand.deck) if table_id is None else secret_seed_and_deck(table_id, state)[1]
+    hidden = set(deck[hand.next_card :])
     for h in hand.punters:
         for code, up in zip(h.cards, h.face_up, strict=True):
             if not card_visible(auditor, h.player_id, up, h.shown, False):

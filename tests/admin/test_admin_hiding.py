@@ -13,6 +13,7 @@ from tests.admin.conftest import (
     html_card_codes,
     play_table,
     play_until_face_down_in_play,
+    secret_seed_and_deck,
 )
 
 pytestmark = pytest.mark.django_db
@@ -38,14 +39,12 @@ def test_a_hand_in_play_shows_no_hidden_card_and_no_seed(as_operator, preset, ba
     state = play_until_face_down_in_play(played)
     hand = Hand.objects.get(table=played.table, number=state.hand.number)
     assert hand.status == "in_play"
-    hidden = hidden_cards(state)
+    hidden = hidden_cards(state, played.table.pk)
     face_down = {c for h in state.hand.punters for c, up in zip(h.cards, h.face_up, strict=True) if not up}
     assert face_down and face_down <= hidden
-    seed = state.hand.server_seed
-    stream = {e.version: e for e in load_stream(played.table.pk)}
-    opened = next(e for e in stream.values() if e.type == "HandOpened" and e.data["number"] == hand.number)
-    entropy = stream[opened.metadata["command_version"]].metadata["command"]["ctx"]["entropy"]
-    assert entropy == seed  # the seed also sits in the metadata of the command that opened the hand
+    seed, _ = secret_seed_and_deck(played.table.pk, state)
+    for stored in load_stream(played.table.pk):  # sealed at rest: not in any event or recorded command
+        assert seed not in str(stored.data) and seed not in str(stored.metadata)
     steps = state.version - hand.opened_version + 1
     pattern = card_code_pattern(hidden)
     for url, html in _pages(as_operator, hand, steps).items():
@@ -61,8 +60,8 @@ def test_a_hand_in_play_shows_no_hidden_card_and_no_seed(as_operator, preset, ba
 def test_a_settled_hand_shows_every_card_and_the_seed(as_operator, played):
     hand = played.settled[0]
     page = as_operator.get(f"/admin/tables/hand/{hand.pk}/change/").content.decode()
-    opened = next(e for e in load_stream(played.table.pk) if e.type == "HandOpened" and e.data["number"] == 1)
-    assert opened.data["server_seed"] in page
+    settled = next(e for e in load_stream(played.table.pk) if e.type == "HandSettled" and e.data["number"] == 1)
+    assert settled.data["server_seed"] in page
     assert 'class="card back"' not in page
     for url in [f"/admin/tables/event/{e.pk}/change/" for e in Event.objects.filter(table=played.table)]:
         assert '"entropy"' not in as_operator.get(url).content.decode()  # a command's context is never shown

@@ -4,6 +4,8 @@ is refused while locked; an operator unlocks it (the admin's access attempts, or
 
 from __future__ import annotations
 
+import secrets
+
 import pytest
 from axes.models import AccessAttempt
 from django.core.management import call_command
@@ -102,3 +104,20 @@ def test_a_success_clears_earlier_typos(make_staff, settings):
         for n in range(settings.AXES_FAILURE_LIMIT - 1):
             _admin_login(Client(), user.username, f"typo {round_} {n}")
         assert _admin_login(Client(), user.username, PASSWORD).status_code == 302
+
+
+def test_the_admin_login_shares_the_per_address_throttle_of_the_api_sign_in(make_staff, settings):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "auth_sustained": "3/hour"},
+    }
+    user = make_staff("operator")
+    ip = "10." + ".".join(str(b) for b in secrets.token_bytes(3))  # a fresh address: no counter left in Redis
+    assert _token(Client(), user.username, "wrong 1", ip=ip).status_code == 400
+    assert _admin_login(Client(), user.username, "wrong 2", ip=ip).status_code == 200
+    assert _token(Client(), user.username, "wrong 3", ip=ip).status_code == 400
+    refused = _admin_login(Client(), user.username, PASSWORD, ip=ip)
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+    assert _token(Client(), user.username, PASSWORD, ip=ip).status_code == 429
+    other = "10." + ".".join(str(b) for b in secrets.token_bytes(3))
+    assert _admin_login(Client(), user.username, PASSWORD, ip=other).status_code == 302  # another address

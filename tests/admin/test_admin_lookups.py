@@ -23,7 +23,7 @@ from django.urls import reverse
 from casino.admin_lookups import SECRET_FIELDS, DeclaredLookupsOnly, sortable_targets
 from tables.models import Event, Hand
 from tables.store import load_stream
-from tests.admin.conftest import play_table, play_until_face_down_in_play
+from tests.admin.conftest import play_table, play_until_face_down_in_play, secret_seed_and_deck
 
 pytestmark = pytest.mark.django_db
 
@@ -54,7 +54,7 @@ def in_play(db) -> HandInPlay:
     )
     return HandInPlay(
         hand=hand,
-        seed=state.hand.server_seed,
+        seed=secret_seed_and_deck(played.table.pk, state)[0],  # sealed at rest: in no event at all
         face_down=dealt.data["card"],
         opened_event=Event.objects.get(table=played.table, version=opened.version),
         command_event=Event.objects.get(table=played.table, version=opened.metadata["command_version"]),
@@ -262,3 +262,25 @@ def test_sorting_by_any_column_never_orders_by_a_secret(staff, in_play):
                 response = client.get(f"{url}?o={order}")
                 assert response.status_code == 200, (url, order)
                 assert in_play.seed not in response.content.decode()
+
+
+def test_other_url_tricks_on_the_event_store_and_the_hand_page_show_no_secret(staff, in_play):
+    client, _ = staff
+    seed, table = in_play.seed, in_play.hand.table_id
+    for url in (
+        f"/admin/tables/event/?table={table}&q={seed[:8]}",  # no search fields: the term is ignored
+        f"/admin/tables/event/?table={table}&_facets=1",
+        f"/admin/tables/event/?table={table}&o=-3.2&all=",
+        f"/admin/tables/event/?table={table}&_to_field=data",
+        f"/admin/tables/event/{in_play.opened_event.pk}/change/?_to_field=data",
+        # preserved filters are echoed back in the page's links, never applied
+        f"/admin/tables/event/{in_play.opened_event.pk}/change/?_changelist_filters=data__server_seed%3Dab",
+        f"/admin/tables/hand/{in_play.hand.pk}/change/?step=999999",
+        f"/admin/tables/hand/{in_play.hand.pk}/change/?step=-1",
+        f"/admin/tables/hand/?q={seed[:8]}",
+    ):
+        response = client.get(url)
+        assert response.status_code in (200, 302, 400), (url, response.status_code)
+        body = response.content.decode()
+        assert seed not in body and seed[:16] not in body, url
+        assert f'data-card="{in_play.face_down}"' not in body or url.endswith("/tables/event/?table=" + str(table))

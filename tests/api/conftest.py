@@ -96,6 +96,7 @@ def fund(staff: AbstractBaseUser) -> Callable[[AbstractBaseUser, int], None]:
 
 LIVE_TEST_CAP = 4  # LIVE_MAX_OPEN_WAITS of the test server (8 in production): the cap tests stay small
 LIVE_TEST_AUTH_TIMEOUT_S = 2  # LIVE_AUTH_TIMEOUT_S of the test server (10 in production)
+LIVE_TEST_RECHECK_S = 1  # LIVE_RECHECK_S of the test server (30 in production)
 
 
 @pytest.fixture(scope="session")
@@ -121,7 +122,8 @@ def asgi_server(django_db_setup: Any, django_db_blocker: Any) -> Iterator[str]:
         "DATABASE_URL": database_url,
         "LIVE_MAX_OPEN_WAITS": str(LIVE_TEST_CAP),
         "LIVE_AUTH_TIMEOUT_S": str(LIVE_TEST_AUTH_TIMEOUT_S),
-        "LIVE_PORT": str(port),  # the table page served by this server opens its socket here too
+        "LIVE_PORT": str(port),
+        "LIVE_RECHECK_S": str(LIVE_TEST_RECHECK_S),  # the table page served by this server opens its socket here too
     }
     command = ["uvicorn", "casino.asgi:application", "--host", "127.0.0.1", "--port", str(port), "--lifespan", "off",
                "--ws-per-message-deflate", "false"]  # fmt: skip

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from game_helpers import HttpTable, Player, Step, create_table, deposit, ok, register
 
-from tables import engine
-from tables.rules import TableState
+from tables import engine, fairness
+from tables.rules import TableState, shuffle_deck
 from tables.store import load_stream
 
 pytestmark = pytest.mark.django_db
@@ -58,17 +58,24 @@ class Truth:
                         revealed.add(stored.data["server_seed"])
                 else:
                     revealed.add(stored.data["server_seed"])
+            if stored.type in ("HandSettled", "HandAbandoned"):
+                revealed.add(stored.data["server_seed"])
         self.secret_strings = entropies - revealed
-        if self.in_play:
-            assert hand is not None
-            self.secret_strings.add(hand.server_seed)
+        # the seed committed for the hand in play (or the next one), known only to the sealing key's holder
+        self.seed = fairness.unseal(table_id, self.state.pledge)
+        self.deck: list[str] = []
+        if self.seed is not None:
+            self.secret_strings.add(self.seed)
+            if self.in_play and hand is not None and hand.client_seed:
+                self.deck = shuffle_deck(bytes.fromhex(self.seed), hand.client_seed, hand.number)
+        self.secret_strings.discard("")
 
     def hidden_from(self, player_id: str | None) -> set[str]:
         """Cards ``player_id`` (None: a spectator or staff) may not see in the current hand."""
         hand = self.state.hand
         if hand is None or not self.in_play:
             return set()
-        hidden = set(hand.deck[hand.next_card :])
+        hidden = set((list(hand.deck) or self.deck)[hand.next_card :])
         for h in hand.punters:
             if h.player_id != player_id and not h.shown:
                 hidden |= {c for c, up in zip(h.cards, h.face_up, strict=True) if not up}

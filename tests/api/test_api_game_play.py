@@ -113,6 +113,7 @@ def test_complete_hands_of_every_preset_over_http(players, as_staff):
                 "replay": "ok",
                 "ledger": "ok",
                 "chain": "ok",
+                "checkpoint": "ok",
             }
     assert len(seen_hands) >= 15
 

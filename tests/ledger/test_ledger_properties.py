@@ -214,11 +214,14 @@ class LedgerMachine(RuleBasedStateMachine):
         }
         payouts[hand.banker] = hand.reserved.get(hand.banker, 0) - sum(nets.values())
         assert min(payouts.values()) >= 0
+        error: type[LedgerError] | None = None
         if tamper:  # a buggy caller: one chip too many or too few
             payouts[hand.banker] += tamper
+            # one chip too few of a payout of 0 is a negative amount, refused before the sums are compared
+            error = InvalidEntry if payouts[hand.banker] < 0 else SettlementMismatch
         if self._post(
             services.settle_hand,
-            SettlementMismatch if tamper else None,
+            error,
             cause=self._cause(),
             table_id=self.table_id,
             hand_id=hand.hand_id,

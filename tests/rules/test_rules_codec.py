@@ -38,7 +38,7 @@ def test_event_json_has_a_stable_type_name_and_round_trips() -> None:
 
 
 def test_every_event_and_command_type_has_a_unique_name() -> None:
-    assert len({cls.__name__ for cls in EVENT_TYPES}) == len(EVENT_TYPES) == 31
+    assert len({cls.__name__ for cls in EVENT_TYPES}) == len(EVENT_TYPES) == 33
     assert len({cls.__name__ for cls in COMMAND_TYPES}) == len(COMMAND_TYPES)
 
 

@@ -11,6 +11,7 @@ from tables.rules import (
     AlreadySeated,
     BetOutOfLimits,
     CardDealt,
+    ClientSeedFixed,
     Context,
     CreateTable,
     FirstBankerDrawn,
@@ -26,6 +27,7 @@ from tables.rules import (
     SeatLeft,
     SeatTaken,
     SeatTakenEvent,
+    SeedCommitted,
     SetClientSeed,
     SitDown,
     SitIn,
@@ -51,9 +53,13 @@ def created(preset: str = "classic", **kwargs: object) -> tuple[list[object], ob
 
 def test_the_first_event_of_a_table_is_table_created_with_the_resolved_rules() -> None:
     events, state = created("italian", overrides={"reale_with_matta": "never"}, min_bet=5, max_bet=50, max_seats=6)
-    assert len(events) == 1 and isinstance(events[0], TableCreated)
+    assert len(events) == 2 and isinstance(events[0], TableCreated)
     assert events[0].config.rules.reale_with_matta == "never"
-    assert state.version == 1  # type: ignore[attr-defined]
+    # hand 1's seed is committed with the table (no next_seed supplied: the core commits to the entropy)
+    assert events[1] == SeedCommitted(
+        1, hashlib.sha256(bytes.fromhex(entropy_for(1))).hexdigest(), "plain:" + entropy_for(1)
+    )
+    assert state.version == 2  # type: ignore[attr-defined]
 
 
 def test_an_invalid_table_command_is_refused_naming_the_field_and_no_second_creation() -> None:
@@ -98,10 +104,11 @@ def test_the_first_banker_is_drawn_among_those_who_can_cover_and_the_hand_opens_
     draw = next(e for e in events if isinstance(e, FirstBankerDrawn))
     assert draw.candidates == (2,) and draw.player_id == "b"
     opened = next(e for e in events if isinstance(e, HandOpened))
-    seed = bytes.fromhex(entropy_for(3))
-    assert opened.number == 1 and opened.server_seed == entropy_for(3)
+    seed = bytes.fromhex(entropy_for(1))  # committed when the table was created
+    assert opened.number == 1 and opened.server_seed == "" and opened.client_seed == ""
     assert opened.seed_commitment == hashlib.sha256(seed).hexdigest()
-    assert opened.client_seed == "cs-a:cs-b" and opened.banker_id == "b" and opened.entrants == (1,)
+    fixed = next(e for e in events if isinstance(e, ClientSeedFixed))  # at the first card (italian deals at once)
+    assert fixed.client_seed == "cs-a:cs-b" and opened.banker_id == "b" and opened.entrants == (1,)
 
 
 def test_the_first_banker_draw_is_a_deterministic_function_of_the_entropy() -> None:
@@ -148,7 +155,8 @@ def test_an_empty_betting_window_closes_without_a_deal_and_the_table_waits_for_a
     t.when(SitIn, "B")
     events = t.timeout()
     assert t.of_type(HandAbandoned) and not t.of_type(CardDealt)
-    assert events[-1] == HandAbandoned(1, "no_stakes", t.hand.server_seed)
+    assert events[-2] == HandAbandoned(1, "no_stakes", t.hand.server_seed) and t.hand.server_seed
+    assert isinstance(events[-1], SeedCommitted) and events[-1].number == 2  # hand 2's seed, committed ahead
     assert t.state.phase == "waiting" and t.state.idle
     assert t.timeout() == []  # nothing to wait on: duplicate deliveries are harmless
     t.when(PlaceBet, "P1", 10)  # a punter acting again opens a hand with his bet
@@ -190,11 +198,17 @@ def test_sitting_out_skips_later_hands_and_sitting_in_takes_part_again() -> None
     assert t.refused(SitIn, "P1").code == "illegal_action"  # already taking part in the hand in play
 
 
-def test_client_seed_changes_apply_to_hands_opened_later() -> None:
+def test_client_seed_changes_apply_to_every_hand_whose_first_card_is_not_dealt() -> None:
     t = Table("classic", players=("B", "P1"))
-    t.when(SetClientSeed, "P1", "my-lucky-seed")
-    assert t.of_type(HandOpened)[0].client_seed == "B:my-lucky-seed"
+    t.when(SetClientSeed, "P1", "my-lucky-seed")  # opens hand 1 (betting first): no card yet
+    assert t.of_type(HandOpened) and not t.of_type(ClientSeedFixed)
+    t.when(SetClientSeed, "P1", "changed-after-the-commitment")
+    t.when(PlaceBet, "P1", 10)  # betting closes, the first card fixes the client seed
+    assert t.of_type(ClientSeedFixed)[0].client_seed == "B:changed-after-the-commitment"
+    assert t.hand.client_seed == "B:changed-after-the-commitment"
     assert t.refused(SetClientSeed, "P1", "").code == "invalid_request"
+    assert t.refused(SetClientSeed, "P1", "a:b").code == "invalid_request"  # ':' joins the seeds
+    assert t.refused(SetClientSeed, "P1", "a b").code == "invalid_request"
 
 
 def test_the_context_must_carry_64_lowercase_hex_of_entropy() -> None:
@@ -224,5 +238,7 @@ def test_every_settled_hand_reveals_its_seed_and_the_next_hand_opens() -> None:
     t.when(Stand, "P1")
     t.when(Stand, "B")
     settled = t.of_type(HandSettled)[0]
-    assert settled.server_seed == t.events[[type(e) for e in t.events].index(HandOpened)].server_seed  # type: ignore[attr-defined]
+    committed = [e for e in t.events if isinstance(e, SeedCommitted)]
+    assert hashlib.sha256(bytes.fromhex(settled.server_seed)).hexdigest() == committed[0].seed_commitment
+    assert committed[-1].number == 2 and t.last.index(committed[-1]) < t.last.index(t.of_type(HandOpened)[0])
     assert t.of_type(HandOpened)[0].number == 2

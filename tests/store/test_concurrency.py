@@ -211,7 +211,7 @@ def test_a_command_that_waited_for_the_table_lock_is_decided_on_the_wallets_afte
             services.table_act(table_id=table.pk, user=player, action="bet", args={"amount": 10})
             first_holds_lock.set()
             waiting = 0
-            for _ in range(200):  # until the second command waits for the table's lock
+            for _ in range(1500):  # until the second command waits for the table's lock (30 s on a loaded machine)
                 with connection.cursor() as cursor:
                     cursor.execute("SELECT pg_stat_clear_snapshot()")  # activity is cached per transaction
                     cursor.execute(

@@ -1,5 +1,8 @@
 """Snapshots and the hands' cached starting states are data (issue #12): a row that does not decode to a table
-state is logged and ignored, the state is rebuilt from the events, and nothing in a row is ever executed."""
+state is logged and ignored, the state is rebuilt from the events, and nothing in a row is ever executed.
+
+They are also sealed (an HMAC keyed by SECRET_KEY, outside the database, over the state and the row it is for):
+the application's role writes these caches, so its credentials must not be able to plant a state either."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import random
 from pathlib import Path
 
 import pytest
+from django.db import connection
 
 from tables import engine
 from tables.models import Hand, Snapshot
@@ -66,7 +70,7 @@ def test_a_snapshot_of_another_version_is_ignored(played, caplog):
     with caplog.at_level(logging.WARNING, logger="tables.engine"):
         loaded = engine.load_table(table_id)
     assert loaded.source == "events" and loaded.state == from_scratch
-    assert f"holds version {snapshot.version}" in caplog.text
+    assert f"is not sealed by this server for snapshot:{table_id}:{snapshot.version - 1}:" in caplog.text
 
 
 def test_snapshots_are_stored_as_the_json_of_the_rules_codec(played):
@@ -74,9 +78,56 @@ def test_snapshots_are_stored_as_the_json_of_the_rules_codec(played):
     snapshot = Snapshot.objects.get(table_id=table_id)
     assert snapshot.schema == engine.SNAPSHOT_SCHEMA
     events = load_stream(table_id)[: snapshot.version]
-    assert snapshot.state == json.loads(json.dumps(state_to_json(fold(engine.decode(e) for e in events))))
+    assert snapshot.state["state"] == json.loads(json.dumps(state_to_json(fold(engine.decode(e) for e in events))))
+    assert set(snapshot.state) == {"state", "seal"}
     hand = Hand.objects.filter(table_id=table_id).order_by("number").last()
-    assert isinstance(hand.start_state, dict) and hand.start_state["version"] == hand.start_version
+    assert isinstance(hand.start_state, dict) and hand.start_state["state"]["version"] == hand.start_version
+    engine.forget_all()
+    assert engine.load_table(table_id).source == "snapshot"  # a sealed snapshot of this server is used
+
+
+def _plant(table_id: int, change) -> None:  # type: ignore[no-untyped-def]
+    """Rewrite the table's snapshot as the application's role can (it writes snapshots), keeping its seal."""
+    row = Snapshot.objects.get(table_id=table_id).state
+    change(row["state"])
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE tables_snapshot SET state = %s::jsonb WHERE table_id = %s", [json.dumps(row), table_id])
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda state: state["seats"][0].update(username="mallory"),
+        lambda state: state.update(banker_seat=None, last_banker_seat=None),
+        lambda state: state.update(hands_opened=state["hands_opened"] + 1),
+    ],
+)
+def test_a_planted_state_is_not_believed_even_with_a_copied_seal(played, change, caplog):
+    table_id, from_scratch = played
+    _plant(table_id, change)
+    engine.forget_all()
+    with caplog.at_level(logging.WARNING, logger="tables.engine"):
+        loaded = engine.load_table(table_id)
+    assert loaded.source == "events" and loaded.state == from_scratch
+    assert f"the snapshot of table {table_id} is not sealed by this server" in caplog.text
+
+
+def test_a_snapshot_copied_from_another_table_is_not_believed(played, caplog):
+    table_id, _ = played
+    players = make_players(3, prefix="other")
+    other = make_table("classic")
+    play_hands(other, players, 2, random.Random(13))
+    other_row = Snapshot.objects.get(table_id=other.pk)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE tables_snapshot SET state = %s::jsonb, version = %s, last_hash = %s WHERE table_id = %s",
+            [json.dumps(other_row.state), other_row.version, other_row.last_hash, table_id],
+        )
+    engine.forget_all()
+    with caplog.at_level(logging.WARNING, logger="tables.engine"):
+        loaded = engine.load_table(table_id)
+    assert loaded.source == "events"
+    assert "is not sealed by this server" in caplog.text
 
 
 @pytest.mark.parametrize("garbage", GARBAGE)

@@ -62,7 +62,9 @@ def test_a_task_running_across_a_redis_restart_is_acknowledged_without_killing_t
         worker = _worker(spawn, celery_env, queue, redis, logfile)
         with psycopg.connect(child_database_url().replace("postgres://", "postgresql://", 1)) as blocker:
             blocker.execute("SELECT 1 FROM tables_table WHERE id = %s FOR UPDATE", [table.pk])  # the task waits
-            Celery(broker=redis.url).send_task("tables.fire_timeout", args=[table.pk, 1], queue=queue)
+            Celery(broker=redis.url, set_as_current=False).send_task(
+                "tables.fire_timeout", args=[table.pk, 1], queue=queue
+            )
             assert wait_for(lambda: "received" in _log(logfile), 30), _log(logfile)[-3000:]
             time.sleep(1)  # it is running, on the row lock
             _restart(redis, logfile)
@@ -71,7 +73,7 @@ def test_a_task_running_across_a_redis_restart_is_acknowledged_without_killing_t
         time.sleep(2)
         assert worker.poll() is None, _log(logfile)[-3000:]
         assert "Unrecoverable error" not in _log(logfile)
-        Celery(broker=redis.url).send_task("tables.fire_timeout", args=[10**12, 2], queue=queue)
+        Celery(broker=redis.url, set_as_current=False).send_task("tables.fire_timeout", args=[10**12, 2], queue=queue)
         assert wait_for(lambda: _log(logfile).count("succeeded") >= 2, 60), _log(logfile)[-3000:]
     finally:
         redis.kill()
@@ -85,7 +87,7 @@ def test_the_worker_reconnects_after_redis_restarts_under_its_reserved_timers(
     logfile = tmp_path / "worker.log"
     try:
         worker = _worker(spawn, celery_env, queue, redis, logfile)
-        sender = Celery(broker=redis.url)
+        sender = Celery(broker=redis.url, set_as_current=False)
         later = datetime.now(UTC) + timedelta(minutes=5)
         sender.send_task("tables.fire_timeout", args=[10**12, 1], eta=later, queue=queue)  # a table that is not
         assert wait_for(lambda: "received" in _log(logfile), 30), _log(logfile)[-3000:]  # reserved, unacked
@@ -99,7 +101,7 @@ def test_the_worker_reconnects_after_redis_restarts_under_its_reserved_timers(
         assert worker.poll() is None, _log(logfile)[-3000:]
         assert "Unrecoverable error" not in _log(logfile)
 
-        sender = Celery(broker=redis.url)
+        sender = Celery(broker=redis.url, set_as_current=False)
         sender.send_task("tables.fire_timeout", args=[10**12, 2], queue=queue)
         assert wait_for(lambda: "succeeded" in _log(logfile), 60), _log(logfile)[-3000:]
     finally:

@@ -1,0 +1,192 @@
+"""The keys of provable fairness, held outside the database (docs/security.md, docs/fairness.md).
+
+- **Sealed seeds.** The server seed of the next hand is drawn for every command (``next_seed``) and, if the
+  command commits it, stored in its ``SeedCommitted`` event sealed with AES-256-GCM under the current sealing
+  key, the table and hand number as associated data. Only the command pipeline opens it (``unseal``), to hand
+  the plain seed to the rules core inside the command's context; the recorded command never holds it.
+- **Signed checkpoints.** When a hand ends, ``f"{table_id}:{version}:{hash}"`` of the table's last event is
+  signed with the current Ed25519 signing key; the key id travels with each checkpoint, and older keys stay in
+  the key list so their checkpoints keep verifying after a rotation.
+
+Keys come from the settings ``SEED_SEALING_KEYS`` / ``SEED_SEALING_KEY_FILE`` and ``CHECKPOINT_SIGNING_KEYS`` /
+``CHECKPOINT_SIGNING_KEY_FILE``: ``<key id>:<base64 of 32 bytes>`` entries, the first being the current key.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import hashlib
+import logging
+import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature, InvalidTag
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from tables.rules import NextSeed, Pledge
+
+log = logging.getLogger(__name__)
+
+SEALED_VERSION = "v1"
+_KEY_ID = re.compile(r"[A-Za-z0-9_.-]{1,40}")
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRing:
+    """Named 32-byte keys; ``current`` seals or signs, every key opens or verifies."""
+
+    current: str
+    keys: dict[str, bytes]
+
+
+def _parse(text: str, setting: str) -> KeyRing:
+    keys: dict[str, bytes] = {}
+    order: list[str] = []
+    for raw in re.split(r"[,\n]", text):
+        entry = raw.strip()
+        if not entry or entry.startswith("#"):
+            continue
+        key_id, _, encoded = entry.partition(":")
+        if not _KEY_ID.fullmatch(key_id):
+            raise ImproperlyConfigured(f"{setting}: bad key id {key_id!r} (letters, digits, '_', '.', '-')")
+        try:
+            key = base64.b64decode(encoded, validate=True)
+        except (binascii.Error, ValueError):
+            raise ImproperlyConfigured(f"{setting}: key {key_id} is not base64") from None
+        if len(key) != 32:
+            raise ImproperlyConfigured(f"{setting}: key {key_id} must be 32 bytes")
+        keys[key_id] = key
+        order.append(key_id)
+    if not order:
+        raise ImproperlyConfigured(f"{setting}: no key")
+    return KeyRing(order[0], keys)
+
+
+@functools.lru_cache(maxsize=8)
+def _ring(inline: str, path: str, setting: str) -> KeyRing:
+    if inline:
+        return _parse(inline, setting)
+    if path:
+        try:
+            return _parse(Path(path).read_text(), setting)
+        except OSError as exc:
+            raise ImproperlyConfigured(f"{setting}_FILE: cannot read {path}: {exc}") from None
+    raise ImproperlyConfigured(f"set {setting} or {setting}_FILE (docs/security.md)")
+
+
+def sealing_keys() -> KeyRing:
+    """The seed-sealing key ring of the settings."""
+    return _ring(settings.SEED_SEALING_KEYS, settings.SEED_SEALING_KEY_FILE, "SEED_SEALING_KEYS")
+
+
+def signing_keys() -> KeyRing:
+    """The checkpoint-signing key ring of the settings."""
+    return _ring(settings.CHECKPOINT_SIGNING_KEYS, settings.CHECKPOINT_SIGNING_KEY_FILE, "CHECKPOINT_SIGNING_KEYS")
+
+
+# -- sealed seeds ------------------------------------------------------------------------------------------
+
+
+def _associated_data(table_id: int, number: int) -> bytes:
+    return f"casino-seed:{table_id}:{number}".encode()
+
+
+@functools.lru_cache(maxsize=16)
+def _aead(key: bytes) -> AESGCM:
+    return AESGCM(key)
+
+
+def seal(table_id: int, number: int, seed_hex: str) -> str:
+    """``v1:<key id>:<base64 nonce>:<base64 ciphertext>`` of the seed of hand ``number`` at ``table_id``."""
+    ring = sealing_keys()
+    nonce = secrets.token_bytes(12)
+    sealed = _aead(ring.keys[ring.current]).encrypt(nonce, bytes.fromhex(seed_hex), _associated_data(table_id, number))
+    return ":".join((SEALED_VERSION, ring.current, base64.b64encode(nonce).decode(), base64.b64encode(sealed).decode()))
+
+
+def unseal(table_id: int, pledge: Pledge | None) -> str | None:
+    """The plain seed (hex) of a sealed pledge, or None if there is none or it cannot be opened (unknown or
+    lost key, tampered ciphertext, another table's or hand's seed): the core then abandons the hand."""
+    if pledge is None or not pledge.sealed.startswith(SEALED_VERSION + ":"):
+        return None
+    try:
+        _, key_id, nonce, sealed = pledge.sealed.split(":")
+        key = sealing_keys().keys.get(key_id)
+        if key is None:
+            log.error(
+                "table %s hand %s: the seed is sealed with key %r, which is not configured",
+                table_id,
+                pledge.number,
+                key_id,
+            )
+            return None
+        plain = _aead(key).decrypt(
+            base64.b64decode(nonce), base64.b64decode(sealed), _associated_data(table_id, pledge.number)
+        )
+    except (ValueError, binascii.Error, InvalidTag):
+        log.error("table %s hand %s: the sealed seed cannot be opened", table_id, pledge.number)
+        return None
+    return plain.hex()
+
+
+def draw_next_seed(table_id: int, number: int) -> NextSeed:
+    """A fresh server seed for hand ``number``: its commitment, its sealed form and its plain text."""
+    seed = secrets.token_bytes(32)
+    return NextSeed(hashlib.sha256(seed).hexdigest(), seal(table_id, number, seed.hex()), seed.hex())
+
+
+# -- signed checkpoints --------------------------------------------------------------------------------------
+
+
+def checkpoint_message(table_id: int, version: int, chain_hash: str) -> bytes:
+    """What a checkpoint signs (API.md)."""
+    return f"{table_id}:{version}:{chain_hash}".encode()
+
+
+@functools.lru_cache(maxsize=16)
+def _private(key: bytes) -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.from_private_bytes(key)
+
+
+def public_key_bytes(key_id: str) -> bytes | None:
+    """The raw 32-byte public key of signing key ``key_id`` (None if unknown)."""
+    key = signing_keys().keys.get(key_id)
+    if key is None:
+        return None
+    return _private(key).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+def public_keys() -> list[tuple[str, bytes]]:
+    """Every signing key's (id, raw public key), the current one first."""
+    ring = signing_keys()
+    ordered = [ring.current, *(k for k in ring.keys if k != ring.current)]
+    return [(key_id, public_key_bytes(key_id) or b"") for key_id in ordered]
+
+
+def sign_checkpoint(table_id: int, version: int, chain_hash: str) -> tuple[str, str]:
+    """(key id, base64 signature) of the checkpoint, with the current signing key."""
+    ring = signing_keys()
+    signature = _private(ring.keys[ring.current]).sign(checkpoint_message(table_id, version, chain_hash))
+    return ring.current, base64.b64encode(signature).decode()
+
+
+def checkpoint_signature_ok(table_id: int, version: int, chain_hash: str, key_id: str, signature: str) -> bool:
+    """True if ``signature`` (base64) is a valid signature of the checkpoint by configured key ``key_id``."""
+    raw = public_key_bytes(key_id)
+    if raw is None:
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(raw).verify(
+            base64.b64decode(signature), checkpoint_message(table_id, version, chain_hash)
+        )
+    except (InvalidSignature, ValueError, binascii.Error):
+        return False
+    return True

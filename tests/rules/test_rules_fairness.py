@@ -1,0 +1,197 @@
+"""Provable fairness in the pure core: seeds committed ahead, the client seed fixed at the first card, seeds kept
+out of every state and recorded command, a hand without its seed abandoned with its stakes returned, and hands
+of the old form (committed as they opened) still re-running exactly."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+import pytest
+from rules_helpers import entropy_for
+
+from tables.rules import (
+    CardDealt,
+    ClientSeedFixed,
+    Command,
+    Context,
+    CreateTable,
+    HandAbandoned,
+    HandOpened,
+    HandSettled,
+    Hit,
+    NextSeed,
+    PlaceBet,
+    SeedCommitted,
+    SetClientSeed,
+    SitDown,
+    TableState,
+    Timeout,
+    command_from_json,
+    command_to_json,
+    decide,
+    handle,
+    initial_state,
+    seed_commitment,
+    shuffle_deck,
+    view,
+    with_seeds,
+    without_secrets,
+)
+from tables.rules.view import Viewer
+
+
+class Shell:
+    """What the service does around the core, with a dictionary standing in for the sealing key."""
+
+    def __init__(self) -> None:
+        self.state: TableState = initial_state()
+        self.vault: dict[str, str] = {}  # sealed form -> seed: the "key"
+        self.recorded: list[tuple[dict[str, Any], list[Any], TableState]] = []
+        self.n = 0
+        self.lost = False
+
+    def ctx(self) -> Context:
+        self.n += 1
+        seed = secrets.token_bytes(32)
+        sealed = f"sealed-{self.n}"
+        self.vault[sealed] = seed.hex()
+        pledge = self.state.pledge
+        plain = None if pledge is None or self.lost else self.vault.get(pledge.sealed)
+        wallets = {p: 10_000 for p in ("a", "b", "c")}
+        return Context(
+            1_000 + self.n, wallets, entropy_for(self.n), plain, NextSeed(seed_commitment(seed), sealed, seed.hex())
+        )
+
+    def send(self, build: Any) -> list[Any]:
+        command: Command = build(self.ctx())
+        before = self.state
+        events, self.state = handle(command, self.state)
+        self.recorded.append((command_to_json(without_secrets(command)), events, before))
+        return events
+
+
+def _classic_table() -> Shell:
+    shell = Shell()
+    shell.send(lambda c: CreateTable(c, "classic", min_bet=1, max_bet=100, max_seats=4))
+    for pid in ("a", "b"):
+        shell.send(lambda c, pid=pid: SitDown(c, pid, pid.upper(), client_seed=f"seed-{pid}"))
+    return shell
+
+
+def test_hand_ones_commitment_is_published_with_the_table_and_shown_until_it_opens() -> None:
+    shell = Shell()
+    events = shell.send(lambda c: CreateTable(c, "italian", min_bet=1, max_bet=100, max_seats=4))
+    committed = events[1]
+    assert isinstance(committed, SeedCommitted) and committed.number == 1
+    assert view(shell.state, Viewer.spectator())["next_seed_commitment"] == committed.seed_commitment
+    shell.send(lambda c: SitDown(c, "a", "A"))
+    opening = shell.send(lambda c: SitDown(c, "b", "B"))  # italian deals at once
+    opened = next(e for e in opening if isinstance(e, HandOpened))
+    assert opened.seed_commitment == committed.seed_commitment and opened.server_seed == opened.client_seed == ""
+    assert view(shell.state, Viewer.spectator())["next_seed_commitment"] is None  # its hand is in play
+
+
+def test_a_client_seed_changed_after_the_commitment_and_before_the_first_card_is_in_the_hand() -> None:
+    shell = _classic_table()
+    assert shell.state.hand is not None and shell.state.hand.phase == "betting"  # no card yet
+    shell.send(lambda c: SetClientSeed(c, "a", "changed-after-seeing-the-commitment"))
+    events = shell.send(lambda c: PlaceBet(c, "a" if shell.state.banker_seat != 1 else "b", 5))
+    fixed = next(e for e in events if isinstance(e, ClientSeedFixed))
+    first_card = next(i for i, e in enumerate(events) if isinstance(e, CardDealt))
+    assert events.index(fixed) < first_card
+    assert "changed-after-seeing-the-commitment" in fixed.client_seed.split(":")
+    assert fixed.client_seed == ":".join(s.client_seed for s in sorted(shell.state.seats, key=lambda s: s.seat))
+
+
+def _play_to_the_end(shell: Shell) -> list[Any]:
+    everything: list[Any] = []
+    target = shell.state.settled_through + 1
+    for _ in range(200):
+        if shell.state.settled_through >= target:
+            return everything
+        version = shell.state.version
+        everything += shell.send(lambda c, v=version: Timeout(c, v))
+    raise AssertionError("the hand never ended")
+
+
+def test_no_state_and_no_recorded_command_holds_the_seed_or_the_deck_of_a_hand_in_play() -> None:
+    shell = _classic_table()
+    punter = "a" if shell.state.banker_seat != 1 else "b"
+    shell.send(lambda c: PlaceBet(c, punter, 5))
+    pledge = shell.state.pledge
+    assert pledge is not None and shell.state.hand is not None and shell.state.hand.in_play
+    seed = shell.vault[pledge.sealed]
+    hand = shell.state.hand
+    deck = shuffle_deck(bytes.fromhex(seed), hand.client_seed, hand.number)
+    undealt = repr(tuple(deck[hand.next_card : hand.next_card + 4]))[1:-1]
+    for recorded, events, before in shell.recorded:
+        for text in (repr(recorded), repr(events), repr(before), repr(shell.state)):
+            assert seed not in text and undealt not in text
+    assert hand.deck == () and hand.server_seed == ""
+    settled = _play_to_the_end(shell)
+    end = next(e for e in settled if isinstance(e, HandSettled))
+    assert end.server_seed == seed and seed_commitment(bytes.fromhex(seed)) == hand.seed_commitment
+    after = settled[settled.index(end) + 1 :]
+    assert any(isinstance(e, SeedCommitted) and e.number == 2 for e in after)  # the next hand, committed ahead
+
+
+def test_recorded_commands_re_run_exactly_once_the_seeds_are_revealed() -> None:
+    shell = _classic_table()
+    punter = "a" if shell.state.banker_seat != 1 else "b"
+    shell.send(lambda c: PlaceBet(c, punter, 5))
+    _play_to_the_end(shell)
+    revealed = {
+        seed_commitment(bytes.fromhex(e.server_seed)): e.server_seed
+        for _, events, _ in shell.recorded
+        for e in events
+        if isinstance(e, HandSettled)
+    }
+    for recorded, events, before in shell.recorded:
+        command = command_from_json(recorded)
+        pending = before.pledge.commitment if before.pledge is not None else None
+        assert decide(with_seeds(command, revealed, pending), before) == events
+
+
+def test_a_hand_whose_seed_cannot_be_unsealed_is_abandoned_with_every_stake_returned() -> None:
+    shell = _classic_table()
+    punter = "a" if shell.state.banker_seat != 1 else "b"
+    shell.send(lambda c: PlaceBet(c, punter, 5))  # betting closes: the first cards are dealt
+    hand = shell.state.hand
+    assert hand is not None and hand.in_play
+    reserves = {h.player_id: h.punter_reserve for h in hand.punters if h.punter_reserve}
+    banker_reserve = sum(h.banker_reserve for h in hand.punters)
+    shell.lost = True  # the key is lost: the shell cannot open the sealed seed any more
+    events = shell.send(lambda c: Hit(c, punter))  # a card is needed: the seed is not there
+    abandoned = next(e for e in events if isinstance(e, HandAbandoned))
+    assert abandoned.reason == "seed_unavailable" and abandoned.server_seed == ""
+    assert abandoned.payouts == {**reserves, hand.banker.player_id: banker_reserve}
+    assert isinstance(events[-1], SeedCommitted) and events[-1].number == hand.number + 1
+    shell.lost = False
+    assert shell.state.pledge is not None and shell.state.pledge.number == hand.number + 1
+
+
+@pytest.mark.parametrize("preset", ["classic", "italian"])
+def test_hands_of_the_old_form_still_open_and_end_as_they_did(preset: str) -> None:
+    """A table from before seeds were committed ahead (no SeedCommitted) and commands recorded then (no seeds in
+    their context): the hand commits as it opens, with the opening command's entropy as its seed."""
+    state, _ = _old_table(preset)
+    ctx = Context(5_000, {"a": 1000, "b": 1000}, entropy_for(99))
+    events, state = handle(SitDown(ctx, "b", "B", client_seed="sb"), state)
+    opened = next(e for e in events if isinstance(e, HandOpened))
+    assert opened.server_seed == entropy_for(99) and opened.client_seed
+    assert opened.seed_commitment == hashlib.sha256(bytes.fromhex(entropy_for(99))).hexdigest()
+    assert not any(isinstance(e, (SeedCommitted, ClientSeedFixed)) for e in events)
+
+
+def _old_table(preset: str) -> tuple[TableState, list[Any]]:
+    ctx = Context(1_000, {"a": 1000}, entropy_for(1))
+    events = decide(CreateTable(ctx, preset, min_bet=1, max_bet=10, max_seats=4), initial_state())
+    events = [e for e in events if not isinstance(e, SeedCommitted)]  # as the old core wrote it
+    state = initial_state()
+    from tables.rules import fold
+
+    state = fold(events, state)
+    more, state = handle(SitDown(Context(2_000, {"a": 1000}, entropy_for(2)), "a", "A", client_seed="sa"), state)
+    return state, events + more
