@@ -65,7 +65,7 @@ def _frame(chart_id: str, label: str, y_low: float, y_high: float, x_labels: lis
                 f"{y:.1f}",
                 LEFT - 6,
                 f"{y + 4:.1f}",
-                f"{value:,.0f}",
+                f"{value:,.10g}",
             )
         )
     for x, text in x_labels:

@@ -121,3 +121,13 @@ def _error_code(response: HttpResponse) -> str:
         if isinstance(error, dict) and isinstance(error.get("code"), str):
             return str(error["code"])
     return "client_error" if response.status_code < 500 else "server_error"
+
+
+class RoutineCeleryLines(logging.Filter):
+    """Drops Celery's routine lines that would repeat every few seconds on an idle casino: beat's "Sending due
+    task" and the worker's "Discarding revoked task" (an expired sweep under load). Start-up lines stay."""
+
+    ROUTINE = ("Scheduler: Sending due task", "Discarding revoked task", "Discarding expired task")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(self.ROUTINE)

@@ -359,6 +359,7 @@ LOGGING = {
             "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
         },
     },
+    "filters": {"routine_celery": {"()": "casino.requestlog.RoutineCeleryLines"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
@@ -368,6 +369,7 @@ LOGGING = {
         # LOG_CELERY_TASK_LINES=1 keeps them (debugging a worker)
         "celery.app.trace": {"level": "INFO" if LOG_CELERY_TASK_LINES else "WARNING"},
         "celery.worker.strategy": {"level": "INFO" if LOG_CELERY_TASK_LINES else "WARNING"},
-        "celery.beat": {"level": "INFO" if LOG_CELERY_TASK_LINES else "WARNING"},
+        "celery.beat": {"filters": [] if LOG_CELERY_TASK_LINES else ["routine_celery"]},  # keeps "beat: Starting..."
+        "celery.worker.request": {"filters": [] if LOG_CELERY_TASK_LINES else ["routine_celery"]},
     },
 }

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -195,7 +196,7 @@ def table_timeout(*, table_id: int, version: int, now_ms: int | None = None) -> 
         awaiting = state.awaiting
         if awaiting is not None and state.version == version and clock < awaiting.deadline_ms:
             raise TimeoutNotDue(table_id, awaiting.deadline_ms - clock)
-        return Timeout(Context(now_ms=clock, wallets=ctx.wallets, entropy=ctx.entropy), version)
+        return Timeout(replace(ctx, now_ms=clock), version)  # the rest of the context (seeds) as given
 
     try:
         outcome = pipeline.execute(table_id=table_id, build=build, actor_id=None, reason="timeout")
