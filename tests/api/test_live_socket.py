@@ -32,6 +32,28 @@ def test_anything_but_a_valid_token_first_closes_4401(asgi_server, as_staff, fir
     assert socket.close_code() == 4401
 
 
+@pytest.mark.parametrize("how", ["expired", "logged out", "password changed"])
+def test_an_expired_or_revoked_token_closes_4401(asgi_server, as_staff, player, client_for, how):
+    """API.md v1.1 tokens on the socket: the same rules as on REST (issue 11)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from knox.models import AuthToken
+
+    table = create_table(as_staff, "classic")
+    client = client_for(player)
+    key = token_of(client)
+    if how == "expired":
+        AuthToken.objects.filter(user=player).update(expiry=timezone.now() - timedelta(seconds=1))
+    elif how == "logged out":
+        assert client.post("/api/v1/auth/logout").status_code == 204
+    else:
+        player.set_password("another horse 43")
+        player.save()
+    socket = Socket.open(asgi_server, table["id"], key)
+    assert socket.close_code() == 4401
+
+
 def test_silence_closes_4401_after_the_auth_timeout(asgi_server, as_staff):
     table = create_table(as_staff, "classic")
     socket = Socket.open(asgi_server, table["id"])
