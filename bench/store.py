@@ -152,7 +152,7 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
     from django.db import transaction
     from django.utils import timezone
 
-    from tables import engine, projections
+    from tables import engine, fairness, projections
     from tables.rules import Context, HandOpened, HandSettled, Hit, PlaceBet, Stand, command_to_json, evaluate, handle
     from tables.store import append
 
@@ -180,9 +180,15 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
 
     while settled < hands:
         n += 1
-        ctx = Context(now_ms=n, wallets=wallets, entropy=hashlib.sha256(str(n).encode()).hexdigest())
+        ctx = Context(
+            now_ms=n,
+            wallets=wallets,
+            entropy=hashlib.sha256(str(n).encode()).hexdigest(),
+            seed=fairness.unseal(table_id, state.pledge),  # as the pipeline does (tables/pipeline.py)
+            next_seed=fairness.draw_next_seed(table_id, state.hands_opened + 1),
+        )
         awaiting, hand = state.awaiting, state.hand
-        assert awaiting is not None and hand is not None and state.config is not None
+        assert awaiting is not None and hand is not None and state.config is not None, (awaiting, hand)
         if awaiting.kind == "bets":
             h = next(h for h in hand.punters if h.stake == 0)
             command = PlaceBet(ctx, h.player_id, rng.randint(10, 100))

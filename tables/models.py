@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
 
 
 class Table(models.Model):
@@ -72,6 +74,14 @@ class Event(models.Model):
                 fields=["recorded_at"],
                 condition=models.Q(metadata__reason="timeout", metadata__has_key="command"),
                 name="event_timeout_command_idx",
+            ),
+            # verify: where a hand's commitment was published (its SeedCommitted events, by hand number), an
+            # index probe whatever the length of the table's history
+            models.Index(
+                models.F("table"),
+                Cast(KT("data__number"), models.IntegerField()),
+                condition=models.Q(type="SeedCommitted"),
+                name="event_seed_committed_idx",
             ),
         ]
 
