@@ -31,7 +31,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from knox.models import AuthToken
 
-from casino.admin_lookups import DeclaredLookupsOnly
+from casino.admin_lookups import DeclaredLookupsOnly, ViewOnlyAdmin
 from casino.api.serializers import MAX_CHIP_AMOUNT
 from casino.models import Player
 from ledger import services as ledger
@@ -91,20 +91,11 @@ def cashier_forms(bound: CashierForm | None = None) -> dict[str, CashierForm]:
 
 
 @admin.register(Player)
-class PlayerAdmin(DeclaredLookupsOnly):
+class PlayerAdmin(ViewOnlyAdmin):  # players register through the API
     list_display = ("username", "balance", "is_active", "is_staff", "date_joined", "last_login")
     list_filter = ("is_staff", "is_active", "groups")
     search_fields = ("username",)
     ordering = ("username",)
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # players register through the API
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Player]:
         balance = Balance.objects.filter(account__user_id=OuterRef("pk")).values("balance")[:1]
@@ -201,7 +192,7 @@ class PlayerAdmin(DeclaredLookupsOnly):
 
 
 @admin.register(LogEntry)
-class LogEntryAdmin(DeclaredLookupsOnly):
+class LogEntryAdmin(ViewOnlyAdmin):
     """The audit trail: who did what, when, to which object. Read-only for everybody."""
 
     list_display = ("action_time", "user", "action", "content_type", "object_link", "message")
@@ -210,15 +201,6 @@ class LogEntryAdmin(DeclaredLookupsOnly):
     date_hierarchy = "action_time"
     ordering = ("-action_time",)
     list_select_related = ("user", "content_type")
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.display(description="action", ordering="action_flag")
     def action(self, entry: LogEntry) -> str:

@@ -171,3 +171,16 @@ def _orders_by_secret(model_admin: admin.ModelAdmin, name: Any) -> bool:
             return True
         model = field.related_model if field.is_relation else None
     return False
+
+
+class ViewOnlyAdmin(DeclaredLookupsOnly):
+    """A page to read, never to add, change or delete through (audit trails, ledgers, computed figures)."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -3,14 +3,11 @@ every computed rule set (read-only for everybody)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
-from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from casino.admin_lookups import DeclaredLookupsOnly
+from casino.admin_lookups import ViewOnlyAdmin
 from lab.models import DONE, FAILED, HouseEdge
 from tables.rules import TableConfig
 
@@ -49,7 +46,7 @@ def house_edge_for(config: TableConfig | None) -> SafeString:
 
 
 @admin.register(HouseEdge)
-class HouseEdgeAdmin(DeclaredLookupsOnly):
+class HouseEdgeAdmin(ViewOnlyAdmin):
     """Every rule set whose edge was asked for: read-only (the figures are computed, never typed)."""
 
     list_display = ("preset", "bank", "status", "edge_pct", "interval", "rounds", "computed_at")
@@ -70,15 +67,6 @@ class HouseEdgeAdmin(DeclaredLookupsOnly):
         "computed_at",
     )
     fields = readonly_fields
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.display(description="edge", ordering="edge")
     def edge_pct(self, row: HouseEdge) -> str:

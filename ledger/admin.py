@@ -17,7 +17,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from casino.admin_lookups import DeclaredLookupsOnly
+from casino.admin_lookups import ViewOnlyAdmin
 from casino.paginator import EstimatedCountAdminMixin
 from ledger.models import Account, Posting, Transaction
 from ledger.selectors import account_postings
@@ -47,17 +47,8 @@ def dispute_link(transaction: Transaction) -> SafeString | str:
     return _admin_link("admin:tables_dispute_change", dispute_id, f"dispute {dispute_id}")
 
 
-class ReadOnlyAdmin(EstimatedCountAdminMixin, DeclaredLookupsOnly):
+class ReadOnlyAdmin(EstimatedCountAdminMixin, ViewOnlyAdmin):
     """No add, change or delete; estimated counts (casino/paginator.py): no count(*) over millions of postings."""
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Account)
