@@ -313,6 +313,8 @@ def _profile(seats: list[tuple[str, int]]) -> None:
         )
         for sql in max(runs, key=len):
             print("   ", sql)
+    if os.environ.get("BENCH_PROFILE_OUT"):  # the raw profile, for pstats or snakeviz
+        profiler.dump_stats(os.environ["BENCH_PROFILE_OUT"])
     stream = io.StringIO()
     pstats.Stats(profiler, stream=stream).sort_stats("cumulative").print_stats(40)
     pstats.Stats(profiler, stream=stream).sort_stats("tottime").print_stats(25)
