@@ -44,20 +44,20 @@ def _candidates(state: TableState, player_id: str, ctx: Context) -> Iterator[tup
     next_stake = state.stake if bank_fixed and state.stake is not None else config.min_bet
     bet = hand.stake if bank_fixed and hand is not None and hand.in_play and hand.stake is not None else next_stake
     seat = state.seat_of(player_id)
-    yield "sit_down", [SitDown(ctx, player_id, player_id)]
-    yield "leave", [LeaveSeat(ctx, player_id)]
-    yield "bet", [PlaceBet(ctx, player_id, bet)]
-    yield "hit", [Hit(ctx, player_id)]
-    yield "hit_face_down", [HitFaceDown(ctx, player_id)]
-    yield "stand", [Stand(ctx, player_id)]
-    yield "raise", [Raise(ctx, player_id, 1)]
-    yield "split", [Split(ctx, player_id)]
+    yield "sit_down", [SitDown(ctx=ctx, player_id=player_id, username=player_id)]
+    yield "leave", [LeaveSeat(ctx=ctx, player_id=player_id)]
+    yield "bet", [PlaceBet(ctx=ctx, player_id=player_id, amount=bet)]
+    yield "hit", [Hit(ctx=ctx, player_id=player_id)]
+    yield "hit_face_down", [HitFaceDown(ctx=ctx, player_id=player_id)]
+    yield "stand", [Stand(ctx=ctx, player_id=player_id)]
+    yield "raise", [Raise(ctx=ctx, player_id=player_id, amount=1)]
+    yield "split", [Split(ctx=ctx, player_id=player_id)]
     indexes = sorted({h.hand_index for h in hand.punters if seat is not None and h.seat == seat.seat}) if hand else []
-    yield "assign", [Assign(ctx, player_id, i) for i in indexes]
-    yield "sit_out", [SitOut(ctx, player_id)]
-    yield "sit_in", [SitIn(ctx, player_id)]
-    yield "set_stake", [SetStake(ctx, player_id, next_stake)]
-    yield "retire_bank", [RetireBank(ctx, player_id)]
+    yield "assign", [Assign(ctx=ctx, player_id=player_id, hand=i) for i in indexes]
+    yield "sit_out", [SitOut(ctx=ctx, player_id=player_id)]
+    yield "sit_in", [SitIn(ctx=ctx, player_id=player_id)]
+    yield "set_stake", [SetStake(ctx=ctx, player_id=player_id, amount=next_stake)]
+    yield "retire_bank", [RetireBank(ctx=ctx, player_id=player_id)]
 
 
 # Answers already worked out, by (state identity, player, wallets): a state is immutable, and the shell hands the

@@ -143,7 +143,7 @@ class Tx:
         if plain is not None:
             self._seeds[number] = plain
         self._committed = number
-        self.emit(SeedCommitted(number, commitment, sealed))
+        self.emit(SeedCommitted(number=number, seed_commitment=commitment, sealed_seed=sealed))
 
     def commits_ahead(self, hand: HandState) -> bool:
         """Whether the end of ``hand`` commits the next hand's seed: always for a hand committed ahead; for a hand
