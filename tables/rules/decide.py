@@ -75,15 +75,15 @@ from .tx import SeedUnavailable, Tx
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
+def _is_int(value: object) -> bool:
+    """An integer argument: an ``int`` (or subclass) that is not a ``bool``."""
+    return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
+
+
 def _check_context(ctx: Context) -> None:
-    now_ms = ctx.now_ms
-    entropy = ctx.entropy
-    # the usual case first: a plain int clock and a plain str of 64 lowercase hex chars
-    if type(now_ms) is int and now_ms >= 0 and type(entropy) is str and _HEX64.fullmatch(entropy):
-        return
-    if not isinstance(now_ms, int) or isinstance(now_ms, bool) or now_ms < 0:
+    if not _is_int(ctx.now_ms) or ctx.now_ms < 0:
         raise invalid("now_ms", "now_ms must be a non-negative integer (epoch milliseconds)")
-    if not isinstance(entropy, str) or not _HEX64.fullmatch(entropy):
+    if not isinstance(ctx.entropy, str) or not _HEX64.fullmatch(ctx.entropy):
         raise invalid("entropy", "entropy must be 64 lowercase hex characters")
 
 
@@ -105,9 +105,7 @@ _INT_ARGS: dict[type[Command], tuple[tuple[str, bool], ...]] = {
 def _check_arguments(command: Command) -> None:
     for name, required in _INT_ARGS.get(type(command), ()):
         value = getattr(command, name)
-        if type(value) is int or (value is None and not required):
-            continue
-        if not isinstance(value, int) or isinstance(value, bool):
+        if not (_is_int(value) or (value is None and not required)):
             raise invalid(name, f"{name} must be an integer")
     if isinstance(command, PlayerCommand) and not isinstance(command.player_id, str):
         raise invalid("player_id", "player_id must be a string")
@@ -144,10 +142,7 @@ def _create_table(tx: Tx, cmd: CreateTable) -> None:
         betting_timeout_s=cmd.betting_timeout_s,
     )
     tx.emit(TableCreated(config=config))
-    tx.config = config
-    tx.rules = config.rules
-    tx.loss_mult = config.rules.punter_loss_multiplier
-    tx.win_mult = config.rules.banker_loss_multiplier
+    tx.use_config(config)
     tx.commit_next_seed()  # hand 1's commitment is public from the table's creation
 
 

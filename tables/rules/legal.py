@@ -4,7 +4,7 @@ Each action is probed through ``decide`` itself (:func:`~.decide.accepts`: a ref
 event costs only the checks) with its least demanding arguments (the minimum stake, a raise of one chip, the
 hand whose turn it is, each of the player's hands for ``assign``), so the list can never offer what ``decide``
 refuses; since stake checks are monotone in the amount, it never omits an action that some argument would make
-``decide`` accept. The answer is worked out once per state, player and wallets.
+``decide`` accept.
 """
 
 from __future__ import annotations
@@ -60,32 +60,12 @@ def _candidates(state: TableState, player_id: str, ctx: Context) -> Iterator[tup
     yield "retire_bank", [RetireBank(ctx=ctx, player_id=player_id)]
 
 
-# Answers already worked out, by (state identity, player, wallets): a state is immutable, and the shell hands the
-# same state object to every view of a table at one version (its process cache), so each is probed once. The
-# entry keeps the state itself, so its id cannot be reused while the entry lives.
-_KNOWN: dict[tuple[int, str, tuple[tuple[str, int], ...] | None], tuple[TableState, list[str]]] = {}
-_KNOWN_SIZE = 4096
-
-
 def legal_actions(state: TableState, player_id: str, wallets: Mapping[str, int] | None = None) -> list[str]:
     """The API action names ``player_id`` may send now, in a fixed order.
 
     With ``wallets`` (as the next command's context would carry) funds are checked exactly as ``decide``
-    checks them; without, every player is assumed to afford any stake. Worked out once per state, player and
-    wallets (memoised by the state's identity).
+    checks them; without, every player is assumed to afford any stake.
     """
-    key = (id(state), player_id, None if wallets is None else tuple(sorted(wallets.items())))
-    known = _KNOWN.get(key)
-    if known is not None and known[0] is state:
-        return list(known[1])
-    allowed = _probe(state, player_id, wallets)
-    if len(_KNOWN) >= _KNOWN_SIZE:
-        _KNOWN.clear()
-    _KNOWN[key] = (state, allowed)
-    return list(allowed)
-
-
-def _probe(state: TableState, player_id: str, wallets: Mapping[str, int] | None) -> list[str]:
     if wallets is None:
         wallets = {s.player_id: _UNLIMITED for s in state.seats} | {player_id: _UNLIMITED}
     ctx = Context(now_ms=0, wallets=wallets, entropy=_PROBE_ENTROPY)

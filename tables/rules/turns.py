@@ -50,7 +50,7 @@ def hungarian_multi(tx: Tx, seat: int) -> bool:
 def continue_turn(tx: Tx, seat: int, index: int) -> None:
     """After a punter's action: wait on his next decision (fresh deadline) or pass the turn on."""
     hand = tx.hand
-    if tx.rules.split_mode == "hungarian" and seat in hand.split_seats:  # hungarian_multi
+    if hungarian_multi(tx, seat):
         if hand.pending is not None and hand.pending[0] == seat:
             tx.emit(ActionAwaited(seat=seat, hand=None, kind="assign", deadline_ms=tx.turn_deadline()))
             return
