@@ -7,8 +7,12 @@ hit/stand, as his own ``you.legal_actions`` allows). Beside it, in the same run 
 bare endpoint of the same stack (token auth, JSON, ``@idempotent``, one INSERT; ``BENCH_ENDPOINTS``) gives the
 baseline.
 
-Prints, at 8 and 32 concurrent connections: requests per second, p50 and p99 latency of both, and the ratios.
-``--profile`` also prints the queries and the cProfile top of one action, in process.
+Prints, at 8 and 32 concurrent connections: requests per second, p50 and p99 latency of both, and the ratios;
+then the CPU each request cost the gunicorn workers, the bench database's PostgreSQL backends and the load
+generator (from /proc, over the same measurement). ``--profile`` also prints, in process: wall and CPU of both
+requests interleaved, each statement's round trip and its backend's CPU (Linux schedstat), the statements of
+each action and the cProfile top (``BENCH_PROFILE_OUT=file`` keeps the raw profile, ``BENCH_PROFILE_ROUNDS``
+sets the rounds, ``BENCH_DUMP_SQL=file`` writes every statement as sent, for EXPLAIN).
 
 ``--waits`` samples what the database's backends wait on during the measurements.
 
@@ -28,6 +32,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -212,7 +217,60 @@ def _bare_loop(
         (out.append(elapsed) if status == 200 else errors.append(status))
 
 
-def _run(loop, port: int, seats: list[tuple[str, int]], seconds: float, warmup: float = 1.0) -> dict[str, float]:  # type: ignore[no-untyped-def]
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_of(pids: Iterable[int]) -> float:
+    """CPU seconds (user + system) the processes ``pids`` have used so far (0 for one that is gone)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of proc(5))
+    return total / _TICKS
+
+
+class CpuMeter:
+    """Where the machine's CPU goes during a measurement: the gunicorn workers, the bench database's PostgreSQL
+    backends, and this process (the load generator), in CPU milliseconds per request."""
+
+    def __init__(self, server_pid: int, database_url: str) -> None:
+        import psycopg
+
+        self.server_pid = server_pid
+        self.database = urlsplit(database_url).path.lstrip("/")
+        self.conn = psycopg.connect(database_url.replace("postgres://", "postgresql://", 1), autocommit=True)
+
+    def _parts(self) -> dict[str, float]:
+        children = subprocess.run(
+            ["pgrep", "-P", str(self.server_pid)], capture_output=True, text=True, check=False
+        ).stdout.split()
+        backends = [
+            row[0]
+            for row in self.conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()", [self.database]
+            ).fetchall()
+        ]
+        return {
+            "gunicorn": _cpu_of([self.server_pid, *map(int, children)]),
+            "postgres": _cpu_of(backends),
+            "client": time.process_time(),
+        }
+
+    def start(self) -> None:
+        self.before = self._parts()
+
+    def stop(self, requests: int) -> dict[str, float]:
+        after = self._parts()
+        return {name: (after[name] - self.before[name]) * 1000 / max(requests, 1) for name in after}
+
+
+def _run(  # type: ignore[no-untyped-def]
+    loop, port: int, seats: list[tuple[str, int]], seconds: float, warmup: float = 1.0, meter: CpuMeter | None = None
+) -> dict[str, float]:
     latencies: list[list[float]] = [[] for _ in seats]
     errors: list[int] = []
     stop = threading.Event()
@@ -228,10 +286,13 @@ def _run(loop, port: int, seats: list[tuple[str, int]], seconds: float, warmup: 
     time.sleep(warmup)
     for lat in latencies:
         lat.clear()
+    if meter:
+        meter.start()
     started = time.perf_counter()
     time.sleep(seconds)
     measured = [list(lat) for lat in latencies]
     elapsed = time.perf_counter() - started
+    cpu = meter.stop(sum(len(lat) for lat in measured)) if meter else {}
     stop.set()
     for thread in threads:
         thread.join(timeout=30)
@@ -244,6 +305,7 @@ def _run(loop, port: int, seats: list[tuple[str, int]], seconds: float, warmup: 
         "p99": flat[min(len(flat) - 1, int(len(flat) * 0.99))] * 1000,
         "count": len(flat),
         "errors": len(errors),
+        **{f"cpu_{name}": value for name, value in cpu.items()},
     }
 
 
@@ -278,10 +340,39 @@ def _profile(seats: list[tuple[str, int]]) -> None:
             table = client.post(f"/api/v1/tables/{table_id}/actions", action, format="json").json()["table"]
             profiler.disable()
         queries.setdefault(str(action["action"]), []).append([sql[:100] for sql in sent.statements])
+
     # where an action's milliseconds go against the bare request's: interleaved, in process (no HTTP, no
     # gunicorn), wall time = this process's CPU + waiting (on PostgreSQL, and on the CPU other processes hold)
     costs: dict[str, list[tuple[float, float, int]]] = {"bare insert": [], "player action": []}
-    for _ in range(200):
+    # wall time of each statement Django's cursors send, by its first words (a round trip: the server's work,
+    # the network, and the wait for this process's thread)
+    per_statement: dict[str, dict[str, list[float]]] = {"bare insert": {}, "player action": {}}
+    server_cpu: dict[str, dict[str, list[float]]] = {"bare insert": {}, "player action": {}}
+    current: list[str] = ["bare insert"]
+
+    def backend_cpu_ns() -> int:  # the CPU time of this connection's PostgreSQL backend (Linux schedstat)
+        try:
+            with open(f"/proc/{connection.connection.info.backend_pid}/schedstat") as stat:
+                return int(stat.read().split()[0])
+        except (OSError, AttributeError):
+            return 0
+
+    def timed(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        cpu_before = backend_cpu_ns()
+        started = time.perf_counter()
+        if os.environ.get("BENCH_DUMP_SQL") and params is not None:  # the statements as sent, for EXPLAIN
+            with open(os.environ["BENCH_DUMP_SQL"], "a") as dump:
+                sent = context["cursor"].cursor.mogrify(sql, params)
+                dump.write(json.dumps({"request": current[0], "sql": sent}) + "\n")
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            key = " ".join(sql.split()[:3])[:40]
+            per_statement[current[0]].setdefault(key, []).append(time.perf_counter() - started)
+            server_cpu[current[0]].setdefault(key, []).append((backend_cpu_ns() - cpu_before) / 1e9)
+
+    connection.execute_wrappers.append(timed)
+    for _ in range(int(os.environ.get("BENCH_PROFILE_ROUNDS", "200"))):
         action = _next_action(table)
         if action is None:
             table = client.get(f"/api/v1/tables/{table_id}").json()
@@ -290,6 +381,7 @@ def _profile(seats: list[tuple[str, int]]) -> None:
             ("bare insert", "/api/v1/_bench/ping", {"n": 1}),
             ("player action", f"/api/v1/tables/{table_id}/actions", action),
         ):
+            current[0] = name
             with count_sent(connection) as sent:
                 wall, cpu = time.perf_counter(), time.process_time()
                 answer = client.post(path, body, format="json").json()
@@ -305,6 +397,17 @@ def _profile(seats: list[tuple[str, int]]) -> None:
             f"  waiting {statistics.median(w - c for w, c in rows_wc(rows)) * 1000:6.2f} ms"
             f"  statements {statistics.mean(counts):.1f}"
         )
+    connection.execute_wrappers.remove(timed)
+    print("\nround trips through Django's cursors (total ms per request, median ms per statement):")
+    for name, statements in per_statement.items():
+        requests = len(costs[name]) or 1
+        for key, walls in sorted(statements.items(), key=lambda item: -sum(item[1])):
+            cpus = server_cpu[name][key]
+            print(
+                f"  {name:<14} {key:<40} {sum(walls) * 1000 / requests:6.2f} ms/request"
+                f"  median {statistics.median(walls) * 1000:6.2f} ms  x{len(walls) / requests:.2f}"
+                f"  server CPU {sum(cpus) * 1000 / requests:5.2f} ms/request"
+            )
     for name, runs in queries.items():
         counts = sorted(len(q) for q in runs)
         print(
@@ -380,15 +483,16 @@ def main() -> None:
     server = _start_gunicorn(port, args.workers, args.threads, database_url)
     rows = []
     sampler = WaitSampler(database_url) if args.waits else None
+    meter = CpuMeter(server.pid, database_url)
     try:
         for concurrency in (8, 32):
             chosen = seats[:concurrency]
             if sampler:
                 sampler.label = f"{concurrency} connections, bare insert"
-            bare = _run(_bare_loop, port, chosen, args.seconds)
+            bare = _run(_bare_loop, port, chosen, args.seconds, meter=meter)
             if sampler:
                 sampler.label = f"{concurrency} connections, player action"
-            game = _run(_player_loop, port, chosen, args.seconds)
+            game = _run(_player_loop, port, chosen, args.seconds, meter=meter)
             rows.append((concurrency, bare, game))
     finally:
         os.killpg(server.pid, signal.SIGTERM)
@@ -402,6 +506,12 @@ def main() -> None:
             f"{'':>5} {'ratio':<14} {game['rate'] / bare['rate']:>8.2f} {game['p50'] / bare['p50']:>8.2f} "
             f"{game['p99'] / bare['p99']:>8.2f}   (action / bare: rate, p50, p99)"
         )
+    print("\nCPU per request (ms; gunicorn workers, the bench database's PostgreSQL backends, the load generator):")
+    for concurrency, bare, game in rows:
+        for name, r in (("bare insert", bare), ("player action", game)):
+            parts = "  ".join(f"{part} {r[f'cpu_{part}']:5.2f}" for part in ("gunicorn", "postgres", "client"))
+            total = sum(r[f"cpu_{part}"] for part in ("gunicorn", "postgres", "client"))
+            print(f"{concurrency:>5} {name:<14} {parts}  total {total:5.2f}")
     if sampler:
         sampler.report()
     if args.profile:

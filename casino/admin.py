@@ -37,7 +37,7 @@ from casino.models import Player
 from ledger import services as ledger
 from ledger.errors import LedgerError
 from ledger.models import Account, Balance
-from tables.admin_log import log_action
+from tables.admin.log import log_action
 from tables.models import Dispute, HandParticipant
 
 admin.site.site_header = "Seven and a Half: casino administration"

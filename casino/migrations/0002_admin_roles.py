@@ -1,8 +1,8 @@
-"""The "auditor" and "operator" groups with their permissions (see tables/admin_roles.py)."""
+"""The "auditor" and "operator" groups with their permissions (see tables/admin/roles.py)."""
 
 from django.db import migrations
 
-from tables.admin_roles import remove_roles, sync_roles
+from tables.admin.roles import remove_roles, sync_roles
 
 
 def forwards(apps, schema_editor):

@@ -1,9 +1,9 @@
-"""The roles as tables/admin_roles.py now says: auditors read the sign-in records of django-axes, operators may
+"""The roles as tables/admin/roles.py now says: auditors read the sign-in records of django-axes, operators may
 also delete an access attempt (which unlocks a locked sign-in)."""
 
 from django.db import migrations
 
-from tables.admin_roles import sync_roles
+from tables.admin.roles import sync_roles
 
 
 def forwards(apps, schema_editor):

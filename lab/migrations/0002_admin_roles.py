@@ -1,8 +1,8 @@
-"""The auditor and operator groups may read the house edges (tables/admin_roles.py READABLE)."""
+"""The auditor and operator groups may read the house edges (tables/admin/roles.py READABLE)."""
 
 from django.db import migrations
 
-from tables.admin_roles import sync_roles
+from tables.admin.roles import sync_roles
 
 
 def forwards(apps, schema_editor):

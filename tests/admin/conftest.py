@@ -16,7 +16,7 @@ from django.contrib.auth.models import Group
 from django.test import Client
 
 from tables import services
-from tables.admin_roles import AUDITOR, OPERATOR, sync_roles
+from tables.admin.roles import AUDITOR, OPERATOR, sync_roles
 from tables.models import Dispute, Hand, Table
 from tables.rules import TableState, Viewer, card_visible
 from tables.services import hand_dispute_open

@@ -14,7 +14,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from ledger import services as ledger
 from ledger.models import Posting, Transaction
-from tables.admin_roles import AUDITOR, OPERATOR, role_permissions
+from tables.admin.roles import AUDITOR, OPERATOR, role_permissions
 from tables.models import Dispute, Event, Table
 from tests.admin.conftest import open_dispute
 

@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from casino.api.authentication import issue_token
 from ledger import services as ledger
-from tables.admin_roles import OPERATOR, sync_roles
+from tables.admin.roles import OPERATOR, sync_roles
 
 NO_THROTTLES = {"auth_burst": None, "auth_sustained": None, "user_burst": None, "user_sustained": None}
 _names = itertools.count(1)

@@ -16,7 +16,7 @@ from django.core.management.base import BaseCommand
 
 from casino.api.authentication import issue_token
 from casino.demo import DEMO_AUDITOR, DEMO_OPERATOR, DEMO_PLAYERS, seed_chips, seed_tables
-from tables.admin_roles import AUDITOR, OPERATOR, sync_roles
+from tables.admin.roles import AUDITOR, OPERATOR, sync_roles
 
 
 class Command(BaseCommand):

@@ -7,11 +7,11 @@ from typing import Any
 from django.apps import apps
 from django.core.management.base import BaseCommand
 
-from tables.admin_roles import role_permissions, sync_roles
+from tables.admin.roles import role_permissions, sync_roles
 
 
 class Command(BaseCommand):
-    help = "Create the admin's auditor and operator groups if needed and set their permissions (tables/admin_roles.py)."
+    help = "Create the admin's auditor and operator groups if needed and set their permissions (tables/admin/roles.py)."
 
     def handle(self, *args: Any, **options: Any) -> None:
         sync_roles(apps)

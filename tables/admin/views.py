@@ -2,7 +2,7 @@
 event, the ledger, the step-by-step replay and the verification (DESIGN.md principle 10).
 
 The page is built from the hand's events (``tables.verify.replay_hand``), never from a cache, and everything it
-shows goes through ``tables.admin_present`` (the core's hiding rule): while the hand is in play there is no
+shows goes through ``tables.admin.present`` (the core's hiding rule): while the hand is in play there is no
 face-down card, no undealt card and no server seed in the HTML.
 """
 
@@ -19,8 +19,8 @@ from django.urls import reverse
 
 from ledger.models import Transaction, TransactionKind
 from tables import engine
-from tables.admin_log import log_action
-from tables.admin_present import (
+from tables.admin.log import log_action
+from tables.admin.present import (
     TimelineRow,
     dealt_faces,
     present_rules,

@@ -3,11 +3,11 @@
 - Tables are created through ``tables.services.table_create`` (the form validates exactly like the API). A
   table's rules are fixed by its first event (``TableCreated``): "edit" changes only its name, which is no
   part of any event, and shows the resolved rules read-only.
-- Hands are read from their events; the hand page is ``tables.admin_views``. Events are read-only for
+- Hands are read from their events; the hand page is ``tables.admin.views``. Events are read-only for
   everybody, superusers included (the database refuses UPDATE and DELETE anyway).
 - Disputes are resolved with a note and, when chips are owed, a compensating ledger entry
   (``tables.services.dispute_resolve``), never an edit.
-- What a card or a seed shows goes through ``tables.admin_present`` (the core's hiding rule). Every operator
+- What a card or a seed shows goes through ``tables.admin.present`` (the core's hiding rule). Every operator
   action writes a ``LogEntry``.
 See docs/admin.md.
 """
@@ -35,7 +35,7 @@ from lab.admin import house_edge_for
 from ledger.errors import LedgerError
 from ledger.models import Transaction
 from tables import engine, services
-from tables.admin_filters import (
+from tables.admin.filters import (
     EventTypeFilter,
     HandStatusFilter,
     HandTableFilter,
@@ -45,10 +45,10 @@ from tables.admin_filters import (
     StreamFilter,
     VerifiedFilter,
 )
-from tables.admin_forms import RULE_PREFIX, RULE_TOGGLES, DisputeResolveForm, TableCreateForm, TableRenameForm
-from tables.admin_log import log_action
-from tables.admin_present import present_rules, rules_rows, visible_event_data, visible_metadata
-from tables.admin_views import hand_page_context, verify_view
+from tables.admin.forms import RULE_PREFIX, RULE_TOGGLES, DisputeResolveForm, TableCreateForm, TableRenameForm
+from tables.admin.log import log_action
+from tables.admin.present import present_rules, rules_rows, visible_event_data, visible_metadata
+from tables.admin.views import hand_page_context, verify_view
 from tables.models import Dispute, Event, Hand, HandParticipant, Table
 from tables.rules import TableState
 from tables.services import DisputeAlreadyResolved, dispute_resolve
