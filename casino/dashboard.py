@@ -28,6 +28,7 @@ from django.db.models import Count, Q, Sum
 from django.db.models.functions import TruncDay, TruncHour
 from django.utils import timezone
 
+from casino.charts import bar_chart, line_chart
 from casino.models import ReconcileRun, VerificationFailure
 from ledger.models import Balance
 from tables.models import Dispute, Event, Hand, Table
@@ -179,8 +180,6 @@ def build(now: datetime | None = None) -> Dashboard:
 
 def context(request: Any) -> dict[str, Any]:
     """The admin index's extra context: the dashboard and its charts, for staff who may read the game."""
-    from casino.charts import bar_chart, line_chart
-
     user = request.user
     if not (user.is_active and user.is_staff and user.has_perm("tables.view_hand")):
         return {}

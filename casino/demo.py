@@ -10,6 +10,8 @@ from typing import Any
 
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger
+from tables import services
+from tables.models import Table
 
 DEMO_OPERATOR = "operator"
 DEMO_AUDITOR = "auditor"
@@ -52,9 +54,6 @@ def seed_chips(*, operator: Any, players: list[Any]) -> list[str]:
 
 def seed_tables(*, operator: Any) -> list[str]:
     """One demo table per preset plus a house-banked one (by name, once)."""
-    from tables import services
-    from tables.models import Table
-
     lines = []
     for spec in DEMO_TABLES:
         table = Table.objects.filter(name=spec["name"]).first()

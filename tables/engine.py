@@ -27,6 +27,7 @@ from django.utils.crypto import salted_hmac
 
 from ledger.selectors import wallet_balances_sql
 from tables import rules
+from tables.errors import TableMissing
 from tables.rules import Event, TableState
 from tables.store import GENESIS, NewEvent, StoredEvent, Write
 
@@ -124,10 +125,6 @@ class LoadedTable:
     wallets: dict[int, int] | None = None
     wallet_users: frozenset[int] = frozenset()  # whose balances ``wallets`` holds (0 for a user without any)
     row_version: int = 0  # the table row's version: when the state is at it, name and current hand id match it
-
-
-class TableMissing(LookupError):
-    """There is no such table."""
 
 
 # States this process has seen committed, by table: a cache like the snapshots, keyed by the stream version. It

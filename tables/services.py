@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from ledger import services as ledger
 from tables import pipeline
+from tables.errors import DisputeAlreadyResolved, TableNotFound, TimeoutNotDue
 from tables.models import Dispute, Hand, PlayerProfile, Table, TableSeat
 from tables.pipeline import Outcome
 from tables.rules import (
@@ -165,14 +166,6 @@ def table_act(
     )
 
 
-class TimeoutNotDue(Exception):
-    """A timeout asked for before its deadline, on the database's clock (``remaining_ms`` to go)."""
-
-    def __init__(self, table_id: int, remaining_ms: int) -> None:
-        super().__init__(f"the wait of table {table_id} is not due for {remaining_ms} ms")
-        self.remaining_ms = remaining_ms
-
-
 def database_now_ms() -> int:
     """The database server's clock, in milliseconds since the epoch: the one clock every process shares."""
     with connection.cursor() as cursor:
@@ -200,7 +193,7 @@ def table_timeout(*, table_id: int, version: int, now_ms: int | None = None) -> 
 
     try:
         outcome = pipeline.execute(table_id=table_id, build=build, actor_id=None, reason="timeout")
-    except pipeline.TableNotFound:
+    except TableNotFound:
         return 0
     return len(outcome.events)
 
@@ -252,10 +245,6 @@ def hand_dispute_open(*, hand_id: int, user: AbstractBaseUser, reason: str) -> D
     dispute = Dispute.objects.create(hand_id=hand.pk, user=user, reason=reason)
     Hand.objects.filter(pk=hand.pk).update(disputed=True)
     return dispute
-
-
-class DisputeAlreadyResolved(Exception):
-    """The dispute was resolved before (perhaps by another operator a moment ago)."""
 
 
 def dispute_cause(dispute_id: int) -> str:

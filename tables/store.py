@@ -16,19 +16,10 @@ from typing import Any
 
 from django.db import IntegrityError, connection
 
+from tables.errors import ConcurrencyConflict
+
 GENESIS = "0" * 64
 _COLUMNS = "position, stream_id, version, type, data, metadata, recorded_at, prev_hash, hash"
-
-
-class ConcurrencyConflict(Exception):
-    """Another command appended to the stream first: the expected version is taken.
-
-    The pipeline decides again on the new state; only if that keeps failing does it reach a client, as a 409.
-    """
-
-    code = "stale_version"
-    message = "the table changed while the command was decided; try again"
-    details: dict[str, Any] = {}
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,9 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
+from casino.monitoring import record_verification_failure
 from tables import engine, fairness
+from tables.errors import HandInPlay
 from tables.ledger_bridge import ESCROW, chip_moves, event_cause
 from tables.models import Hand
 from tables.rules import (
@@ -51,10 +53,6 @@ from tables.store import StoredEvent, chain_problems, load_stream
 
 CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain", "checkpoint")
 _CLOSING_SLACK = 32  # events read past a hand's closing event at a time: the rest of the command that closed it
-
-
-class HandInPlay(DomainError):
-    code = "wrong_phase"
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,8 +366,6 @@ def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: 
     report["chain"] = "ok" if not problems else "; ".join(problems[:5])
     report["checkpoint"] = check_checkpoints(hand.table_id)
     if not all(v == "ok" for v in report.values()):
-        from casino.monitoring import record_verification_failure
-
         record_verification_failure(
             table_id=hand.table_id, hand_id=hand.pk, hand_number=hand.number, checks=report, source=source
         )

@@ -49,9 +49,10 @@ from tables.admin.forms import RULE_PREFIX, RULE_TOGGLES, DisputeResolveForm, Ta
 from tables.admin.log import log_action
 from tables.admin.present import present_rules, rules_rows, visible_event_data, visible_metadata
 from tables.admin.views import hand_page_context, verify_view
+from tables.errors import DisputeAlreadyResolved, TableMissing
 from tables.models import Dispute, Event, Hand, HandParticipant, Table
 from tables.rules import TableState
-from tables.services import DisputeAlreadyResolved, dispute_resolve
+from tables.services import dispute_resolve
 from tables.store import StoredEvent
 
 RECENT_HANDS = 10
@@ -156,7 +157,7 @@ class TableAdmin(DeclaredLookupsOnly):
         if not hasattr(obj, "_admin_state"):
             try:
                 obj._admin_state = engine.load_table(obj.pk).state
-            except engine.TableMissing:
+            except TableMissing:
                 obj._admin_state = None
         state: TableState | None = obj._admin_state
         return state
@@ -390,7 +391,7 @@ class EventAdmin(EstimatedCountAdminMixin, NoEditsAdmin):
     def visible_data(self, event: Event) -> SafeString:
         try:
             state = engine.load_table(event.table_id).state
-        except engine.TableMissing:
+        except TableMissing:
             return SafeString("—")
         decoded = engine.decode(_stored(event))
         data = visible_event_data(decoded, state)

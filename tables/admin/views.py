@@ -28,10 +28,11 @@ from tables.admin.present import (
     rules_rows,
     timeline_row,
 )
+from tables.errors import HandInPlay
 from tables.models import Dispute, Hand
 from tables.rules import TableState
 from tables.store import StoredEvent
-from tables.verify import CHECKS, HandInPlay, replay_hand, verification_ok, verify_hand
+from tables.verify import CHECKS, replay_hand, verification_ok, verify_hand
 
 VERIFY_SESSION_KEY = "admin-verify:{hand}"
 #: What a recorded command shows: not its context (entropy, wallets) nor the ids the actor column already gives.

@@ -24,6 +24,8 @@ import redis.asyncio as aioredis
 from django.conf import settings
 from redis.exceptions import RedisError
 
+from tables.notify import latest_key
+
 log = logging.getLogger(__name__)
 
 #: Open waits held by this process, by kind ("long_poll", "socket").
@@ -121,8 +123,6 @@ async def open_waits(user_id: int) -> int:
 
 async def latest_version(table_id: int) -> int | None:
     """The table's latest version recorded after commit (``tables.notify.latest_key``), or None."""
-    from tables.notify import latest_key
-
     try:
         value = await _client().get(latest_key(table_id))
     except RedisError:
