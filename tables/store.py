@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -255,3 +255,23 @@ def chain_problems(events: Sequence[StoredEvent], *, prev_hash: str = GENESIS) -
         previous = event.hash
         expected_version = event.version + 1
     return problems
+
+
+# --- what a recorded command shows ---------------------------------------------------------------------------------
+def public_command(metadata: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The command recorded in an event's ``metadata`` as it may be shown anywhere (the API's hand history, the
+    admin, feeds, exports): without its context. The context holds the command's entropy, the wallet balances of
+    every seated player and the next hand's sealed seed, so hiding it is a security rule (docs/security.md), not
+    formatting; verification alone reads it (``tables.verify``). None if the event records no command."""
+    command = metadata.get("command")
+    if not isinstance(command, Mapping):
+        return None
+    return {key: value for key, value in command.items() if key != "ctx"}
+
+
+def public_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """An event's metadata as it may be shown: its recorded command (if any) through :func:`public_command`."""
+    shown = dict(metadata)
+    if "command" in shown:
+        shown["command"] = public_command(metadata)
+    return shown

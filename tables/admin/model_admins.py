@@ -47,13 +47,13 @@ from tables.admin.filters import (
 )
 from tables.admin.forms import RULE_PREFIX, RULE_TOGGLES, DisputeResolveForm, TableCreateForm, TableRenameForm
 from tables.admin.log import log_action
-from tables.admin.present import present_rules, rules_rows, visible_event_data, visible_metadata
+from tables.admin.present import present_rules, rules_rows, visible_event_data
 from tables.admin.views import hand_page_context, verify_view
 from tables.errors import DisputeAlreadyResolved, TableMissing
 from tables.models import Dispute, Event, Hand, HandParticipant, Table
 from tables.rules import TableState
 from tables.services import dispute_resolve
-from tables.store import StoredEvent
+from tables.store import StoredEvent, public_metadata
 
 RECENT_HANDS = 10
 
@@ -399,7 +399,7 @@ class EventAdmin(EstimatedCountAdminMixin, NoEditsAdmin):
 
     @admin.display(description="metadata (the command without its context)")
     def visible_metadata(self, event: Event) -> SafeString:
-        shown = visible_metadata(event.metadata or {})
+        shown = public_metadata(event.metadata or {})
         return format_html("<pre>{}</pre>", json.dumps(shown, indent=2, sort_keys=True))
 
 
