@@ -115,11 +115,6 @@ async def release(slot: Slot) -> None:
         log.warning("open waits: could not release a slot of user %s", slot.user_id, exc_info=True)
 
 
-async def open_waits(user_id: int) -> int:
-    """How many unexpired slots the user holds now (all processes)."""
-    now = (await _client().time())[0]
-    return int(await _client().zcount(key(user_id), now, "+inf"))
-
 
 async def latest_version(table_id: int) -> int | None:
     """The table's latest version recorded after commit (``tables.notify.latest_key``), or None."""
