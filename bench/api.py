@@ -94,6 +94,7 @@ def _setup(players: int) -> list[tuple[str, int]]:
     from casino.api.authentication import issue_token
     from ledger import services as ledger
     from tables import services
+    from tables.table_spec import TableSpec
 
     settings.TABLE_TIMERS = False
     call_command("migrate", verbosity=0)
@@ -112,13 +113,15 @@ def _setup(players: int) -> list[tuple[str, int]]:
         table = services.table_create(
             operator=cashier,
             name=f"bench {i}",
-            preset="classic",
-            min_bet=10,
-            max_bet=100,
-            max_seats=2,
-            bank="house",
-            turn_timeout_s=3600,
-            betting_timeout_s=3600,
+            spec=TableSpec(
+                preset="classic",
+                min_bet=10,
+                max_bet=100,
+                max_seats=2,
+                bank="house",
+                turn_timeout_s=3600,
+                betting_timeout_s=3600,
+            ),
         )
         services.table_sit(table_id=table.pk, user=user)
         seats.append((issue_token(user), table.pk))

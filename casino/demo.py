@@ -12,6 +12,7 @@ from ledger import selectors as ledger_selectors
 from ledger import services as ledger
 from tables import services
 from tables.models import Table
+from tables.table_spec import TableSpec
 
 DEMO_OPERATOR = "operator"
 DEMO_AUDITOR = "auditor"
@@ -58,7 +59,7 @@ def seed_tables(*, operator: Any) -> list[str]:
     for spec in DEMO_TABLES:
         table = Table.objects.filter(name=spec["name"]).first()
         if table is None:
-            table = services.table_create(operator=operator, **spec)
+            table = services.table_create(operator=operator, name=spec["name"], spec=TableSpec.from_data(spec))
         lines.append(
             f"table {table.pk}: {table.name} ({table.preset}, {table.bank} bank, bets {table.min_bet}-{table.max_bet})"
         )

@@ -25,7 +25,6 @@ from tables.models import Dispute, Hand, PlayerProfile, Table, TableSeat
 from tables.pipeline import Outcome
 from tables.rules import (
     Context,
-    CreateTable,
     DomainError,
     LeaveSeat,
     SetClientSeed,
@@ -35,6 +34,7 @@ from tables.rules import (
     command_for_action,
 )
 from tables.selectors import hand_access
+from tables.table_spec import TableSpec
 
 log = logging.getLogger(__name__)
 
@@ -57,40 +57,13 @@ def player_client_seed(*, user: AbstractBaseUser) -> str:
 
 @transaction.atomic
 def table_create(
-    *,
-    operator: AbstractBaseUser | None,
-    name: str,
-    preset: str,
-    rules: Mapping[str, Any] | None = None,
-    min_bet: int,
-    max_bet: int,
-    max_seats: int,
-    bank: str,
-    fixed_stake: int | None = None,
-    turn_timeout_s: int = 30,
-    betting_timeout_s: int = 30,
-    idempotency_key: str | None = None,
+    *, operator: AbstractBaseUser | None, name: str, spec: TableSpec, idempotency_key: str | None = None
 ) -> Table:
     """Create a table: its row (the stream) and its first event, TableCreated, with the validated config."""
-    table = Table.objects.create(name=name, preset=str(preset)[:20], created_by=operator)
-
-    def build(ctx: Context, state: TableState) -> CreateTable:
-        return CreateTable(
-            ctx,
-            preset=preset,
-            overrides=dict(rules or {}),
-            min_bet=min_bet,
-            max_bet=max_bet,
-            max_seats=max_seats,
-            bank=bank,
-            fixed_stake=fixed_stake,
-            turn_timeout_s=turn_timeout_s,
-            betting_timeout_s=betting_timeout_s,
-        )
-
+    table = Table.objects.create(name=name, preset=str(spec.preset)[:20], created_by=operator)
     pipeline.execute(
         table_id=table.pk,
-        build=build,
+        build=lambda ctx, state: spec.command(ctx),
         actor_id=operator.pk if operator is not None else None,
         actor_username=operator.get_username() if operator is not None else None,
         idempotency_key=idempotency_key,

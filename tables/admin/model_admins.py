@@ -139,7 +139,7 @@ class TableAdmin(DeclaredLookupsOnly):
 
     def save_model(self, request: HttpRequest, obj: Table, form: Any, change: bool) -> None:
         if not change:
-            table = services.table_create(operator=request.user, **form.body)
+            table = services.table_create(operator=request.user, name=form.body["name"], spec=form.spec)
             obj.pk = table.pk
             obj.refresh_from_db()
             obj._created_with = form.body  # for the log line
