@@ -61,14 +61,27 @@ class Bench:
         self._seats: tuple[object, ...] = ()
         self._player_at: dict[int, str] = {}
         fixed = 10 if preset == "hungarian" else None
-        self.send(CreateTable(self.ctx(), preset, {}, 10, 100, 8 if bank == "player" else 7, bank, fixed))
+        self.send(
+            CreateTable(
+                ctx=self.ctx(),
+                preset=preset,
+                overrides={},
+                min_bet=10,
+                max_bet=100,
+                max_seats=8 if bank == "player" else 7,
+                bank=bank,
+                fixed_stake=fixed,
+            )
+        )
         for p in self.players:
-            self.send(SitDown(self.ctx(), p, p))
+            self.send(SitDown(ctx=self.ctx(), player_id=p, username=p))
         self.rules = self.state.config.rules if self.state.config else None
 
     def ctx(self) -> Context:
         self.n += 1
-        return Context(self.n, self.wallets, self.entropy[self.n & 4095])  # no "house" key: an unlimited bank
+        return Context(
+            now_ms=self.n, wallets=self.wallets, entropy=self.entropy[self.n & 4095]
+        )  # no "house" key: an unlimited bank
 
     def send(self, command: object) -> list[Event]:
         clock = time.perf_counter
@@ -110,7 +123,11 @@ class Bench:
         if aw.kind == "bets":
             for h in hand.punters:
                 if h.stake == 0:
-                    self.send(PlaceBet(self.ctx(), h.player_id, hand.stake or 10 + int(rng.random() * 91)))
+                    self.send(
+                        PlaceBet(
+                            ctx=self.ctx(), player_id=h.player_id, amount=hand.stake or 10 + int(rng.random() * 91)
+                        )
+                    )
                     if self.state.awaiting is None or self.state.awaiting.kind != "bets":
                         return
             return
@@ -120,33 +137,37 @@ class Bench:
             self._player_at = {s.seat: s.player_id for s in seats}
         pid = self._player_at.get(aw.seat, "")  # type: ignore[arg-type]
         if aw.kind == "bet":
-            self.send(PlaceBet(self.ctx(), pid, hand.stake or 10 + int(rng.random() * 91)))
+            self.send(PlaceBet(ctx=self.ctx(), player_id=pid, amount=hand.stake or 10 + int(rng.random() * 91)))
             return
         if aw.kind == "banker":
             total = evaluate(hand.banker.cards, rules).total_hp
-            self.send(Hit(self.ctx(), pid) if total < 8 + 7 * rng.random() else Stand(self.ctx(), pid))
+            self.send(
+                Hit(ctx=self.ctx(), player_id=pid)
+                if total < 8 + 7 * rng.random()
+                else Stand(ctx=self.ctx(), player_id=pid)
+            )
             return
         if aw.kind == "assign":
-            if rng.random() < 0.3 and self.try_send(Split(self.ctx(), pid)):
+            if rng.random() < 0.3 and self.try_send(Split(ctx=self.ctx(), player_id=pid)):
                 return
             open_hands = [h.hand_index for h in hand.punters if h.seat == aw.seat and h.status == "playing"]
-            self.send(Assign(self.ctx(), pid, rng.choice(open_hands)))
+            self.send(Assign(ctx=self.ctx(), player_id=pid, hand=rng.choice(open_hands)))
             return
         played = hand.find(aw.seat, aw.hand)  # type: ignore[arg-type]
         assert played is not None
         roll = rng.random()
         # the driver only tries moves its table's rules allow (a refused try still goes through decide)
-        if roll < 0.15 and rules.split_mode != "none" and self.try_send(Split(self.ctx(), pid)):
+        if roll < 0.15 and rules.split_mode != "none" and self.try_send(Split(ctx=self.ctx(), player_id=pid)):
             return
-        if roll < 0.25 and rules.raise_on_draw and self.try_send(Raise(self.ctx(), pid, 5)):
+        if roll < 0.25 and rules.raise_on_draw and self.try_send(Raise(ctx=self.ctx(), player_id=pid, amount=5)):
             return
         total = evaluate(played.cards, rules, split=aw.seat in hand.split_seats).total_hp
         if total < 6 + 8 * rng.random():
-            if roll > 0.8 and rules.hidden_card_swap and self.try_send(HitFaceDown(self.ctx(), pid)):
+            if roll > 0.8 and rules.hidden_card_swap and self.try_send(HitFaceDown(ctx=self.ctx(), player_id=pid)):
                 return
-            self.send(Hit(self.ctx(), pid))
+            self.send(Hit(ctx=self.ctx(), player_id=pid))
         else:
-            self.send(Stand(self.ctx(), pid))
+            self.send(Stand(ctx=self.ctx(), player_id=pid))
 
     def play(self, hands: int) -> float:
         start = time.perf_counter()

@@ -194,13 +194,13 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
         assert awaiting is not None and hand is not None and state.config is not None, (awaiting, hand)
         if awaiting.kind == "bets":
             h = next(h for h in hand.punters if h.stake == 0)
-            command = PlaceBet(ctx, h.player_id, rng.randint(10, 100))
+            command = PlaceBet(ctx=ctx, player_id=h.player_id, amount=rng.randint(10, 100))
         else:
             pid = state.seat_at(awaiting.seat).player_id  # type: ignore[arg-type,union-attr]
             h = hand.find(awaiting.seat, awaiting.hand) if awaiting.kind != "banker" else None  # type: ignore[arg-type]
             cards = hand.banker.cards if h is None else h.cards
             total = evaluate(cards, state.config.rules).total_hp
-            command = Hit(ctx, pid) if total < rng.randint(7, 13) else Stand(ctx, pid)
+            command = Hit(ctx=ctx, player_id=pid) if total < rng.randint(7, 13) else Stand(ctx=ctx, player_id=pid)
         before = state
         events, state = handle(command, state)
         meta = {"actor": command.player_id, "command_version": before.version + 1}

@@ -154,11 +154,22 @@ class SimTable:
         self.state: TableState = initial_state()
         fixed = 1 if _bank_fixed(spec.preset, spec.overrides) else None
         seats = 8 if spec.bank == "player" else 7
-        self.send(CreateTable(self.context(), spec.preset, dict(spec.overrides), 1, 1, seats, spec.bank, fixed))
+        self.send(
+            CreateTable(
+                ctx=self.context(),
+                preset=spec.preset,
+                overrides=dict(spec.overrides),
+                min_bet=1,
+                max_bet=1,
+                max_seats=seats,
+                bank=spec.bank,
+                fixed_stake=fixed,
+            )
+        )
         assert self.state.config is not None
         self.rules: Rules = self.state.config.rules
         for p in players:
-            self.send(SitDown(self.context(), p, p))
+            self.send(SitDown(ctx=self.context(), player_id=p, username=p))
         # the first hand opened as soon as one punter (and a banker) sat: play until every punter is dealt in,
         # and count from there, so every round tallied has the whole table
         while len(self._open_hand_entrants()) < spec.seats:
@@ -175,7 +186,7 @@ class SimTable:
         if number != self._ctx_for:
             self._ctx_for = number
             self.now += 1
-            self._ctx = Context(self.now, self.wallets, hand_seed(self.seed, number))
+            self._ctx = Context(now_ms=self.now, wallets=self.wallets, entropy=hand_seed(self.seed, number))
         assert self._ctx is not None
         return self._ctx
 
@@ -236,7 +247,7 @@ class SimTable:
         if kind == "bets":
             for h in hand.punters:
                 if h.stake == 0 and h.status != "void":
-                    self.send(PlaceBet(ctx, h.player_id, hand.stake or 1))
+                    self.send(PlaceBet(ctx=ctx, player_id=h.player_id, amount=hand.stake or 1))
                     if self.state.awaiting is None or self.state.awaiting.kind != "bets":
                         return
             return
@@ -246,12 +257,12 @@ class SimTable:
             pid = b.player_id
             assert pid is not None
             draw = banker_draws(self.banker, b.cards, hand.punters, self.rules)
-            self.send(Hit(ctx, pid) if draw else Stand(ctx, pid))
+            self.send(Hit(ctx=ctx, player_id=pid) if draw else Stand(ctx=ctx, player_id=pid))
             return
         mine = [h for h in hand.punters if h.seat == seat]
         pid = mine[0].player_id
         if kind == "bet":
-            self.send(PlaceBet(ctx, pid, hand.stake or 1))
+            self.send(PlaceBet(ctx=ctx, player_id=pid, amount=hand.stake or 1))
             return
         rules = self.rules
         split_seat = seat in hand.split_seats
@@ -265,13 +276,13 @@ class SimTable:
             and rules.split_mode != "none"
             and can_split(cards, len(mine), rules, all(_picture(c) for x in mine for c in x.cards))
         ):
-            self.send(Split(ctx, pid, None, h.hand_index if split_seat else None))
+            self.send(Split(ctx=ctx, player_id=pid, amount=None, hand=h.hand_index if split_seat else None))
             return
         total = evaluate(cards, rules, split=split_seat).total_hp
         if self.punter.stands_on(total, len(cards)):
-            self.send(Stand(ctx, pid, h.hand_index if split_seat else None))
+            self.send(Stand(ctx=ctx, player_id=pid, hand=h.hand_index if split_seat else None))
         else:
-            self.send(Hit(ctx, pid, h.hand_index if split_seat else None))
+            self.send(Hit(ctx=ctx, player_id=pid, hand=h.hand_index if split_seat else None))
 
     def _assign(self, ctx: Context, pid: str, mine: list[Any], card: str, hand: Any) -> None:
         """Hungarian, after a split: a drawn picture may start a new hand while the window is open; otherwise
@@ -280,7 +291,7 @@ class SimTable:
         open_hands = [h for h in mine if h.status == "playing"]
         window = _picture(card) and all(_picture(c) for h in mine for c in h.cards)
         if self.punter.split and window and len(mine) < rules.max_hands_per_punter:
-            self.send(Split(ctx, pid, None, None))
+            self.send(Split(ctx=ctx, player_id=pid, amount=None, hand=None))
             return
         best = None
         for h in open_hands:
@@ -289,7 +300,7 @@ class SimTable:
             if after.category != "bust" and (best is None or before < best[0]):
                 best = (before, h.hand_index)
         target = best[1] if best is not None else open_hands[0].hand_index
-        self.send(Assign(ctx, pid, target))
+        self.send(Assign(ctx=ctx, player_id=pid, hand=target))
 
 
 def _picture(code: str) -> bool:

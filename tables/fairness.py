@@ -140,7 +140,9 @@ def unseal(table_id: int, pledge: Pledge | None) -> str | None:
 def draw_next_seed(table_id: int, number: int) -> NextSeed:
     """A fresh server seed for hand ``number``: its commitment, its sealed form and its plain text."""
     seed = secrets.token_bytes(32)
-    return NextSeed(hashlib.sha256(seed).hexdigest(), seal(table_id, number, seed.hex()), seed.hex())
+    return NextSeed(
+        commitment=hashlib.sha256(seed).hexdigest(), sealed=seal(table_id, number, seed.hex()), seed=seed.hex()
+    )
 
 
 # -- signed checkpoints --------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from tables.rules import (
     HandOpened,
     HandSettled,
     SeatLeft,
-    SeatTakenEvent,
+    SeatTaken,
     TableState,
     evolve,
     initial_state,
@@ -88,7 +88,7 @@ def project(
         hand_ids[before.hand.number] = current_hand_id
     preset = (after.config.preset if after.config else "") or ""
     for stored, event in events:
-        if isinstance(event, SeatTakenEvent):
+        if isinstance(event, SeatTaken):
             sink.seat(table_id, int(event.player_id), event.seat)
         elif isinstance(event, SeatLeft):
             sink.seat(table_id, int(event.player_id), None)

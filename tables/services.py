@@ -86,7 +86,7 @@ def table_sit(
     username = user.get_username()
 
     def build(ctx: Context, state: TableState) -> SitDown:
-        return SitDown(ctx, uid, username=username, seat=seat, client_seed=client_seed)
+        return SitDown(ctx=ctx, player_id=uid, username=username, seat=seat, client_seed=client_seed)
 
     return pipeline.execute(
         table_id=table_id,
@@ -105,7 +105,7 @@ def table_leave(
     uid = _uid(user)
     return pipeline.execute(
         table_id=table_id,
-        build=lambda ctx, state: LeaveSeat(ctx, uid),
+        build=lambda ctx, state: LeaveSeat(ctx=ctx, player_id=uid),
         actor_id=user.pk,
         actor_username=user.get_username(),
         expected_version=expected_version,
@@ -162,7 +162,9 @@ def table_timeout(*, table_id: int, version: int, now_ms: int | None = None) -> 
         awaiting = state.awaiting
         if awaiting is not None and state.version == version and clock < awaiting.deadline_ms:
             raise TimeoutNotDue(table_id, awaiting.deadline_ms - clock)
-        return Timeout(replace(ctx, now_ms=clock), version)  # the rest of the context (seeds) as given
+        return Timeout(
+            ctx=replace(ctx, now_ms=clock), expected_version=version
+        )  # the rest of the context (seeds) as given
 
     try:
         outcome = pipeline.execute(table_id=table_id, build=build, actor_id=None, reason="timeout")
@@ -200,7 +202,7 @@ def player_set_client_seed(*, user: AbstractBaseUser, client_seed: str) -> str:
     for table_id in table_ids:
         pipeline.execute(
             table_id=table_id,
-            build=lambda ctx, state: SetClientSeed(ctx, uid, client_seed),
+            build=lambda ctx, state: SetClientSeed(ctx=ctx, player_id=uid, client_seed=client_seed),
             actor_id=user.pk,
             actor_username=user.get_username(),
         )

@@ -75,7 +75,7 @@ from .errors import (
     NotFound,
     NotSeated,
     NotYourTurn,
-    SeatTaken,
+    SeatOccupied,
     TableFull,
     WrongPhase,
 )
@@ -111,14 +111,12 @@ from .events import (
     SatIn,
     SatOut,
     SeatLeft,
+    SeatTaken,
     SeedCommitted,
     StakeRaised,
     StakeSet,
     TableCreated,
     TimeoutStreakReset,
-)
-from .events import (
-    SeatTaken as SeatTakenEvent,
 )
 from .evolve import evolve
 from .history import hand_history
@@ -199,9 +197,9 @@ __all__ = [
     "SatOut",
     "Score",
     "SeatLeft",
+    "SeatOccupied",
     "SeatState",
     "SeatTaken",
-    "SeatTakenEvent",
     "SeedCommitted",
     "SetClientSeed",
     "SetStake",

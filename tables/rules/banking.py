@@ -57,10 +57,10 @@ def ensure_banker(tx: Tx) -> bool:
         successor = offer_from(tx, current.seat)
         tx.emit(
             BankPassed(
-                current.seat,
-                successor.seat if successor else None,
-                successor.player_id if successor else None,
-                reason,
+                from_seat=current.seat,
+                to_seat=successor.seat if successor else None,
+                player_id=successor.player_id if successor else None,
+                reason=reason,
             )
         )
         return successor is not None
@@ -72,14 +72,16 @@ def ensure_banker(tx: Tx) -> bool:
         successor = offer_from(tx, state.last_banker_seat, include_from=True)
         if successor is None:
             return False
-        tx.emit(BankPassed(None, successor.seat, successor.player_id, "offered"))
+        tx.emit(BankPassed(from_seat=None, to_seat=successor.seat, player_id=successor.player_id, reason="offered"))
         return True
     candidates = [s for s in state.seats if can_hold_bank(tx, s)]
     if not candidates:
         return False
     stream = u32_stream(bytes.fromhex(tx.ctx.entropy), "first-banker:" + ",".join(s.player_id for s in candidates))
     chosen = candidates[uniform_below(stream, len(candidates))]
-    tx.emit(FirstBankerDrawn(tuple(s.seat for s in candidates), chosen.seat, chosen.player_id))
+    tx.emit(
+        FirstBankerDrawn(candidates=tuple(s.seat for s in candidates), seat=chosen.seat, player_id=chosen.player_id)
+    )
     return True
 
 

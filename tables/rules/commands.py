@@ -24,11 +24,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import invalid
-from .frozen import fast_frozen
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class NextSeed:
     """A server seed drawn for the next hand to be committed: ``commitment`` = sha256 of it (hex), ``sealed``
     its encrypted form (opaque to the core, stored in ``SeedCommitted``), ``seed`` its plain hex (never
@@ -39,8 +37,7 @@ class NextSeed:
     seed: str | None = None
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Context:
     """Shell-supplied data of one command: clock, wallets, entropy and seeds."""
 
@@ -72,8 +69,7 @@ def with_seeds(command: Command, revealed: Mapping[str, str], pending: str | Non
     return replace(command, ctx=replace(ctx, seed=seed, next_seed=next_seed))
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Command:
     """Base of every command."""
 
@@ -85,8 +81,7 @@ class Command:
         return None
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerCommand(Command):
     """A command sent by a player."""
 
@@ -97,8 +92,7 @@ class PlayerCommand(Command):
         return self.player_id
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CreateTable(Command):
     """Create the table: the first command of every stream (validated; errors name the field)."""
 
@@ -113,8 +107,7 @@ class CreateTable(Command):
     betting_timeout_s: int = 30
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SitDown(PlayerCommand):
     """Take a seat (the lowest free one when ``seat`` is None); ``client_seed`` defaults to the player id."""
 
@@ -123,66 +116,57 @@ class SitDown(PlayerCommand):
     client_seed: str | None = None
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LeaveSeat(PlayerCommand):
     """Leave: at once between hands, else after the current hand."""
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SitOut(PlayerCommand):
     """Skip hands from the next one on."""
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SitIn(PlayerCommand):
     """Take part again (or, between hands, say "ready" so a waiting table tries to open a hand)."""
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SetClientSeed(PlayerCommand):
     """Set the player's client seed (1-64 characters) for hands opened from now on."""
 
     client_seed: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PlaceBet(PlayerCommand):
     """Bet ``amount`` chips (exactly S under ``bank_fixed``)."""
 
     amount: int
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Hit(PlayerCommand):
     """A card face up (punter or player banker)."""
 
     hand: int | None = None
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HitFaceDown(PlayerCommand):
     """Turn the hidden card up, then take a new card face down (``hidden_card_swap``)."""
 
     hand: int | None = None
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Stand(PlayerCommand):
     """End the turn on a hand (or a player banker's turn)."""
 
     hand: int | None = None
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Raise(PlayerCommand):
     """Add ``amount`` chips to the stake of the live hand (``raise_on_draw``)."""
 
@@ -190,8 +174,7 @@ class Raise(PlayerCommand):
     hand: int | None = None
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Split(PlayerCommand):
     """Split (Spanish) or make a new hand (Hungarian) with stake ``amount`` (default: the least allowed)."""
 
@@ -199,30 +182,26 @@ class Split(PlayerCommand):
     hand: int | None = None
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Assign(PlayerCommand):
     """Hungarian: give the card just drawn to open hand ``hand``."""
 
     hand: int
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SetStake(PlayerCommand):
     """Player banker under ``bank_fixed``: the stake S from the next hand on."""
 
     amount: int
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RetireBank(PlayerCommand):
     """Player banker: offer the bank on (at once between hands, else after the current hand)."""
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Timeout(Command):
     """System: the deadline of the wait at ``expected_version`` passed; a no-op if the table moved on."""
 
@@ -278,24 +257,29 @@ def command_for_action(action: str, ctx: Context, player_id: str, args: Mapping[
         name = sorted(extra)[0]
         raise invalid(name, f"action {action} takes no {name}")
     if action == "bet":
-        return PlaceBet(ctx, player_id, _int_arg(args, "amount", required=True) or 0)
+        return PlaceBet(ctx=ctx, player_id=player_id, amount=_int_arg(args, "amount", required=True) or 0)
     if action == "hit":
-        return Hit(ctx, player_id, _int_arg(args, "hand", required=False))
+        return Hit(ctx=ctx, player_id=player_id, hand=_int_arg(args, "hand", required=False))
     if action == "hit_face_down":
-        return HitFaceDown(ctx, player_id, _int_arg(args, "hand", required=False))
+        return HitFaceDown(ctx=ctx, player_id=player_id, hand=_int_arg(args, "hand", required=False))
     if action == "stand":
-        return Stand(ctx, player_id, _int_arg(args, "hand", required=False))
+        return Stand(ctx=ctx, player_id=player_id, hand=_int_arg(args, "hand", required=False))
     if action == "raise":
         amount = _int_arg(args, "amount", required=True) or 0
-        return Raise(ctx, player_id, amount, _int_arg(args, "hand", required=False))
+        return Raise(ctx=ctx, player_id=player_id, amount=amount, hand=_int_arg(args, "hand", required=False))
     if action == "split":
-        return Split(ctx, player_id, _int_arg(args, "amount", required=False), _int_arg(args, "hand", required=False))
+        return Split(
+            ctx=ctx,
+            player_id=player_id,
+            amount=_int_arg(args, "amount", required=False),
+            hand=_int_arg(args, "hand", required=False),
+        )
     if action == "assign":
-        return Assign(ctx, player_id, _int_arg(args, "hand", required=True) or 0)
+        return Assign(ctx=ctx, player_id=player_id, hand=_int_arg(args, "hand", required=True) or 0)
     if action == "set_stake":
-        return SetStake(ctx, player_id, _int_arg(args, "amount", required=True) or 0)
+        return SetStake(ctx=ctx, player_id=player_id, amount=_int_arg(args, "amount", required=True) or 0)
     if action == "sit_out":
-        return SitOut(ctx, player_id)
+        return SitOut(ctx=ctx, player_id=player_id)
     if action == "sit_in":
-        return SitIn(ctx, player_id)
-    return RetireBank(ctx, player_id)
+        return SitIn(ctx=ctx, player_id=player_id)
+    return RetireBank(ctx=ctx, player_id=player_id)

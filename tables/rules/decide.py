@@ -42,7 +42,7 @@ from .errors import (
     IllegalAction,
     InvalidRequest,
     NotFound,
-    SeatTaken,
+    SeatOccupied,
     TableFull,
     WrongPhase,
     invalid,
@@ -60,11 +60,9 @@ from .events import (
     SatIn,
     SatOut,
     SeatLeft,
+    SeatTaken,
     StakeSet,
     TableCreated,
-)
-from .events import (
-    SeatTaken as SeatTakenEvent,
 )
 from .opening import bet_for_timeout, check_betting_complete, close_betting, record_timeout, try_open_hand
 from .play import acted, assign, hit, place_bet, raise_stake, seated, split, stand
@@ -77,15 +75,15 @@ from .tx import SeedUnavailable, Tx
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
+def _is_int(value: object) -> bool:
+    """An integer argument: an ``int`` (or subclass) that is not a ``bool``."""
+    return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
+
+
 def _check_context(ctx: Context) -> None:
-    now_ms = ctx.now_ms
-    entropy = ctx.entropy
-    # the usual case first: a plain int clock and a plain str of 64 lowercase hex chars
-    if type(now_ms) is int and now_ms >= 0 and type(entropy) is str and _HEX64.fullmatch(entropy):
-        return
-    if not isinstance(now_ms, int) or isinstance(now_ms, bool) or now_ms < 0:
+    if not _is_int(ctx.now_ms) or ctx.now_ms < 0:
         raise invalid("now_ms", "now_ms must be a non-negative integer (epoch milliseconds)")
-    if not isinstance(entropy, str) or not _HEX64.fullmatch(entropy):
+    if not isinstance(ctx.entropy, str) or not _HEX64.fullmatch(ctx.entropy):
         raise invalid("entropy", "entropy must be 64 lowercase hex characters")
 
 
@@ -107,9 +105,7 @@ _INT_ARGS: dict[type[Command], tuple[tuple[str, bool], ...]] = {
 def _check_arguments(command: Command) -> None:
     for name, required in _INT_ARGS.get(type(command), ()):
         value = getattr(command, name)
-        if type(value) is int or (value is None and not required):
-            continue
-        if not isinstance(value, int) or isinstance(value, bool):
+        if not (_is_int(value) or (value is None and not required)):
             raise invalid(name, f"{name} must be an integer")
     if isinstance(command, PlayerCommand) and not isinstance(command.player_id, str):
         raise invalid("player_id", "player_id must be a string")
@@ -145,11 +141,8 @@ def _create_table(tx: Tx, cmd: CreateTable) -> None:
         turn_timeout_s=cmd.turn_timeout_s,
         betting_timeout_s=cmd.betting_timeout_s,
     )
-    tx.emit(TableCreated(config))
-    tx.config = config
-    tx.rules = config.rules
-    tx.loss_mult = config.rules.punter_loss_multiplier
-    tx.win_mult = config.rules.banker_loss_multiplier
+    tx.emit(TableCreated(config=config))
+    tx.use_config(config)
     tx.commit_next_seed()  # hand 1's commitment is public from the table's creation
 
 
@@ -177,9 +170,9 @@ def _sit_down(tx: Tx, cmd: SitDown) -> None:
         if not isinstance(cmd.seat, int) or isinstance(cmd.seat, bool) or not 1 <= cmd.seat <= state.config.max_seats:
             raise NotFound(f"there is no seat {cmd.seat}", {"seat": cmd.seat})
         if cmd.seat in taken:
-            raise SeatTaken(f"seat {cmd.seat} is taken", {"seat": cmd.seat})
+            raise SeatOccupied(f"seat {cmd.seat} is taken", {"seat": cmd.seat})
         number = cmd.seat
-    tx.emit(SeatTakenEvent(number, cmd.player_id, cmd.username, client_seed))
+    tx.emit(SeatTaken(seat=number, player_id=cmd.player_id, username=cmd.username, client_seed=client_seed))
 
 
 def _in_current_hand(tx: Tx, player_id: str, seat: int) -> bool:
@@ -198,7 +191,7 @@ def _withdraw_from_window(tx: Tx, seat: int, player_id: str, reason: str) -> Non
         return
     h = hand.find(seat, 0)
     if h is not None and h.stake == 0 and not h.cards and h.status != VOID:
-        tx.emit(PunterSkipped(seat, player_id, reason))
+        tx.emit(PunterSkipped(seat=seat, player_id=player_id, reason=reason))
         # With a stake on the table the others have all bet: deal now. With none, the window stays open until
         # its deadline: abandoning it at once would let sit_out / sit_in open and abandon a hand (a new seed,
         # a snapshot, events) per toggle.
@@ -208,7 +201,14 @@ def _withdraw_from_window(tx: Tx, seat: int, player_id: str, reason: str) -> Non
 
 def _vacate_bank(tx: Tx, seat: int, reason: str) -> None:
     successor = offer_from(tx, seat)
-    tx.emit(BankPassed(seat, successor.seat if successor else None, successor.player_id if successor else None, reason))
+    tx.emit(
+        BankPassed(
+            from_seat=seat,
+            to_seat=successor.seat if successor else None,
+            player_id=successor.player_id if successor else None,
+            reason=reason,
+        )
+    )
 
 
 def _leave(tx: Tx, cmd: LeaveSeat) -> None:
@@ -216,21 +216,21 @@ def _leave(tx: Tx, cmd: LeaveSeat) -> None:
     if seat.leaving:
         raise IllegalAction("you are already leaving after this hand")
     if _in_current_hand(tx, cmd.player_id, seat.seat):
-        tx.emit(LeaveRequested(seat.seat, cmd.player_id))
+        tx.emit(LeaveRequested(seat=seat.seat, player_id=cmd.player_id))
         return
     _withdraw_from_window(tx, seat.seat, cmd.player_id, "left")
     if tx.state.banker_seat == seat.seat:
-        tx.emit(SeatLeft(seat.seat, cmd.player_id, "request"))
+        tx.emit(SeatLeft(seat=seat.seat, player_id=cmd.player_id, reason="request"))
         _vacate_bank(tx, seat.seat, "left")
         return
-    tx.emit(SeatLeft(seat.seat, cmd.player_id, "request"))
+    tx.emit(SeatLeft(seat=seat.seat, player_id=cmd.player_id, reason="request"))
 
 
 def _sit_out(tx: Tx, cmd: SitOut) -> None:
     seat = seated(tx, cmd.player_id)
     if seat.sitting_out:
         raise IllegalAction("you are already sitting out")
-    tx.emit(SatOut(seat.seat, cmd.player_id, "request"))
+    tx.emit(SatOut(seat=seat.seat, player_id=cmd.player_id, reason="request"))
     _withdraw_from_window(tx, seat.seat, cmd.player_id, "sat_out")
     if tx.state.banker_seat == seat.seat and not tx.state.hand_in_play:
         _vacate_bank(tx, seat.seat, "sat_out")
@@ -239,16 +239,16 @@ def _sit_out(tx: Tx, cmd: SitOut) -> None:
 def _sit_in(tx: Tx, cmd: SitIn) -> None:
     seat = seated(tx, cmd.player_id)
     if seat.sitting_out:
-        tx.emit(SatIn(seat.seat, cmd.player_id, "request"))
+        tx.emit(SatIn(seat=seat.seat, player_id=cmd.player_id, reason="request"))
     elif not tx.state.hand_in_play:
-        tx.emit(SatIn(seat.seat, cmd.player_id, "ready"))
+        tx.emit(SatIn(seat=seat.seat, player_id=cmd.player_id, reason="ready"))
     else:
         raise IllegalAction("you are already taking part")
 
 
 def _set_client_seed(tx: Tx, cmd: SetClientSeed) -> None:
     seat = seated(tx, cmd.player_id)
-    tx.emit(ClientSeedSet(seat.seat, cmd.player_id, _check_client_seed(cmd.client_seed)))
+    tx.emit(ClientSeedSet(seat=seat.seat, player_id=cmd.player_id, client_seed=_check_client_seed(cmd.client_seed)))
 
 
 def _banker_seat_of(tx: Tx, player_id: str, action: str) -> int:
@@ -270,7 +270,7 @@ def _set_stake(tx: Tx, cmd: SetStake) -> None:
             f"the stake must be between {tx.config.min_bet} and {tx.config.max_bet}",
             {"min": tx.config.min_bet, "max": tx.config.max_bet, "amount": cmd.amount},
         )
-    tx.emit(StakeSet(seat, cmd.player_id, cmd.amount))
+    tx.emit(StakeSet(seat=seat, player_id=cmd.player_id, amount=cmd.amount))
 
 
 def _retire_bank(tx: Tx, cmd: RetireBank) -> None:
@@ -278,7 +278,7 @@ def _retire_bank(tx: Tx, cmd: RetireBank) -> None:
     if tx.state.banker_retiring:
         raise IllegalAction("you already retire after this hand")
     if tx.state.hand_in_play:
-        tx.emit(BankRetirementRequested(seat, cmd.player_id))
+        tx.emit(BankRetirementRequested(seat=seat, player_id=cmd.player_id))
         return
     _vacate_bank(tx, seat, "retired")
 
@@ -295,7 +295,7 @@ def _auto_assign(tx: Tx, seat: int) -> int:
     target = next(
         (h for h in open_hands if evaluate((*h.cards, card), tx.rules, split=True).category != BUST), open_hands[0]
     )
-    tx.emit(CardAssigned(seat, target.hand_index, card))
+    tx.emit(CardAssigned(seat=seat, hand=target.hand_index, card=card))
     after_card(tx, seat, target.hand_index)
     return target.hand_index
 
@@ -313,7 +313,7 @@ def _timeout(tx: Tx, cmd: Timeout) -> None:
             assert seat is not None
             record_timeout(tx, seat, "bets")
             if tx.rules.bet_timing == "before_deal":
-                tx.emit(PunterSkipped(h.seat, h.player_id, "timeout"))
+                tx.emit(PunterSkipped(seat=h.seat, player_id=h.player_id, reason="timeout"))
             else:
                 bet_for_timeout(tx, tx.hand.find(h.seat, h.hand_index) or h)
         close_betting(tx)
@@ -323,7 +323,7 @@ def _timeout(tx: Tx, cmd: Timeout) -> None:
     assert seat is not None
     record_timeout(tx, seat, aw.kind)
     if aw.kind == "banker":
-        tx.emit(HandStood(aw.seat, 0, True, "timeout"))
+        tx.emit(HandStood(seat=aw.seat, hand=0, banker=True, reason="timeout"))
         settle(tx)
         return
     if aw.kind == "bet":

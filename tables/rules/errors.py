@@ -50,7 +50,9 @@ class BankCannotCover(DomainError):
     code = "bank_cannot_cover"
 
 
-class SeatTaken(DomainError):
+class SeatOccupied(DomainError):
+    """The chosen seat has a player (API code ``seat_taken``; the event of sitting down is ``SeatTaken``)."""
+
     code = "seat_taken"
 
 

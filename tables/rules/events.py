@@ -11,27 +11,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .config import TableConfig
-from .frozen import fast_frozen
 
 HOUSE = "house"
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
     """Base of every event."""
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TableCreated(Event):
     """The table exists with this validated configuration (the first event of every stream)."""
 
     config: TableConfig
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SeatTaken(Event):
     """A player sat down."""
 
@@ -41,8 +37,7 @@ class SeatTaken(Event):
     client_seed: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LeaveRequested(Event):
     """A player in the current hand asked to leave: he leaves after it."""
 
@@ -50,8 +45,7 @@ class LeaveRequested(Event):
     player_id: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SeatLeft(Event):
     """A player left the table (``reason``: ``request`` or ``after_hand``)."""
 
@@ -60,8 +54,7 @@ class SeatLeft(Event):
     reason: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SatOut(Event):
     """A player skips hands from the next one on (``reason``: ``request`` or ``timeout``)."""
 
@@ -70,8 +63,7 @@ class SatOut(Event):
     reason: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SatIn(Event):
     """A player takes part again (``reason``: ``request``, ``ready`` or ``acted``); his timeout streak is reset."""
 
@@ -80,8 +72,7 @@ class SatIn(Event):
     reason: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ClientSeedSet(Event):
     """A player's client seed for hands opened from now on."""
 
@@ -90,8 +81,7 @@ class ClientSeedSet(Event):
     client_seed: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerTimedOut(Event):
     """The table waited in vain on a player; ``streak`` counts his timeouts in a row."""
 
@@ -101,8 +91,7 @@ class PlayerTimedOut(Event):
     waiting_for: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TimeoutStreakReset(Event):
     """A player acted again: his count of timeouts in a row is back to zero."""
 
@@ -110,8 +99,7 @@ class TimeoutStreakReset(Event):
     player_id: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FirstBankerDrawn(Event):
     """The first banker was drawn among ``candidates`` (seats) by HMAC over the command's entropy."""
 
@@ -120,8 +108,7 @@ class FirstBankerDrawn(Event):
     player_id: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BankPassed(Event):
     """The bank changed hands between hands; ``to_seat`` None leaves the table without a banker."""
 
@@ -131,8 +118,7 @@ class BankPassed(Event):
     reason: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BankRetirementRequested(Event):
     """The banker retires after the current hand."""
 
@@ -140,8 +126,7 @@ class BankRetirementRequested(Event):
     player_id: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StakeSet(Event):
     """The player banker set the fixed stake S for hands opened from now on."""
 
@@ -150,8 +135,7 @@ class StakeSet(Event):
     amount: int
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SeedCommitted(Event):
     """The server seed of hand ``number`` is drawn: ``seed_commitment`` = sha256 of it (published at once),
     ``sealed_seed`` its encrypted form (no viewer ever sees it; the seed is revealed when the hand ends).
@@ -164,8 +148,7 @@ class SeedCommitted(Event):
     sealed_seed: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ClientSeedFixed(Event):
     """The hand's client seed, fixed as its first card is dealt: the client seeds of its participants at that
     moment, joined with ``:`` in seat order."""
@@ -174,8 +157,7 @@ class ClientSeedFixed(Event):
     client_seed: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HandOpened(Event):
     """A hand opened: nonce ``number`` and the seed commitment published before (``SeedCommitted``).
 
@@ -198,8 +180,7 @@ class HandOpened(Event):
     phase: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ActionAwaited(Event):
     """The table now waits on ``seat`` (None: every punter who owes a bet) for ``kind`` until ``deadline_ms``.
 
@@ -213,8 +194,7 @@ class ActionAwaited(Event):
     deadline_ms: int
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BetPlaced(Event):
     """A stake was placed (``by_timeout``: the minimum bet for a player who did not act)."""
 
@@ -229,8 +209,7 @@ class BetPlaced(Event):
     by_timeout: bool = False
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PunterSkipped(Event):
     """A punter takes no part in this hand (``reason``: timeout, sat_out, left, insufficient_funds,
     bank_cannot_cover); a hand already dealt to him is void (no stake, no settlement)."""
@@ -240,16 +219,14 @@ class PunterSkipped(Event):
     reason: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BettingClosed(Event):
     """Every stake of the betting window is in: the deal (or play) follows."""
 
     number: int
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CardDealt(Event):
     """The card at ``deck_index`` left the stock to ``seat``'s hand ``hand`` (None: a Hungarian card to assign).
 
@@ -266,8 +243,7 @@ class CardDealt(Event):
     deck_index: int
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CardTurnedUp(Event):
     """A face-down card was turned face up for everybody."""
 
@@ -277,8 +253,7 @@ class CardTurnedUp(Event):
     card: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CardAssigned(Event):
     """Hungarian: the drawn card went to open hand ``hand``."""
 
@@ -287,8 +262,7 @@ class CardAssigned(Event):
     card: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StakeRaised(Event):
     """A punter added ``amount`` to a live hand's stake, now ``stake``."""
 
@@ -302,8 +276,7 @@ class StakeRaised(Event):
     banker_id: str | None
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HandSplit(Event):
     """A picture started hand ``new_hand`` with stake ``amount`` (``from_hand`` None: the Hungarian drawn card).
 
@@ -322,8 +295,7 @@ class HandSplit(Event):
     open_now: bool
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HandStood(Event):
     """A hand stands (``reason``: action, timeout, stock_exhausted, house_rule)."""
 
@@ -333,8 +305,7 @@ class HandStood(Event):
     reason: str
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HandBusted(Event):
     """A hand went over 7½: shown at once (``cards``); a punter's stake is lost whatever the banker does."""
 
@@ -346,8 +317,7 @@ class HandBusted(Event):
     cards: tuple[str, ...] = ()
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HandMadeSevenHalf(Event):
     """A hand reached 15 hp (``category`` seven_half or reale): shown at once (``cards``), its turn ends."""
 
@@ -360,8 +330,7 @@ class HandMadeSevenHalf(Event):
     cards: tuple[str, ...] = ()
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HandMadePairOfSevens(Event):
     """Two natural sevens: shown at once; a punter's hand is settled at once, a banker's turn ends."""
 
@@ -371,24 +340,21 @@ class HandMadePairOfSevens(Event):
     cards: tuple[str, ...] = ()
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BankerTurnStarted(Event):
     """The banker's turn: his card is turned up next (``seat`` None for the house)."""
 
     seat: int | None
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BankerTurnSkipped(Event):
     """No punter hand was left unsettled: the banker does not play and his card is not shown."""
 
     seat: int | None
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HandResult:
     """The settlement of one punter hand (one row of the hand history's ``results``)."""
 
@@ -405,8 +371,7 @@ class HandResult:
     net: int
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HandSettled(Event):
     """Showdown and settlement: one result per punter hand, escrow ``payouts`` per party (player ids and
     ``"house"``; they sum to what was reserved during the hand), the banker's net (= minus the punters'),
@@ -427,8 +392,7 @@ class HandSettled(Event):
     server_seed: str = field(default="")
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HandAbandoned(Event):
     """A hand closed without a settlement, its seed revealed: ``no_stakes`` (nobody staked when the betting
     window closed) or ``seed_unavailable`` (its sealed seed could not be opened, e.g. a lost key: nothing is

@@ -4,7 +4,7 @@ Each action is probed through ``decide`` itself (:func:`~.decide.accepts`: a ref
 event costs only the checks) with its least demanding arguments (the minimum stake, a raise of one chip, the
 hand whose turn it is, each of the player's hands for ``assign``), so the list can never offer what ``decide``
 refuses; since stake checks are monotone in the amount, it never omits an action that some argument would make
-``decide`` accept. The answer is worked out once per state, player and wallets.
+``decide`` accept.
 """
 
 from __future__ import annotations
@@ -44,48 +44,28 @@ def _candidates(state: TableState, player_id: str, ctx: Context) -> Iterator[tup
     next_stake = state.stake if bank_fixed and state.stake is not None else config.min_bet
     bet = hand.stake if bank_fixed and hand is not None and hand.in_play and hand.stake is not None else next_stake
     seat = state.seat_of(player_id)
-    yield "sit_down", [SitDown(ctx, player_id, player_id)]
-    yield "leave", [LeaveSeat(ctx, player_id)]
-    yield "bet", [PlaceBet(ctx, player_id, bet)]
-    yield "hit", [Hit(ctx, player_id)]
-    yield "hit_face_down", [HitFaceDown(ctx, player_id)]
-    yield "stand", [Stand(ctx, player_id)]
-    yield "raise", [Raise(ctx, player_id, 1)]
-    yield "split", [Split(ctx, player_id)]
+    yield "sit_down", [SitDown(ctx=ctx, player_id=player_id, username=player_id)]
+    yield "leave", [LeaveSeat(ctx=ctx, player_id=player_id)]
+    yield "bet", [PlaceBet(ctx=ctx, player_id=player_id, amount=bet)]
+    yield "hit", [Hit(ctx=ctx, player_id=player_id)]
+    yield "hit_face_down", [HitFaceDown(ctx=ctx, player_id=player_id)]
+    yield "stand", [Stand(ctx=ctx, player_id=player_id)]
+    yield "raise", [Raise(ctx=ctx, player_id=player_id, amount=1)]
+    yield "split", [Split(ctx=ctx, player_id=player_id)]
     indexes = sorted({h.hand_index for h in hand.punters if seat is not None and h.seat == seat.seat}) if hand else []
-    yield "assign", [Assign(ctx, player_id, i) for i in indexes]
-    yield "sit_out", [SitOut(ctx, player_id)]
-    yield "sit_in", [SitIn(ctx, player_id)]
-    yield "set_stake", [SetStake(ctx, player_id, next_stake)]
-    yield "retire_bank", [RetireBank(ctx, player_id)]
-
-
-# Answers already worked out, by (state identity, player, wallets): a state is immutable, and the shell hands the
-# same state object to every view of a table at one version (its process cache), so each is probed once. The
-# entry keeps the state itself, so its id cannot be reused while the entry lives.
-_KNOWN: dict[tuple[int, str, tuple[tuple[str, int], ...] | None], tuple[TableState, list[str]]] = {}
-_KNOWN_SIZE = 4096
+    yield "assign", [Assign(ctx=ctx, player_id=player_id, hand=i) for i in indexes]
+    yield "sit_out", [SitOut(ctx=ctx, player_id=player_id)]
+    yield "sit_in", [SitIn(ctx=ctx, player_id=player_id)]
+    yield "set_stake", [SetStake(ctx=ctx, player_id=player_id, amount=next_stake)]
+    yield "retire_bank", [RetireBank(ctx=ctx, player_id=player_id)]
 
 
 def legal_actions(state: TableState, player_id: str, wallets: Mapping[str, int] | None = None) -> list[str]:
     """The API action names ``player_id`` may send now, in a fixed order.
 
     With ``wallets`` (as the next command's context would carry) funds are checked exactly as ``decide``
-    checks them; without, every player is assumed to afford any stake. Worked out once per state, player and
-    wallets (memoised by the state's identity).
+    checks them; without, every player is assumed to afford any stake.
     """
-    key = (id(state), player_id, None if wallets is None else tuple(sorted(wallets.items())))
-    known = _KNOWN.get(key)
-    if known is not None and known[0] is state:
-        return list(known[1])
-    allowed = _probe(state, player_id, wallets)
-    if len(_KNOWN) >= _KNOWN_SIZE:
-        _KNOWN.clear()
-    _KNOWN[key] = (state, allowed)
-    return list(allowed)
-
-
-def _probe(state: TableState, player_id: str, wallets: Mapping[str, int] | None) -> list[str]:
     if wallets is None:
         wallets = {s.player_id: _UNLIMITED for s in state.seats} | {player_id: _UNLIMITED}
     ctx = Context(now_ms=0, wallets=wallets, entropy=_PROBE_ENTROPY)

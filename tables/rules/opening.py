@@ -105,13 +105,13 @@ def try_open_hand(tx: Tx, *, trigger: bool) -> None:
         )
     )
     if betting_first:
-        tx.emit(ActionAwaited(None, None, "bets", tx.betting_deadline()))
+        tx.emit(ActionAwaited(seat=None, hand=None, kind="bets", deadline_ms=tx.betting_deadline()))
         return
     deal_round(tx)
     if tx.rules.bet_timing == "at_turn_after_peek":
         turns.start_next_turn(tx)
     else:
-        tx.emit(ActionAwaited(None, None, "bets", tx.betting_deadline()))
+        tx.emit(ActionAwaited(seat=None, hand=None, kind="bets", deadline_ms=tx.betting_deadline()))
 
 
 def fix_client_seed(tx: Tx) -> None:
@@ -122,7 +122,7 @@ def fix_client_seed(tx: Tx) -> None:
     if hand.banker.seat is not None:
         members.add(hand.banker.seat)
     seats = sorted((s for s in tx.state.seats if s.seat in members), key=lambda s: s.seat)
-    tx.emit(ClientSeedFixed(hand.number, ":".join(s.client_seed for s in seats)))
+    tx.emit(ClientSeedFixed(number=hand.number, client_seed=":".join(s.client_seed for s in seats)))
 
 
 def draw(tx: Tx) -> tuple[str, int] | None:
@@ -155,10 +155,32 @@ def deal_round(tx: Tx) -> None:
         if h.status == VOID:
             continue
         card, i = _draw_for_deal(tx)
-        tx.emit(CardDealt(hand.number, h.seat, h.player_id, 0, False, card, False, i))
+        tx.emit(
+            CardDealt(
+                number=hand.number,
+                seat=h.seat,
+                player_id=h.player_id,
+                hand=0,
+                banker=False,
+                card=card,
+                face_up=False,
+                deck_index=i,
+            )
+        )
     b = hand.banker
     card, i = _draw_for_deal(tx)
-    tx.emit(CardDealt(hand.number, b.seat, b.player_id, 0, True, card, False, i))
+    tx.emit(
+        CardDealt(
+            number=hand.number,
+            seat=b.seat,
+            player_id=b.player_id,
+            hand=0,
+            banker=True,
+            card=card,
+            face_up=False,
+            deck_index=i,
+        )
+    )
 
 
 def check_betting_complete(tx: Tx) -> None:
@@ -176,11 +198,11 @@ def close_betting(tx: Tx) -> None:
     """End a betting window: abandon a hand with no stake, else deal (``before_deal``) and start play."""
     hand = tx.hand
     if not any(h.stake > 0 for h in hand.punters):
-        tx.emit(HandAbandoned(hand.number, "no_stakes", tx.server_seed(hand)))
+        tx.emit(HandAbandoned(number=hand.number, reason="no_stakes", server_seed=tx.server_seed(hand)))
         if tx.commits_ahead(hand):
             tx.commit_next_seed()
         return
-    tx.emit(BettingClosed(hand.number))
+    tx.emit(BettingClosed(number=hand.number))
     if tx.rules.bet_timing == "before_deal":
         deal_round(tx)
     turns.start_next_turn(tx)
@@ -192,9 +214,21 @@ def bet_for_timeout(tx: Tx, h: PunterHand) -> bool:
     try:
         pr, br = check_reserves(tx, h.player_id, amount, (h.seat, h.hand_index))
     except (InsufficientFunds, BankCannotCover) as refused:
-        tx.emit(PunterSkipped(h.seat, h.player_id, refused.code))
+        tx.emit(PunterSkipped(seat=h.seat, player_id=h.player_id, reason=refused.code))
         return False
-    tx.emit(BetPlaced(h.seat, h.player_id, h.hand_index, amount, amount, pr, br, banker_party(tx), True))
+    tx.emit(
+        BetPlaced(
+            seat=h.seat,
+            player_id=h.player_id,
+            hand=h.hand_index,
+            amount=amount,
+            stake=amount,
+            punter_reserve=pr,
+            banker_reserve=br,
+            banker_id=banker_party(tx),
+            by_timeout=True,
+        )
+    )
     commit_reserves(tx, h.player_id, pr, br)
     return True
 
@@ -202,6 +236,6 @@ def bet_for_timeout(tx: Tx, h: PunterHand) -> bool:
 def record_timeout(tx: Tx, seat: SeatState, waiting_for: str) -> None:
     """Count a timeout; the second in a row marks the player sitting out for later hands (§7)."""
     streak = seat.timeouts + 1
-    tx.emit(PlayerTimedOut(seat.seat, seat.player_id, streak, waiting_for))
+    tx.emit(PlayerTimedOut(seat=seat.seat, player_id=seat.player_id, streak=streak, waiting_for=waiting_for))
     if streak >= 2 and not seat.sitting_out:
-        tx.emit(SatOut(seat.seat, seat.player_id, "timeout"))
+        tx.emit(SatOut(seat=seat.seat, player_id=seat.player_id, reason="timeout"))

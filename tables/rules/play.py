@@ -51,9 +51,9 @@ def own_hand(tx: Tx, seat: SeatState, index: int) -> PunterHand:
 def acted(tx: Tx, seat: SeatState) -> None:
     """A voluntary action ends a timeout streak (and a sit-out caused by timeouts)."""
     if seat.sitting_out and seat.sit_out_reason == "timeout":
-        tx.emit(SatIn(seat.seat, seat.player_id, "acted"))
+        tx.emit(SatIn(seat=seat.seat, player_id=seat.player_id, reason="acted"))
     elif seat.timeouts:
-        tx.emit(TimeoutStreakReset(seat.seat, seat.player_id))
+        tx.emit(TimeoutStreakReset(seat=seat.seat, player_id=seat.player_id))
 
 
 def _check_amount(tx: Tx, amount: int, *, low: int, high: int) -> None:
@@ -95,7 +95,18 @@ def place_bet(tx: Tx, cmd: PlaceBet) -> None:
     _check_amount(tx, cmd.amount, low=tx.config.min_bet, high=tx.config.max_bet)
     pr, br = check_reserves(tx, cmd.player_id, cmd.amount, (seat.seat, 0))
     acted(tx, seat)
-    tx.emit(BetPlaced(seat.seat, cmd.player_id, 0, cmd.amount, cmd.amount, pr, br, banker_party(tx)))
+    tx.emit(
+        BetPlaced(
+            seat=seat.seat,
+            player_id=cmd.player_id,
+            hand=0,
+            amount=cmd.amount,
+            stake=cmd.amount,
+            punter_reserve=pr,
+            banker_reserve=br,
+            banker_id=banker_party(tx),
+        )
+    )
     commit_reserves(tx, cmd.player_id, pr, br)
     if tx.hand.phase == "betting":
         check_betting_complete(tx)
@@ -168,19 +179,41 @@ def hit(tx: Tx, cmd: Hit | HitFaceDown) -> None:
         if multi:
             stand_all(tx, seat.seat, "stock_exhausted")
         else:
-            tx.emit(HandStood(seat.seat, h.hand_index, False, "stock_exhausted"))
+            tx.emit(HandStood(seat=seat.seat, hand=h.hand_index, banker=False, reason="stock_exhausted"))
         continue_turn(tx, seat.seat, h.hand_index)
         return
     card, deck_index = drawn
     if multi:
-        tx.emit(CardDealt(number, seat.seat, seat.player_id, None, False, card, True, deck_index))
+        tx.emit(
+            CardDealt(
+                number=number,
+                seat=seat.seat,
+                player_id=seat.player_id,
+                hand=None,
+                banker=False,
+                card=card,
+                face_up=True,
+                deck_index=deck_index,
+            )
+        )
         continue_turn(tx, seat.seat, h.hand_index)
         return
     if face_down:
         for code, up in zip(h.cards, h.face_up, strict=True):
             if not up:
-                tx.emit(CardTurnedUp(seat.seat, h.hand_index, False, code))
-    tx.emit(CardDealt(number, seat.seat, seat.player_id, h.hand_index, False, card, not face_down, deck_index))
+                tx.emit(CardTurnedUp(seat=seat.seat, hand=h.hand_index, banker=False, card=code))
+    tx.emit(
+        CardDealt(
+            number=number,
+            seat=seat.seat,
+            player_id=seat.player_id,
+            hand=h.hand_index,
+            banker=False,
+            card=card,
+            face_up=not face_down,
+            deck_index=deck_index,
+        )
+    )
     after_card(tx, seat.seat, h.hand_index)
     continue_turn(tx, seat.seat, h.hand_index)
 
@@ -190,14 +223,14 @@ def stand(tx: Tx, cmd: Stand) -> None:
     seat, aw = _turn(tx, cmd)
     if aw.kind == "banker":
         acted(tx, seat)
-        tx.emit(HandStood(seat.seat, 0, True, "action"))
+        tx.emit(HandStood(seat=seat.seat, hand=0, banker=True, reason="action"))
         settle(tx)
         return
     if aw.kind == "assign":
         raise IllegalAction("give the drawn card to a hand first")
     h = _target(tx, seat, aw, cmd.hand)
     acted(tx, seat)
-    tx.emit(HandStood(seat.seat, h.hand_index, False, "action"))
+    tx.emit(HandStood(seat=seat.seat, hand=h.hand_index, banker=False, reason="action"))
     continue_turn(tx, seat.seat, h.hand_index)
 
 
@@ -220,7 +253,18 @@ def raise_stake(tx: Tx, cmd: Raise) -> None:
     pr, br = check_reserves(tx, cmd.player_id, cmd.amount, None)
     acted(tx, seat)
     total = h.stake + cmd.amount
-    tx.emit(StakeRaised(seat.seat, cmd.player_id, h.hand_index, cmd.amount, total, pr, br, banker_party(tx)))
+    tx.emit(
+        StakeRaised(
+            seat=seat.seat,
+            player_id=cmd.player_id,
+            hand=h.hand_index,
+            amount=cmd.amount,
+            stake=total,
+            punter_reserve=pr,
+            banker_reserve=br,
+            banker_id=banker_party(tx),
+        )
+    )
     commit_reserves(tx, cmd.player_id, pr, br)
     continue_turn(tx, seat.seat, h.hand_index)
 
@@ -280,14 +324,27 @@ def split(tx: Tx, cmd: Split) -> None:
         assert source is not None
         for code, up in zip(source.cards, source.face_up, strict=True):
             if not up:
-                tx.emit(CardTurnedUp(seat.seat, source.hand_index, False, code))
+                tx.emit(CardTurnedUp(seat=seat.seat, hand=source.hand_index, banker=False, card=code))
     elif seat.seat not in hand.split_seats:
         for h in mine:
             for code, up in zip(h.cards, h.face_up, strict=True):
                 if not up:
-                    tx.emit(CardTurnedUp(seat.seat, h.hand_index, False, code))
+                    tx.emit(CardTurnedUp(seat=seat.seat, hand=h.hand_index, banker=False, card=code))
     from_hand = source.hand_index if source is not None else None
-    tx.emit(HandSplit(seat.seat, cmd.player_id, from_hand, new_index, card, amount, pr, br, banker_party(tx), open_now))
+    tx.emit(
+        HandSplit(
+            seat=seat.seat,
+            player_id=cmd.player_id,
+            from_hand=from_hand,
+            new_hand=new_index,
+            card=card,
+            amount=amount,
+            punter_reserve=pr,
+            banker_reserve=br,
+            banker_id=banker_party(tx),
+            open_now=open_now,
+        )
+    )
     commit_reserves(tx, cmd.player_id, pr, br)
     continue_turn(tx, seat.seat, from_hand if from_hand is not None else 0)
 
@@ -303,7 +360,7 @@ def assign(tx: Tx, cmd: Assign) -> None:
         raise IllegalAction(f"hand {cmd.hand} is not open", {"hand": cmd.hand})
     assert hand.pending is not None
     acted(tx, seat)
-    tx.emit(CardAssigned(seat.seat, h.hand_index, hand.pending[1]))
+    tx.emit(CardAssigned(seat=seat.seat, hand=h.hand_index, card=hand.pending[1]))
     after_card(tx, seat.seat, h.hand_index)
     continue_turn(tx, seat.seat, h.hand_index)
 
@@ -316,11 +373,22 @@ def banker_hit(tx: Tx, seat: SeatState) -> None:
     acted(tx, seat)
     drawn = draw(tx)
     if drawn is None:
-        tx.emit(HandStood(seat.seat, 0, True, "stock_exhausted"))
+        tx.emit(HandStood(seat=seat.seat, hand=0, banker=True, reason="stock_exhausted"))
         settle(tx)
         return
-    tx.emit(CardDealt(tx.hand.number, seat.seat, seat.player_id, 0, True, drawn[0], True, drawn[1]))
+    tx.emit(
+        CardDealt(
+            number=tx.hand.number,
+            seat=seat.seat,
+            player_id=seat.player_id,
+            hand=0,
+            banker=True,
+            card=drawn[0],
+            face_up=True,
+            deck_index=drawn[1],
+        )
+    )
     if banker_after_card(tx):
         settle(tx)
         return
-    tx.emit(ActionAwaited(seat.seat, 0, "banker", tx.turn_deadline()))
+    tx.emit(ActionAwaited(seat=seat.seat, hand=0, kind="banker", deadline_ms=tx.turn_deadline()))

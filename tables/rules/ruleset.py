@@ -2,14 +2,13 @@
 
 ``resolve_rules(preset, overrides)`` returns a frozen :class:`Rules` or raises
 :class:`~tables.rules.errors.InvalidRequest` whose ``details["field"]`` names the offending toggle.
-The reserve multipliers of §7 are derived here, once per rule set.
+The reserve multipliers of §7 are derived here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
-from functools import cache
 from typing import Any
 
 from .cards import is_card
@@ -150,7 +149,6 @@ PRESETS: dict[str, Rules] = {
 }
 
 
-@cache
 def punter_loss_multiplier(rules: Rules) -> int:
     """Largest loss multiplier that can apply to a punter hand (§5 step 4 'worse', and bust = 1).
 
@@ -167,7 +165,6 @@ def punter_loss_multiplier(rules: Rules) -> int:
     return max(candidates)
 
 
-@cache
 def banker_loss_multiplier(rules: Rules) -> int:
     """Largest win multiplier a punter hand can be paid (what a banker reserves per staked chip, §7)."""
     candidates = [rules.player_win_pays, rules.player_75_pays]

@@ -6,7 +6,7 @@ All values are integer half-points (hp); 7½ is 15 hp and a pair of sevens count
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .cards import VALUE_HP, is_seven
 from .ruleset import Rules
@@ -65,41 +65,12 @@ def matta_values(rules: Rules, alone: bool) -> tuple[int, ...]:
     return _MATTA_VALUES[rules.matta_values]
 
 
-#: Memo of ``evaluate`` per rule set (by identity, as hashing 25 toggles is slow): (rules, {(cards, split): Score}).
-_EVALUATIONS: dict[int, tuple[Rules, dict[tuple[tuple[str, ...], bool], Score]]] = {}
-_MEMO_LIMIT = 1 << 16
-
-
-def _memo(rules: Rules, store: dict[int, tuple[Rules, dict[Any, Any]]]) -> dict[Any, Any]:
-    """The memo of ``rules`` in ``store`` (kept by identity; the store is emptied when it grows too large)."""
-    entry = store.get(id(rules))
-    if entry is None or entry[0] is not rules:
-        if len(store) > 256:
-            store.clear()
-        entry = store[id(rules)] = (rules, {})
-    elif len(entry[1]) > _MEMO_LIMIT:
-        entry[1].clear()
-    return entry[1]
-
-
 def evaluate(cards: Sequence[str], rules: Rules, *, split: bool = False) -> Score:
     """Evaluate a hand: the wild card floats to the value giving the best (category, total) without busting.
 
     ``split`` is true for every hand of a punter who has split: such hands are never reale nor pair7.
-    A bust hand records the wild card at its smallest allowed value. Pure, so memoised for tuples of cards.
+    A bust hand records the wild card at its smallest allowed value.
     """
-    if type(cards) is not tuple:
-        return _evaluate(cards, rules, split)
-    memo = _memo(rules, _EVALUATIONS)
-    key = (cards, split)
-    score: Score | None = memo.get(key)
-    if score is None:
-        score = memo[key] = _evaluate(cards, rules, split)
-    return score
-
-
-def _evaluate(cards: Sequence[str], rules: Rules, split: bool) -> Score:
-    """``evaluate`` without the memo."""
     n = len(cards)
     reale_ok = rules.reale and not split
     matta = rules.matta
@@ -154,21 +125,12 @@ def banker_collect(banker_category: str, punter_category: str, rules: Rules) -> 
     return 1
 
 
-#: Memo of the stake-free terms of ``settle_hand`` per rule set: (rules, {(punter, banker): terms}).
-_SETTLEMENTS: dict[int, tuple[Rules, dict[tuple[Score, Score | None], tuple[str, bool, int, int]]]] = {}
-
-
 def settle_hand(punter: Score, stake: int, banker: Score | None, rules: Rules) -> Settlement:
     """Settle one punter hand with stake ``stake`` against the banker's final hand (§5, in its order).
 
     ``banker`` may be None only for hands that settle without him (bust, pair of sevens).
     """
-    memo = _memo(rules, _SETTLEMENTS)
-    key = (punter, banker)
-    terms: tuple[str, bool, int, int] | None = memo.get(key)
-    if terms is None:
-        terms = memo[key] = _settlement_terms(punter, banker, rules)
-    outcome, tie, k, sign = terms
+    outcome, tie, k, sign = _settlement_terms(punter, banker, rules)
     return Settlement(outcome, tie, k, sign * k * stake)
 
 

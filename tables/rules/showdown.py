@@ -30,13 +30,32 @@ def banker_after_card(tx: Tx) -> bool:
     b = tx.hand.banker
     score = evaluate(b.cards, tx.rules)
     if score.category == BUST:
-        tx.emit(HandBusted(b.seat, 0, True, score.total_hp, score.matta_hp, b.cards))
+        tx.emit(
+            HandBusted(
+                seat=b.seat,
+                hand=0,
+                banker=True,
+                total_half_points=score.total_hp,
+                matta_value=score.matta_hp,
+                cards=b.cards,
+            )
+        )
         return True
     if score.category == PAIR7:
-        tx.emit(HandMadePairOfSevens(b.seat, 0, True, b.cards))
+        tx.emit(HandMadePairOfSevens(seat=b.seat, hand=0, banker=True, cards=b.cards))
         return True
     if score.total_hp == 15:
-        tx.emit(HandMadeSevenHalf(b.seat, 0, True, score.category, score.total_hp, score.matta_hp, b.cards))
+        tx.emit(
+            HandMadeSevenHalf(
+                seat=b.seat,
+                hand=0,
+                banker=True,
+                category=score.category,
+                total_half_points=score.total_hp,
+                matta_value=score.matta_hp,
+                cards=b.cards,
+            )
+        )
         return True
     return False
 
@@ -47,28 +66,39 @@ def banker_turn(tx: Tx) -> None:
     hand = tx.hand
     b = hand.banker
     if not any(h.status in UNSETTLED_STATUSES for h in hand.punters):
-        tx.emit(BankerTurnSkipped(b.seat))
+        tx.emit(BankerTurnSkipped(seat=b.seat))
         settle(tx)
         return
-    tx.emit(BankerTurnStarted(b.seat))
-    tx.emit(CardTurnedUp(b.seat, 0, True, b.cards[0]))
+    tx.emit(BankerTurnStarted(seat=b.seat))
+    tx.emit(CardTurnedUp(seat=b.seat, hand=0, banker=True, card=b.cards[0]))
     if banker_after_card(tx):
         settle(tx)
         return
     if b.player_id is not None:
-        tx.emit(ActionAwaited(b.seat, 0, "banker", tx.turn_deadline()))
+        tx.emit(ActionAwaited(seat=b.seat, hand=0, kind="banker", deadline_ms=tx.turn_deadline()))
         return
     while house_banker_draws(evaluate(tx.hand.banker.cards, tx.rules), tx.rules):
         drawn = opening.draw(tx)
         if drawn is None:
-            tx.emit(HandStood(None, 0, True, "stock_exhausted"))
+            tx.emit(HandStood(seat=None, hand=0, banker=True, reason="stock_exhausted"))
             settle(tx)
             return
-        tx.emit(CardDealt(hand.number, None, None, 0, True, drawn[0], True, drawn[1]))
+        tx.emit(
+            CardDealt(
+                number=hand.number,
+                seat=None,
+                player_id=None,
+                hand=0,
+                banker=True,
+                card=drawn[0],
+                face_up=True,
+                deck_index=drawn[1],
+            )
+        )
         if banker_after_card(tx):
             settle(tx)
             return
-    tx.emit(HandStood(None, 0, True, "house_rule"))
+    tx.emit(HandStood(seat=None, hand=0, banker=True, reason="house_rule"))
     settle(tx)
 
 
@@ -93,7 +123,21 @@ def settle(tx: Tx) -> None:
         score = evaluate(cards, rules, split=number in split_seats)
         outcome, tie, multiplier, net = settle_hand(score, stake, banker_score, rules)
         category, total, matta = score
-        results.append(HandResult(number, pid, index, stake, category, total, matta, outcome, tie, multiplier, net))
+        results.append(
+            HandResult(
+                seat=number,
+                player_id=pid,
+                hand=index,
+                bet=stake,
+                category=category,
+                total_half_points=total,
+                matta_value=matta,
+                outcome=outcome,
+                tie=tie,
+                multiplier=multiplier,
+                net=net,
+            )
+        )
         payouts[pid] = payouts.get(pid, 0) + punter_reserve + net
         banker_payout += banker_reserve - net
         reserved_by_banker = True
@@ -121,7 +165,7 @@ def settle(tx: Tx) -> None:
     )
     for seat in tx.state.seats:
         if seat.leaving:
-            tx.emit(SeatLeft(seat.seat, seat.player_id, "after_hand"))
+            tx.emit(SeatLeft(seat=seat.seat, player_id=seat.player_id, reason="after_hand"))
     if tx.commits_ahead(hand):
         tx.commit_next_seed()
     opening.try_open_hand(tx, trigger=False)
@@ -140,8 +184,8 @@ def abandon_without_seed(tx: Tx) -> None:
             payouts[banker_key] = payouts.get(banker_key, 0) + h.banker_reserve
     for party, amount in payouts.items():
         tx.move(None if party == HOUSE else party, amount)
-    tx.emit(HandAbandoned(hand.number, "seed_unavailable", "", payouts))
+    tx.emit(HandAbandoned(number=hand.number, reason="seed_unavailable", server_seed="", payouts=payouts))
     for seat in tx.state.seats:
         if seat.leaving:
-            tx.emit(SeatLeft(seat.seat, seat.player_id, "after_hand"))
+            tx.emit(SeatLeft(seat=seat.seat, player_id=seat.player_id, reason="after_hand"))
     tx.commit_next_seed()

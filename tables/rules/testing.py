@@ -33,15 +33,17 @@ def seated_table(
 ) -> tuple[list[Event], TableState]:
     """Fold the events of a table with ``players`` (id, username) in seats 1, 2, ... and ``banker`` holding
     the bank, without opening a hand (test-only: a real table draws its first banker)."""
-    events: list[Event] = [TableCreated(config)]
+    events: list[Event] = [TableCreated(config=config)]
     for number, (player_id, username) in enumerate(players, start=1):
-        events.append(SeatTaken(number, player_id, username, player_id))
+        events.append(SeatTaken(seat=number, player_id=player_id, username=username, client_seed=player_id))
     if banker is not None:
         seat = 1 + [p for p, _ in players].index(banker)
-        events.append(BankPassed(None, seat, banker, "test"))
+        events.append(BankPassed(from_seat=None, to_seat=seat, player_id=banker, reason="test"))
     # hand 1's seed committed ahead, kept in plain text as the core does when no sealed seed is supplied
     seed = hashlib.sha256(("seated-table:" + ",".join(p for p, _ in players)).encode()).hexdigest()
-    events.append(SeedCommitted(1, seed_commitment(bytes.fromhex(seed)), PLAIN_PREFIX + seed))
+    events.append(
+        SeedCommitted(number=1, seed_commitment=seed_commitment(bytes.fromhex(seed)), sealed_seed=PLAIN_PREFIX + seed)
+    )
     state = initial_state()
     for event in events:
         state = evolve(state, event)

@@ -23,11 +23,23 @@ def after_card(tx: Tx, seat: int, index: int) -> None:
     cards = h.cards
     category, total, matta = evaluate(cards, tx.rules, split=seat in hand.split_seats)
     if category == BUST:
-        tx.emit(HandBusted(seat, index, False, total, matta, cards))
+        tx.emit(
+            HandBusted(seat=seat, hand=index, banker=False, total_half_points=total, matta_value=matta, cards=cards)
+        )
     elif category == PAIR7:
-        tx.emit(HandMadePairOfSevens(seat, index, False, cards))
+        tx.emit(HandMadePairOfSevens(seat=seat, hand=index, banker=False, cards=cards))
     elif total == 15:
-        tx.emit(HandMadeSevenHalf(seat, index, False, category, total, matta, cards))
+        tx.emit(
+            HandMadeSevenHalf(
+                seat=seat,
+                hand=index,
+                banker=False,
+                category=category,
+                total_half_points=total,
+                matta_value=matta,
+                cards=cards,
+            )
+        )
 
 
 def hungarian_multi(tx: Tx, seat: int) -> bool:
@@ -38,18 +50,20 @@ def hungarian_multi(tx: Tx, seat: int) -> bool:
 def continue_turn(tx: Tx, seat: int, index: int) -> None:
     """After a punter's action: wait on his next decision (fresh deadline) or pass the turn on."""
     hand = tx.hand
-    if tx.rules.split_mode == "hungarian" and seat in hand.split_seats:  # hungarian_multi
+    if hungarian_multi(tx, seat):
         if hand.pending is not None and hand.pending[0] == seat:
-            tx.emit(ActionAwaited(seat, None, "assign", tx.turn_deadline()))
+            tx.emit(ActionAwaited(seat=seat, hand=None, kind="assign", deadline_ms=tx.turn_deadline()))
             return
         open_hands = [h for h in hand.punters if h.seat == seat and h.status == PLAYING]
         if open_hands:
-            tx.emit(ActionAwaited(seat, open_hands[0].hand_index, "play", tx.turn_deadline()))
+            tx.emit(
+                ActionAwaited(seat=seat, hand=open_hands[0].hand_index, kind="play", deadline_ms=tx.turn_deadline())
+            )
             return
     else:
         h = hand.find(seat, index)
         if h is not None and h.status == PLAYING:
-            tx.emit(ActionAwaited(seat, index, "play", tx.turn_deadline()))
+            tx.emit(ActionAwaited(seat=seat, hand=index, kind="play", deadline_ms=tx.turn_deadline()))
             return
     start_next_turn(tx)
 
@@ -58,7 +72,14 @@ def start_next_turn(tx: Tx) -> None:
     """Give the turn to the next punter hand that has not played (a bet owed first), else to the banker."""
     for h in tx.hand.punters:
         if h.status == WAITING:
-            tx.emit(ActionAwaited(h.seat, h.hand_index, "bet" if h.stake == 0 else "play", tx.turn_deadline()))
+            tx.emit(
+                ActionAwaited(
+                    seat=h.seat,
+                    hand=h.hand_index,
+                    kind="bet" if h.stake == 0 else "play",
+                    deadline_ms=tx.turn_deadline(),
+                )
+            )
             return
     showdown.banker_turn(tx)
 
@@ -67,4 +88,4 @@ def stand_all(tx: Tx, seat: int, reason: str) -> None:
     """Stand every hand of ``seat`` that is still live."""
     for h in tx.hand.punters:
         if h.seat == seat and h.status in (WAITING, PLAYING) and h.stake > 0:
-            tx.emit(HandStood(seat, h.hand_index, False, reason))
+            tx.emit(HandStood(seat=seat, hand=h.hand_index, banker=False, reason=reason))

@@ -8,6 +8,7 @@ events emitted so far in this command. A raised :class:`DomainError` discards ev
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .commands import Context
 from .config import TableConfig
@@ -22,7 +23,6 @@ from .state import HandState, TableState
 #: ``ctx.next_seed`` (tests, simulations). The service always supplies one (sealed by its key).
 PLAIN_PREFIX = "plain:"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-_DECKS: dict[tuple[str, str, int], tuple[str, ...]] = {}
 
 
 class SeedUnavailable(Exception):
@@ -34,24 +34,33 @@ class SeedUnavailable(Exception):
         self.number = number
 
 
-_MULTIPLIERS: dict[int, tuple[Rules, int, int]] = {}
+@lru_cache(maxsize=16)
+def _deck(server_seed: str, client_seed: str, number: int) -> tuple[str, ...]:
+    """The published shuffle of hand ``number`` (a pure function of its arguments).
 
-
-def _multipliers(rules: Rules) -> tuple[int, int]:
-    """(punter loss, banker loss) multipliers of ``rules``, memoised by identity (hashing 25 toggles is slow)."""
-    entry = _MULTIPLIERS.get(id(rules))
-    if entry is None or entry[0] is not rules:
-        entry = (rules, rules.punter_loss_multiplier, rules.banker_loss_multiplier)
-        if len(_MULTIPLIERS) > 1024:
-            _MULTIPLIERS.clear()
-        _MULTIPLIERS[id(rules)] = entry
-    return entry[1], entry[2]
+    Why a cache: a hand committed ahead keeps no deck in its state (no state ever holds undealt cards), so every
+    command that deals derives it again from the seed; a hand deals in about ten commands. The cache is keyed by
+    value and bounded (a few hands in play per process); it never changes what the function returns.
+    """
+    return tuple(shuffle_deck(bytes.fromhex(server_seed), client_seed, number))
 
 
 class Tx:
     """Accumulates the events of one command and the state they lead to."""
 
-    __slots__ = ("_committed", "_delta", "_seeds", "config", "ctx", "events", "loss_mult", "rules", "state", "win_mult")
+    __slots__ = (
+        "_committed",
+        "_decks",
+        "_delta",
+        "_seeds",
+        "config",
+        "ctx",
+        "events",
+        "loss_mult",
+        "rules",
+        "state",
+        "win_mult",
+    )
 
     def __init__(self, state: TableState, ctx: Context) -> None:
         self.state = state
@@ -61,14 +70,21 @@ class Tx:
         #: plain seeds this command knows, by hand number (the pending one unsealed by the shell)
         self._seeds: dict[int, str] = {}
         self._committed: int | None = None  # the hand whose seed this command committed
+        #: the decks this command dealt from, by hand number (derived and checked once per command)
+        self._decks: dict[int, tuple[str, ...]] = {}
         pledge = state.pledge
         if pledge is not None and ctx.seed is not None:
             self._seeds[pledge.number] = ctx.seed
         config = state.config
         if config is not None:
-            self.config: TableConfig = config
-            rules = self.rules = config.rules
-            self.loss_mult, self.win_mult = _multipliers(rules)
+            self.use_config(config)
+
+    def use_config(self, config: TableConfig) -> None:
+        """The table's configuration, its rules and the reserve multipliers of a stake (§7)."""
+        self.config: TableConfig = config
+        self.rules: Rules = config.rules
+        self.loss_mult = config.rules.punter_loss_multiplier
+        self.win_mult = config.rules.banker_loss_multiplier
 
     def emit(self, event: Event) -> None:
         """Record ``event`` and fold it into the working state (``evolve``, without its dispatch call)."""
@@ -143,7 +159,7 @@ class Tx:
         if plain is not None:
             self._seeds[number] = plain
         self._committed = number
-        self.emit(SeedCommitted(number, commitment, sealed))
+        self.emit(SeedCommitted(number=number, seed_commitment=commitment, sealed_seed=sealed))
 
     def commits_ahead(self, hand: HandState) -> bool:
         """Whether the end of ``hand`` commits the next hand's seed: always for a hand committed ahead; for a hand
@@ -183,10 +199,7 @@ class Tx:
         """The hand's 40 cards in dealing order (kept only within this command for a hand committed ahead)."""
         if hand.deck:
             return hand.deck
-        key = (self.server_seed(hand), hand.client_seed, hand.number)
-        deck = _DECKS.get(key)
+        deck = self._decks.get(hand.number)
         if deck is None:
-            if len(_DECKS) > 256:
-                _DECKS.clear()
-            deck = _DECKS[key] = tuple(shuffle_deck(bytes.fromhex(key[0]), key[1], key[2]))
+            deck = self._decks[hand.number] = _deck(self.server_seed(hand), hand.client_seed, hand.number)
         return deck

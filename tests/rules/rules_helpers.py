@@ -92,9 +92,9 @@ class Table:
         wallets = {p: v for p, v in self.wallets.items() if p != HOUSE or self.house_funded}
         return Context(now_ms=self.now_ms, wallets=wallets, entropy=entropy_for(self.count))
 
-    def when(self, command_type: type[Command], *args: Any, **kwargs: Any) -> list[Event]:
+    def when(self, command_type: type[Command], **fields: Any) -> list[Event]:
         """Send a command built with a fresh context; fold its events; move the chips."""
-        command = command_type(self.ctx(), *args, **kwargs)
+        command = command_type(ctx=self.ctx(), **fields)
         return self.send(command)
 
     def send(self, command: Command) -> list[Event]:
@@ -106,10 +106,10 @@ class Table:
         self.last = events
         return events
 
-    def refused(self, command_type: type[Command], *args: Any, **kwargs: Any) -> DomainError:
+    def refused(self, command_type: type[Command], **fields: Any) -> DomainError:
         """Send a command that must be refused: a domain error, no events, no change of state."""
         before = self.state
-        command = command_type(self.ctx(), *args, **kwargs)
+        command = command_type(ctx=self.ctx(), **fields)
         try:
             handle(command, self.state)
         except DomainError as error:
@@ -118,7 +118,7 @@ class Table:
         raise AssertionError(f"{command!r} was accepted")
 
     def timeout(self) -> list[Event]:
-        return self.send(Timeout(self.ctx(), self.state.version))
+        return self.send(Timeout(ctx=self.ctx(), expected_version=self.state.version))
 
     def of_type(self, kind: type[Event], events: Sequence[Event] | None = None) -> list[Any]:
         return [e for e in (self.last if events is None else events) if isinstance(e, kind)]

@@ -102,7 +102,7 @@ class RandomTable:
         self.count += 1
         self.now_ms += self.rng.randint(0, 40_000)
         wallets = {p: v for p, v in self.wallets.items() if p != HOUSE or self.house_funded}
-        return Context(self.now_ms, wallets, entropy_for(self.rng.getrandbits(48)))
+        return Context(now_ms=self.now_ms, wallets=wallets, entropy=entropy_for(self.rng.getrandbits(48)))
 
     def picture_heavy_stock(self) -> list[str]:
         """Pictures and sevens first (splits, reales, pairs of sevens), the rest after, each part shuffled."""
@@ -148,14 +148,14 @@ class RandomTable:
             self.deposited += self.wallets[HOUSE]
         step = self.send(
             CreateTable(
-                self.ctx(),
-                self.preset,
-                overrides,
-                self.min_bet,
-                self.max_bet,
-                8 if self.bank == "player" else 7,
-                self.bank,
-                fixed,
+                ctx=self.ctx(),
+                preset=self.preset,
+                overrides=overrides,
+                min_bet=self.min_bet,
+                max_bet=self.max_bet,
+                max_seats=8 if self.bank == "player" else 7,
+                bank=self.bank,
+                fixed_stake=fixed,
                 turn_timeout_s=20,
                 betting_timeout_s=15,
             )
@@ -168,7 +168,15 @@ class RandomTable:
         wallet = self.rng.choice([0, 20, 60, 200, 1000, 1000, 100_000])
         self.wallets[player_id] = wallet
         self.deposited += wallet
-        self.send(SitDown(self.ctx(), player_id, player_id.upper(), None, f"seed-{player_id}"))
+        self.send(
+            SitDown(
+                ctx=self.ctx(),
+                player_id=player_id,
+                username=player_id.upper(),
+                seat=None,
+                client_seed=f"seed-{player_id}",
+            )
+        )
 
     def random_command(self, player_id: str, name: str) -> Command:
         rng = self.rng
@@ -176,30 +184,35 @@ class RandomTable:
         amount = rng.choice([self.min_bet, self.min_bet, 10, rng.randint(1, 60), self.max_bet])
         hand = rng.choice([None, None, None, 0, 1, 2])
         if name == "sit_down":
-            return SitDown(ctx, player_id, player_id.upper(), rng.choice([None, 1, 3, 9]))
+            return SitDown(ctx=ctx, player_id=player_id, username=player_id.upper(), seat=rng.choice([None, 1, 3, 9]))
         if name == "leave":
-            return LeaveSeat(ctx, player_id)
+            return LeaveSeat(ctx=ctx, player_id=player_id)
         if name == "bet":
-            return PlaceBet(ctx, player_id, amount)
+            return PlaceBet(ctx=ctx, player_id=player_id, amount=amount)
         if name == "hit":
-            return Hit(ctx, player_id, hand)
+            return Hit(ctx=ctx, player_id=player_id, hand=hand)
         if name == "hit_face_down":
-            return HitFaceDown(ctx, player_id, hand)
+            return HitFaceDown(ctx=ctx, player_id=player_id, hand=hand)
         if name == "stand":
-            return Stand(ctx, player_id, hand)
+            return Stand(ctx=ctx, player_id=player_id, hand=hand)
         if name == "raise":
-            return Raise(ctx, player_id, rng.choice([1, 5, 20, 100]), hand)
+            return Raise(ctx=ctx, player_id=player_id, amount=rng.choice([1, 5, 20, 100]), hand=hand)
         if name == "split":
-            return Split(ctx, player_id, rng.choice([None, None, amount]), rng.choice([None, None, 0, 1]))
+            return Split(
+                ctx=ctx,
+                player_id=player_id,
+                amount=rng.choice([None, None, amount]),
+                hand=rng.choice([None, None, 0, 1]),
+            )
         if name == "assign":
-            return Assign(ctx, player_id, rng.choice([0, 0, 1, 1, 2, 3]))
+            return Assign(ctx=ctx, player_id=player_id, hand=rng.choice([0, 0, 1, 1, 2, 3]))
         if name == "sit_out":
-            return SitOut(ctx, player_id)
+            return SitOut(ctx=ctx, player_id=player_id)
         if name == "sit_in":
-            return SitIn(ctx, player_id)
+            return SitIn(ctx=ctx, player_id=player_id)
         if name == "set_stake":
-            return SetStake(ctx, player_id, amount)
-        return RetireBank(ctx, player_id)
+            return SetStake(ctx=ctx, player_id=player_id, amount=amount)
+        return RetireBank(ctx=ctx, player_id=player_id)
 
     def players(self) -> list[str]:
         return [s.player_id for s in self.state.seats]
@@ -209,7 +222,7 @@ class RandomTable:
         roll = rng.random()
         if roll < 0.08 or (roll < 0.12 and self.state.awaiting is not None):
             version = self.state.version if rng.random() < 0.85 else max(0, self.state.version - 1)
-            return self.send(Timeout(self.ctx(), version))
+            return self.send(Timeout(ctx=self.ctx(), expected_version=version))
         aw = self.state.awaiting
         seated = self.players()
         if aw is not None and aw.seat is not None and rng.random() < 0.85:

@@ -28,9 +28,9 @@ from tables.rules.codec import COMMAND_TYPES
 
 def test_event_json_has_a_stable_type_name_and_round_trips() -> None:
     t = Table("italian", stock=["7O", "4B", "5C", "11C"])
-    t.when(SitIn, "B")
-    t.when(PlaceBet, "P1", 10)
-    t.when(Hit, "P1")
+    t.when(SitIn, player_id="B")
+    t.when(PlaceBet, player_id="P1", amount=10)
+    t.when(Hit, player_id="P1")
     for event in t.events:
         data = json.loads(json.dumps(event_to_json(event)))
         assert data["type"] == type(event).__name__
@@ -44,7 +44,12 @@ def test_every_event_and_command_type_has_a_unique_name() -> None:
 
 def test_commands_round_trip_with_their_context() -> None:
     ctx = Context(now_ms=5, wallets={"a": 10}, entropy="ab" * 32)
-    for command in [PlaceBet(ctx, "a", 10), Raise(ctx, "a", 5, 1), Split(ctx, "a"), Stand(ctx, "a", None)]:
+    for command in [
+        PlaceBet(ctx=ctx, player_id="a", amount=10),
+        Raise(ctx=ctx, player_id="a", amount=5, hand=1),
+        Split(ctx=ctx, player_id="a"),
+        Stand(ctx=ctx, player_id="a", hand=None),
+    ]:
         data = json.loads(json.dumps(command_to_json(command)))
         assert command_from_json(data) == command
 
@@ -75,8 +80,8 @@ def test_malformed_json_is_refused_naming_the_field(data: dict, field: str) -> N
 
 def test_api_action_bodies_map_to_commands() -> None:
     ctx = Context(now_ms=5)
-    assert command_for_action("bet", ctx, "a", {"amount": 10}) == PlaceBet(ctx, "a", 10)
-    assert command_for_action("split", ctx, "a", {}) == Split(ctx, "a", None, None)
+    assert command_for_action("bet", ctx, "a", {"amount": 10}) == PlaceBet(ctx=ctx, player_id="a", amount=10)
+    assert command_for_action("split", ctx, "a", {}) == Split(ctx=ctx, player_id="a", amount=None, hand=None)
     with pytest.raises(InvalidRequest):
         command_for_action("fold", ctx, "a", {})
     with pytest.raises(InvalidRequest):
@@ -88,10 +93,10 @@ def test_api_action_bodies_map_to_commands() -> None:
 @pytest.mark.parametrize(
     ("command", "field"),
     [
-        (PlaceBet(Context(now_ms=5), "P1", 10.5), "amount"),  # type: ignore[arg-type]
-        (PlaceBet(Context(now_ms=5), "P1", True), "amount"),
-        (Raise(Context(now_ms=5), "P1", 5, "0"), "hand"),  # type: ignore[arg-type]
-        (Stand(Context(now_ms=5), 7), "player_id"),  # type: ignore[arg-type]
+        (PlaceBet(ctx=Context(now_ms=5), player_id="P1", amount=10.5), "amount"),  # type: ignore[arg-type]
+        (PlaceBet(ctx=Context(now_ms=5), player_id="P1", amount=True), "amount"),
+        (Raise(ctx=Context(now_ms=5), player_id="P1", amount=5, hand="0"), "hand"),  # type: ignore[arg-type]
+        (Stand(ctx=Context(now_ms=5), player_id=7), "player_id"),  # type: ignore[arg-type]
     ],
 )
 def test_commands_built_in_python_with_non_integer_arguments_are_refused(command: object, field: str) -> None:

@@ -61,7 +61,11 @@ class Shell:
         plain = None if pledge is None or self.lost else self.vault.get(pledge.sealed)
         wallets = {p: 10_000 for p in ("a", "b", "c")}
         return Context(
-            1_000 + self.n, wallets, entropy_for(self.n), plain, NextSeed(seed_commitment(seed), sealed, seed.hex())
+            now_ms=1_000 + self.n,
+            wallets=wallets,
+            entropy=entropy_for(self.n),
+            seed=plain,
+            next_seed=NextSeed(commitment=seed_commitment(seed), sealed=sealed, seed=seed.hex()),
         )
 
     def send(self, build: Any) -> list[Any]:
@@ -74,20 +78,20 @@ class Shell:
 
 def _classic_table() -> Shell:
     shell = Shell()
-    shell.send(lambda c: CreateTable(c, "classic", min_bet=1, max_bet=100, max_seats=4))
+    shell.send(lambda c: CreateTable(ctx=c, preset="classic", min_bet=1, max_bet=100, max_seats=4))
     for pid in ("a", "b"):
-        shell.send(lambda c, pid=pid: SitDown(c, pid, pid.upper(), client_seed=f"seed-{pid}"))
+        shell.send(lambda c, pid=pid: SitDown(ctx=c, player_id=pid, username=pid.upper(), client_seed=f"seed-{pid}"))
     return shell
 
 
 def test_hand_ones_commitment_is_published_with_the_table_and_shown_until_it_opens() -> None:
     shell = Shell()
-    events = shell.send(lambda c: CreateTable(c, "italian", min_bet=1, max_bet=100, max_seats=4))
+    events = shell.send(lambda c: CreateTable(ctx=c, preset="italian", min_bet=1, max_bet=100, max_seats=4))
     committed = events[1]
     assert isinstance(committed, SeedCommitted) and committed.number == 1
     assert view(shell.state, Viewer.spectator())["next_seed_commitment"] == committed.seed_commitment
-    shell.send(lambda c: SitDown(c, "a", "A"))
-    opening = shell.send(lambda c: SitDown(c, "b", "B"))  # italian deals at once
+    shell.send(lambda c: SitDown(ctx=c, player_id="a", username="A"))
+    opening = shell.send(lambda c: SitDown(ctx=c, player_id="b", username="B"))  # italian deals at once
     opened = next(e for e in opening if isinstance(e, HandOpened))
     assert opened.seed_commitment == committed.seed_commitment and opened.server_seed == opened.client_seed == ""
     assert view(shell.state, Viewer.spectator())["next_seed_commitment"] is None  # its hand is in play
@@ -96,8 +100,8 @@ def test_hand_ones_commitment_is_published_with_the_table_and_shown_until_it_ope
 def test_a_client_seed_changed_after_the_commitment_and_before_the_first_card_is_in_the_hand() -> None:
     shell = _classic_table()
     assert shell.state.hand is not None and shell.state.hand.phase == "betting"  # no card yet
-    shell.send(lambda c: SetClientSeed(c, "a", "changed-after-seeing-the-commitment"))
-    events = shell.send(lambda c: PlaceBet(c, "a" if shell.state.banker_seat != 1 else "b", 5))
+    shell.send(lambda c: SetClientSeed(ctx=c, player_id="a", client_seed="changed-after-seeing-the-commitment"))
+    events = shell.send(lambda c: PlaceBet(ctx=c, player_id="a" if shell.state.banker_seat != 1 else "b", amount=5))
     fixed = next(e for e in events if isinstance(e, ClientSeedFixed))
     first_card = next(i for i, e in enumerate(events) if isinstance(e, CardDealt))
     assert events.index(fixed) < first_card
@@ -112,14 +116,14 @@ def _play_to_the_end(shell: Shell) -> list[Any]:
         if shell.state.settled_through >= target:
             return everything
         version = shell.state.version
-        everything += shell.send(lambda c, v=version: Timeout(c, v))
+        everything += shell.send(lambda c, v=version: Timeout(ctx=c, expected_version=v))
     raise AssertionError("the hand never ended")
 
 
 def test_no_state_and_no_recorded_command_holds_the_seed_or_the_deck_of_a_hand_in_play() -> None:
     shell = _classic_table()
     punter = "a" if shell.state.banker_seat != 1 else "b"
-    shell.send(lambda c: PlaceBet(c, punter, 5))
+    shell.send(lambda c: PlaceBet(ctx=c, player_id=punter, amount=5))
     pledge = shell.state.pledge
     assert pledge is not None and shell.state.hand is not None and shell.state.hand.in_play
     seed = shell.vault[pledge.sealed]
@@ -140,7 +144,7 @@ def test_no_state_and_no_recorded_command_holds_the_seed_or_the_deck_of_a_hand_i
 def test_recorded_commands_re_run_exactly_once_the_seeds_are_revealed() -> None:
     shell = _classic_table()
     punter = "a" if shell.state.banker_seat != 1 else "b"
-    shell.send(lambda c: PlaceBet(c, punter, 5))
+    shell.send(lambda c: PlaceBet(ctx=c, player_id=punter, amount=5))
     _play_to_the_end(shell)
     revealed = {
         seed_commitment(bytes.fromhex(e.server_seed)): e.server_seed
@@ -157,13 +161,13 @@ def test_recorded_commands_re_run_exactly_once_the_seeds_are_revealed() -> None:
 def test_a_hand_whose_seed_cannot_be_unsealed_is_abandoned_with_every_stake_returned() -> None:
     shell = _classic_table()
     punter = "a" if shell.state.banker_seat != 1 else "b"
-    shell.send(lambda c: PlaceBet(c, punter, 5))  # betting closes: the first cards are dealt
+    shell.send(lambda c: PlaceBet(ctx=c, player_id=punter, amount=5))  # betting closes: the first cards are dealt
     hand = shell.state.hand
     assert hand is not None and hand.in_play
     reserves = {h.player_id: h.punter_reserve for h in hand.punters if h.punter_reserve}
     banker_reserve = sum(h.banker_reserve for h in hand.punters)
     shell.lost = True  # the key is lost: the shell cannot open the sealed seed any more
-    events = shell.send(lambda c: Hit(c, punter))  # a card is needed: the seed is not there
+    events = shell.send(lambda c: Hit(ctx=c, player_id=punter))  # a card is needed: the seed is not there
     abandoned = next(e for e in events if isinstance(e, HandAbandoned))
     assert abandoned.reason == "seed_unavailable" and abandoned.server_seed == ""
     assert abandoned.payouts == {**reserves, hand.banker.player_id: banker_reserve}
@@ -177,8 +181,8 @@ def test_hands_of_the_old_form_still_open_and_end_as_they_did(preset: str) -> No
     """A table from before seeds were committed ahead (no SeedCommitted) and commands recorded then (no seeds in
     their context): the hand commits as it opens, with the opening command's entropy as its seed."""
     state, _ = _old_table(preset)
-    ctx = Context(5_000, {"a": 1000, "b": 1000}, entropy_for(99))
-    events, state = handle(SitDown(ctx, "b", "B", client_seed="sb"), state)
+    ctx = Context(now_ms=5_000, wallets={"a": 1000, "b": 1000}, entropy=entropy_for(99))
+    events, state = handle(SitDown(ctx=ctx, player_id="b", username="B", client_seed="sb"), state)
     opened = next(e for e in events if isinstance(e, HandOpened))
     assert opened.server_seed == entropy_for(99) and opened.client_seed
     assert opened.seed_commitment == hashlib.sha256(bytes.fromhex(entropy_for(99))).hexdigest()
@@ -186,12 +190,20 @@ def test_hands_of_the_old_form_still_open_and_end_as_they_did(preset: str) -> No
 
 
 def _old_table(preset: str) -> tuple[TableState, list[Any]]:
-    ctx = Context(1_000, {"a": 1000}, entropy_for(1))
-    events = decide(CreateTable(ctx, preset, min_bet=1, max_bet=10, max_seats=4), initial_state())
+    ctx = Context(now_ms=1_000, wallets={"a": 1000}, entropy=entropy_for(1))
+    events = decide(CreateTable(ctx=ctx, preset=preset, min_bet=1, max_bet=10, max_seats=4), initial_state())
     events = [e for e in events if not isinstance(e, SeedCommitted)]  # as the old core wrote it
     state = initial_state()
     from tables.rules import fold
 
     state = fold(events, state)
-    more, state = handle(SitDown(Context(2_000, {"a": 1000}, entropy_for(2)), "a", "A", client_seed="sa"), state)
+    more, state = handle(
+        SitDown(
+            ctx=Context(now_ms=2_000, wallets={"a": 1000}, entropy=entropy_for(2)),
+            player_id="a",
+            username="A",
+            client_seed="sa",
+        ),
+        state,
+    )
     return state, events + more

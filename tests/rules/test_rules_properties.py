@@ -132,19 +132,19 @@ def _variants(name: str, ctx: Context, pid: str) -> list[Any]:
     amounts = [1, 5, 10, 20, 25, 50]
     hands: list[int | None] = [None, 0, 1, 2, 3]
     makers: dict[str, Any] = {
-        "sit_down": lambda: [SitDown(ctx, pid, pid)],
-        "leave": lambda: [LeaveSeat(ctx, pid)],
-        "bet": lambda: [PlaceBet(ctx, pid, a) for a in amounts],
-        "hit": lambda: [Hit(ctx, pid, h) for h in hands],
-        "hit_face_down": lambda: [HitFaceDown(ctx, pid, h) for h in hands],
-        "stand": lambda: [Stand(ctx, pid, h) for h in hands],
-        "raise": lambda: [Raise(ctx, pid, a, h) for a in (1, 5) for h in hands],
-        "split": lambda: [Split(ctx, pid, a, h) for a in (None, 5, 10, 20) for h in hands],
-        "assign": lambda: [Assign(ctx, pid, h) for h in range(4)],
-        "sit_out": lambda: [SitOut(ctx, pid)],
-        "sit_in": lambda: [SitIn(ctx, pid)],
-        "set_stake": lambda: [SetStake(ctx, pid, a) for a in amounts],
-        "retire_bank": lambda: [RetireBank(ctx, pid)],
+        "sit_down": lambda: [SitDown(ctx=ctx, player_id=pid, username=pid)],
+        "leave": lambda: [LeaveSeat(ctx=ctx, player_id=pid)],
+        "bet": lambda: [PlaceBet(ctx=ctx, player_id=pid, amount=a) for a in amounts],
+        "hit": lambda: [Hit(ctx=ctx, player_id=pid, hand=h) for h in hands],
+        "hit_face_down": lambda: [HitFaceDown(ctx=ctx, player_id=pid, hand=h) for h in hands],
+        "stand": lambda: [Stand(ctx=ctx, player_id=pid, hand=h) for h in hands],
+        "raise": lambda: [Raise(ctx=ctx, player_id=pid, amount=a, hand=h) for a in (1, 5) for h in hands],
+        "split": lambda: [Split(ctx=ctx, player_id=pid, amount=a, hand=h) for a in (None, 5, 10, 20) for h in hands],
+        "assign": lambda: [Assign(ctx=ctx, player_id=pid, hand=h) for h in range(4)],
+        "sit_out": lambda: [SitOut(ctx=ctx, player_id=pid)],
+        "sit_in": lambda: [SitIn(ctx=ctx, player_id=pid)],
+        "set_stake": lambda: [SetStake(ctx=ctx, player_id=pid, amount=a) for a in amounts],
+        "retire_bank": lambda: [RetireBank(ctx=ctx, player_id=pid)],
     }
     return list(makers[name]())
 
@@ -189,7 +189,7 @@ def test_legal_actions_are_exactly_what_decide_accepts(spec: Any) -> None:
             tries = _variants(offered, ctx, pid)
             fixed = [x for x in (step.before.stake, getattr(step.before.hand, "stake", None)) if x is not None]
             if offered == "bet":  # under bank_fixed the stake is exactly S, which set_stake may have made any amount
-                tries += [PlaceBet(ctx, pid, amount) for amount in fixed]
+                tries += [PlaceBet(ctx=ctx, player_id=pid, amount=amount) for amount in fixed]
             assert any(_accepts(c, step.before) for c in tries), f"{offered} offered, refused"
 
 

@@ -113,17 +113,17 @@ class Runner:
     def _command(self, who: str, action: str, hand: int | None) -> list[Event]:
         name, _, arg = action.partition(":")
         if name in ("hit_up", "way_b"):
-            return self.t.when(Hit, who, hand)
+            return self.t.when(Hit, player_id=who, hand=hand)
         if name in ("hit_down", "way_a"):
-            return self.t.when(HitFaceDown, who, hand)
+            return self.t.when(HitFaceDown, player_id=who, hand=hand)
         if name == "stand":
-            return self.t.when(Stand, who, hand)
+            return self.t.when(Stand, player_id=who, hand=hand)
         if name in ("split", "new_hand"):
-            return self.t.when(Split, who, int(arg))
+            return self.t.when(Split, player_id=who, amount=int(arg))
         if name == "raise":
-            return self.t.when(Raise, who, int(arg), hand)
+            return self.t.when(Raise, player_id=who, amount=int(arg), hand=hand)
         if name == "bet":
-            return self.t.when(PlaceBet, who, int(arg))
+            return self.t.when(PlaceBet, player_id=who, amount=int(arg))
         raise AssertionError(f"unknown action {action!r}")
 
     def _reject(self, who: str, index: int | str) -> None:
@@ -134,13 +134,13 @@ class Runner:
                 command = {"hit_down": HitFaceDown, "hit_up": Hit, "stand": Stand}.get(name)
                 try:
                     if command is not None:
-                        self.t.refused(command, who)
+                        self.t.refused(command, player_id=who)
                     elif name in ("split", "new_hand"):
-                        self.t.refused(Split, who, int(arg))
+                        self.t.refused(Split, player_id=who, amount=int(arg))
                     elif name == "raise":
-                        self.t.refused(Raise, who, int(arg))
+                        self.t.refused(Raise, player_id=who, amount=int(arg))
                     elif name == "bet":
-                        self.t.refused(PlaceBet, who, int(arg))
+                        self.t.refused(PlaceBet, player_id=who, amount=int(arg))
                     else:
                         raise AssertionError(f"unknown rejected action {r['action']!r}")
                     self.rejections.append((r, None, self.t.state is before))
@@ -162,9 +162,9 @@ class Runner:
 
     def _act(self, who: str, action: Any) -> None:
         if isinstance(action, dict):
-            self.t.when(Hit, who)
+            self.t.when(Hit, player_id=who)
             assert self.t.hand.pending == (self.t.seat(who), action["draw"]), "the drawn card"
-            self.t.when(AssignCmd, who, self.labels[action["to"]][1])
+            self.t.when(AssignCmd, player_id=who, hand=self.labels[action["to"]][1])
             return
         text = action.split(" (")[0].strip()
         for part in text.split(" + "):
@@ -181,12 +181,12 @@ class Runner:
             self._reject(who, explicit[0])
             self._command(who, actions[explicit[0]], None)
         else:
-            self.t.when(PlaceBet, who, spec["bet"])
+            self.t.when(PlaceBet, player_id=who, amount=spec["bet"])
 
     def play(self) -> Played:
         t, sc = self.t, self.sc
         start = len(t.events)
-        t.when(SitIn, "B")  # the banker says "ready": the hand opens
+        t.when(SitIn, player_id="B")  # the banker says "ready": the hand opens
         timing = t.config.rules.bet_timing
         punters = sc["seats"]
         if timing != "at_turn_after_peek":

@@ -25,8 +25,8 @@ from tables.rules import (
     NotFound,
     PlaceBet,
     SeatLeft,
+    SeatOccupied,
     SeatTaken,
-    SeatTakenEvent,
     SeedCommitted,
     SetClientSeed,
     SitDown,
@@ -47,7 +47,7 @@ def ctx(n: int = 1, wallets: dict[str, int] | None = None) -> Context:
 
 
 def created(preset: str = "classic", **kwargs: object) -> tuple[list[object], object]:
-    events, state = handle(CreateTable(ctx(), preset, **kwargs), initial_state())  # type: ignore[arg-type]
+    events, state = handle(CreateTable(ctx=ctx(), preset=preset, **kwargs), initial_state())  # type: ignore[arg-type]
     return list(events), state
 
 
@@ -57,41 +57,43 @@ def test_the_first_event_of_a_table_is_table_created_with_the_resolved_rules() -
     assert events[0].config.rules.reale_with_matta == "never"
     # hand 1's seed is committed with the table (no next_seed supplied: the core commits to the entropy)
     assert events[1] == SeedCommitted(
-        1, hashlib.sha256(bytes.fromhex(entropy_for(1))).hexdigest(), "plain:" + entropy_for(1)
+        number=1,
+        seed_commitment=hashlib.sha256(bytes.fromhex(entropy_for(1))).hexdigest(),
+        sealed_seed="plain:" + entropy_for(1),
     )
     assert state.version == 2  # type: ignore[attr-defined]
 
 
 def test_an_invalid_table_command_is_refused_naming_the_field_and_no_second_creation() -> None:
     with pytest.raises(InvalidRequest) as refused:
-        decide(CreateTable(ctx(), "classic", min_bet=10, max_bet=5), initial_state())
+        decide(CreateTable(ctx=ctx(), preset="classic", min_bet=10, max_bet=5), initial_state())
     assert refused.value.details["field"] == "max_bet"
     _, state = created()
     with pytest.raises(Exception) as again:
-        decide(CreateTable(ctx(), "classic"), state)  # type: ignore[arg-type]
+        decide(CreateTable(ctx=ctx(), preset="classic"), state)  # type: ignore[arg-type]
     assert getattr(again.value, "code", None) == "wrong_phase"
 
 
 def test_commands_on_a_table_that_does_not_exist_are_not_found() -> None:
     with pytest.raises(NotFound):
-        decide(SitDown(ctx(), "a", "A"), initial_state())
+        decide(SitDown(ctx=ctx(), player_id="a", username="A"), initial_state())
 
 
 def test_seats_taken_lowest_free_then_seat_taken_table_full_already_seated() -> None:
     _, state = created(max_seats=2, bank="house")
-    events, state = handle(SitDown(ctx(2, {"a": 0}), "a", "A"), state)  # type: ignore[arg-type]
-    assert events == [SeatTakenEvent(1, "a", "A", "a")]
+    events, state = handle(SitDown(ctx=ctx(2, {"a": 0}), player_id="a", username="A"), state)  # type: ignore[arg-type]
+    assert events == [SeatTaken(seat=1, player_id="a", username="A", client_seed="a")]
     with pytest.raises(AlreadySeated):
-        decide(SitDown(ctx(3), "a", "A"), state)
-    with pytest.raises(SeatTaken):
-        decide(SitDown(ctx(3), "b", "B", seat=1), state)
+        decide(SitDown(ctx=ctx(3), player_id="a", username="A"), state)
+    with pytest.raises(SeatOccupied):
+        decide(SitDown(ctx=ctx(3), player_id="b", username="B", seat=1), state)
     with pytest.raises(NotFound):
-        decide(SitDown(ctx(3), "b", "B", seat=3), state)
-    _, state = handle(SitDown(ctx(4, {"a": 0, "b": 0}), "b", "B", client_seed="lucky"), state)
+        decide(SitDown(ctx=ctx(3), player_id="b", username="B", seat=3), state)
+    _, state = handle(SitDown(ctx=ctx(4, {"a": 0, "b": 0}), player_id="b", username="B", client_seed="lucky"), state)
     with pytest.raises(TableFull):
-        decide(SitDown(ctx(5), "c", "C"), state)
+        decide(SitDown(ctx=ctx(5), player_id="c", username="C"), state)
     with pytest.raises(InvalidRequest):
-        decide(SitDown(ctx(5), "house", "H"), state)
+        decide(SitDown(ctx=ctx(5), player_id="house", username="H"), state)
 
 
 def test_the_first_banker_is_drawn_among_those_who_can_cover_and_the_hand_opens_with_its_commitment() -> None:
@@ -99,7 +101,9 @@ def test_the_first_banker_is_drawn_among_those_who_can_cover_and_the_hand_opens_
     wallets = {"a": 20, "b": 500}  # italian: a punter risks 1 x 10, a banker 3 x 10; a cannot hold the bank
     events: list[object] = []
     for n, pid in enumerate(["a", "b"], start=2):
-        evs, state = handle(SitDown(ctx(n, wallets), pid, pid.upper(), client_seed=f"cs-{pid}"), state)  # type: ignore[arg-type]
+        evs, state = handle(
+            SitDown(ctx=ctx(n, wallets), player_id=pid, username=pid.upper(), client_seed=f"cs-{pid}"), state
+        )  # type: ignore[arg-type]
         events += evs
     draw = next(e for e in events if isinstance(e, FirstBankerDrawn))
     assert draw.candidates == (2,) and draw.player_id == "b"
@@ -115,9 +119,9 @@ def test_the_first_banker_draw_is_a_deterministic_function_of_the_entropy() -> N
     picks = set()
     for n in range(12):
         _, s = created()
-        s = handle(SitDown(ctx(100 + n, {"a": 99, "b": 99}), "a", "A"), s)[1]
-        evs = decide(SitDown(ctx(200 + n, {"a": 99, "b": 99}), "b", "B"), s)
-        again = decide(SitDown(ctx(200 + n, {"a": 99, "b": 99}), "b", "B"), s)
+        s = handle(SitDown(ctx=ctx(100 + n, {"a": 99, "b": 99}), player_id="a", username="A"), s)[1]
+        evs = decide(SitDown(ctx=ctx(200 + n, {"a": 99, "b": 99}), player_id="b", username="B"), s)
+        again = decide(SitDown(ctx=ctx(200 + n, {"a": 99, "b": 99}), player_id="b", username="B"), s)
         assert evs == again
         picks.add(next(e for e in evs if isinstance(e, FirstBankerDrawn)).player_id)
     assert picks == {"a", "b"}
@@ -125,118 +129,120 @@ def test_the_first_banker_draw_is_a_deterministic_function_of_the_entropy() -> N
 
 def test_classic_bets_are_placed_before_any_card_within_the_limits() -> None:
     t = Table("classic", min_bet=5, max_bet=50)
-    t.when(SitIn, "B")
+    t.when(SitIn, player_id="B")
     assert t.state.phase == "betting" and not t.hand.punters[0].cards
-    assert isinstance(t.refused(PlaceBet, "P1", 4), BetOutOfLimits)
-    assert isinstance(t.refused(PlaceBet, "P1", 51), BetOutOfLimits)
-    assert t.refused(PlaceBet, "B", 10).code == "illegal_action"
-    t.when(PlaceBet, "P1", 50)
-    assert t.refused(PlaceBet, "P1", 10).code == "illegal_action"
-    t.when(PlaceBet, "P2", 5)
+    assert isinstance(t.refused(PlaceBet, player_id="P1", amount=4), BetOutOfLimits)
+    assert isinstance(t.refused(PlaceBet, player_id="P1", amount=51), BetOutOfLimits)
+    assert t.refused(PlaceBet, player_id="B", amount=10).code == "illegal_action"
+    t.when(PlaceBet, player_id="P1", amount=50)
+    assert t.refused(PlaceBet, player_id="P1", amount=10).code == "illegal_action"
+    t.when(PlaceBet, player_id="P2", amount=5)
     assert [type(e).__name__ for e in t.last].count("CardDealt") == 3
     assert t.state.phase == "punters" and t.state.waiting_on is not None and t.state.waiting_on.seat == 2
 
 
 def test_a_punter_who_joins_during_a_hand_takes_part_from_the_next_one() -> None:
     t = Table("classic", players=("B", "P1"), stock=["5O", "4O"])
-    t.when(SitIn, "B")
+    t.when(SitIn, player_id="B")
     t.wallets["P2"] = 100
-    t.when(SitDown, "P2", "P2")
-    assert t.refused(PlaceBet, "P2", 10).code == "illegal_action"
-    t.when(PlaceBet, "P1", 10)
-    t.when(Stand, "P1")
-    t.when(Stand, "B")
+    t.when(SitDown, player_id="P2", username="P2")
+    assert t.refused(PlaceBet, player_id="P2", amount=10).code == "illegal_action"
+    t.when(PlaceBet, player_id="P1", amount=10)
+    t.when(Stand, player_id="P1")
+    t.when(Stand, player_id="B")
     opened = t.of_type(HandOpened)
     assert opened and opened[0].entrants == (2, 3)
 
 
 def test_an_empty_betting_window_closes_without_a_deal_and_the_table_waits_for_a_player() -> None:
     t = Table("classic")
-    t.when(SitIn, "B")
+    t.when(SitIn, player_id="B")
     events = t.timeout()
     assert t.of_type(HandAbandoned) and not t.of_type(CardDealt)
-    assert events[-2] == HandAbandoned(1, "no_stakes", t.hand.server_seed) and t.hand.server_seed
+    assert (
+        events[-2] == HandAbandoned(number=1, reason="no_stakes", server_seed=t.hand.server_seed) and t.hand.server_seed
+    )
     assert isinstance(events[-1], SeedCommitted) and events[-1].number == 2  # hand 2's seed, committed ahead
     assert t.state.phase == "waiting" and t.state.idle
     assert t.timeout() == []  # nothing to wait on: duplicate deliveries are harmless
-    t.when(PlaceBet, "P1", 10)  # a punter acting again opens a hand with his bet
+    t.when(PlaceBet, player_id="P1", amount=10)  # a punter acting again opens a hand with his bet
     assert t.of_type(HandOpened)[0].number == 2 and t.hand.find(2, 0).stake == 10
 
 
 def test_a_stale_timeout_is_a_no_op() -> None:
     t = Table("classic")
-    t.when(SitIn, "B")
+    t.when(SitIn, player_id="B")
     version = t.state.version
-    t.when(PlaceBet, "P1", 10)
-    assert t.send(Timeout(t.ctx(), version)) == []
+    t.when(PlaceBet, player_id="P1", amount=10)
+    assert t.send(Timeout(ctx=t.ctx(), expected_version=version)) == []
 
 
 def test_leaving_between_hands_is_at_once_and_during_a_hand_after_it() -> None:
     t = Table("classic", stock=["5O", "3E", "4O"])
-    t.when(SitIn, "B")
-    t.when(PlaceBet, "P1", 10)
-    t.when(PlaceBet, "P2", 10)
-    t.when(LeaveSeat, "P1")
+    t.when(SitIn, player_id="B")
+    t.when(PlaceBet, player_id="P1", amount=10)
+    t.when(PlaceBet, player_id="P2", amount=10)
+    t.when(LeaveSeat, player_id="P1")
     assert t.state.seat_of("P1") is not None and t.state.seat_of("P1").leaving  # type: ignore[union-attr]
-    assert t.refused(LeaveSeat, "P1").code == "illegal_action"
-    t.when(Stand, "P1")
-    t.when(Stand, "P2")
-    t.when(Stand, "B")
-    assert SeatLeft(2, "P1", "after_hand") in t.last
+    assert t.refused(LeaveSeat, player_id="P1").code == "illegal_action"
+    t.when(Stand, player_id="P1")
+    t.when(Stand, player_id="P2")
+    t.when(Stand, player_id="B")
+    assert SeatLeft(seat=2, player_id="P1", reason="after_hand") in t.last
     assert t.state.seat_of("P1") is None
-    t.when(LeaveSeat, "P2")  # in the betting window of the next hand without a stake: leaves at once
+    t.when(LeaveSeat, player_id="P2")  # in the betting window of the next hand without a stake: leaves at once
     assert t.state.seat_of("P2") is None
 
 
 def test_sitting_out_skips_later_hands_and_sitting_in_takes_part_again() -> None:
     t = Table("italian", players=("B", "P1", "P2"))
-    t.when(SitOut, "P2")  # any player's command lets a waiting table open a hand
+    t.when(SitOut, player_id="P2")  # any player's command lets a waiting table open a hand
     assert t.of_type(HandOpened)[0].entrants == (2,)
-    assert t.refused(SitOut, "P2").code == "illegal_action"
-    t.when(SitIn, "P2")
+    assert t.refused(SitOut, player_id="P2").code == "illegal_action"
+    t.when(SitIn, player_id="P2")
     assert t.state.seat_of("P2").sitting_out is False  # type: ignore[union-attr]
-    assert t.refused(SitIn, "P1").code == "illegal_action"  # already taking part in the hand in play
+    assert t.refused(SitIn, player_id="P1").code == "illegal_action"  # already taking part in the hand in play
 
 
 def test_client_seed_changes_apply_to_every_hand_whose_first_card_is_not_dealt() -> None:
     t = Table("classic", players=("B", "P1"))
-    t.when(SetClientSeed, "P1", "my-lucky-seed")  # opens hand 1 (betting first): no card yet
+    t.when(SetClientSeed, player_id="P1", client_seed="my-lucky-seed")  # opens hand 1 (betting first): no card yet
     assert t.of_type(HandOpened) and not t.of_type(ClientSeedFixed)
-    t.when(SetClientSeed, "P1", "changed-after-the-commitment")
-    t.when(PlaceBet, "P1", 10)  # betting closes, the first card fixes the client seed
+    t.when(SetClientSeed, player_id="P1", client_seed="changed-after-the-commitment")
+    t.when(PlaceBet, player_id="P1", amount=10)  # betting closes, the first card fixes the client seed
     assert t.of_type(ClientSeedFixed)[0].client_seed == "B:changed-after-the-commitment"
     assert t.hand.client_seed == "B:changed-after-the-commitment"
-    assert t.refused(SetClientSeed, "P1", "").code == "invalid_request"
-    assert t.refused(SetClientSeed, "P1", "a:b").code == "invalid_request"  # ':' joins the seeds
-    assert t.refused(SetClientSeed, "P1", "a b").code == "invalid_request"
+    assert t.refused(SetClientSeed, player_id="P1", client_seed="").code == "invalid_request"
+    assert t.refused(SetClientSeed, player_id="P1", client_seed="a:b").code == "invalid_request"  # ':' joins the seeds
+    assert t.refused(SetClientSeed, player_id="P1", client_seed="a b").code == "invalid_request"
 
 
 def test_the_context_must_carry_64_lowercase_hex_of_entropy() -> None:
     t = Table("classic")
     with pytest.raises(InvalidRequest) as refused:
-        handle(SitIn(Context(1, {}, "XYZ"), "B"), t.state)
+        handle(SitIn(ctx=Context(now_ms=1, wallets={}, entropy="XYZ"), player_id="B"), t.state)
     assert refused.value.details["field"] == "entropy"
 
 
 def test_a_punter_cannot_act_out_of_turn() -> None:
     t = Table("classic", stock=["5O", "3E", "4O"])
-    t.when(SitIn, "B")
-    t.when(PlaceBet, "P1", 10)
-    t.when(PlaceBet, "P2", 10)
-    assert t.refused(Hit, "P2").code == "not_your_turn"
-    assert t.refused(Hit, "B").code == "not_your_turn"
-    assert t.refused(Hit, "nobody").code == "not_seated"
-    assert isinstance(t.refused(Hit, "P1", 1), InvalidRequest)  # one hand per punter without splits
-    t.when(Stand, "P1")
-    assert isinstance(t.refused(PlaceBet, "P1", 10), IllegalAction)
+    t.when(SitIn, player_id="B")
+    t.when(PlaceBet, player_id="P1", amount=10)
+    t.when(PlaceBet, player_id="P2", amount=10)
+    assert t.refused(Hit, player_id="P2").code == "not_your_turn"
+    assert t.refused(Hit, player_id="B").code == "not_your_turn"
+    assert t.refused(Hit, player_id="nobody").code == "not_seated"
+    assert isinstance(t.refused(Hit, player_id="P1", hand=1), InvalidRequest)  # one hand per punter without splits
+    t.when(Stand, player_id="P1")
+    assert isinstance(t.refused(PlaceBet, player_id="P1", amount=10), IllegalAction)
 
 
 def test_every_settled_hand_reveals_its_seed_and_the_next_hand_opens() -> None:
     t = Table("classic", players=("B", "P1"), stock=["5O", "4O"])
-    t.when(SitIn, "B")
-    t.when(PlaceBet, "P1", 10)
-    t.when(Stand, "P1")
-    t.when(Stand, "B")
+    t.when(SitIn, player_id="B")
+    t.when(PlaceBet, player_id="P1", amount=10)
+    t.when(Stand, player_id="P1")
+    t.when(Stand, player_id="B")
     settled = t.of_type(HandSettled)[0]
     committed = [e for e in t.events if isinstance(e, SeedCommitted)]
     assert hashlib.sha256(bytes.fromhex(settled.server_seed)).hexdigest() == committed[0].seed_commitment

@@ -14,9 +14,9 @@ def _cards(data: dict, seat: int | None) -> list[str | None]:  # type: ignore[ty
 
 def _spanish_table() -> Table:
     t = Table("spanish", players=("B", "P1", "P2"), stock=["6O", "2C", "5E", "10C", "4B"])
-    t.when(SitIn, "B")
-    t.when(PlaceBet, "P1", 10)
-    t.when(HitFaceDown, "P1")  # 6O turned up, 10C dealt down
+    t.when(SitIn, player_id="B")
+    t.when(PlaceBet, player_id="P1", amount=10)
+    t.when(HitFaceDown, player_id="P1")  # 6O turned up, 10C dealt down
     return t
 
 
@@ -45,14 +45,14 @@ def test_totals_are_given_only_where_the_viewer_sees_every_card() -> None:
 
 def test_the_server_seed_is_hidden_until_settlement_and_everything_is_shown_after() -> None:
     t = Table("classic", players=("B", "P1"), stock=["5O", "4O"])
-    t.when(SitIn, "B")
-    t.when(PlaceBet, "P1", 10)
+    t.when(SitIn, player_id="B")
+    t.when(PlaceBet, player_id="P1", amount=10)
     assert view(t.state, Viewer.player("P1"))["hand"]["server_seed"] is None
     opened = next(e for e in t.events if isinstance(e, HandOpened))
     assert view_event(opened, Viewer.player("P1"), t.state)["server_seed"] is None
-    t.when(Stand, "P1")
+    t.when(Stand, player_id="P1")
     settled_state = t.state
-    t.when(Stand, "B")
+    t.when(Stand, player_id="B")
     assert view_event(opened, Viewer.spectator(), t.state)["server_seed"] == opened.server_seed
     dealt = next(e for e in t.events if isinstance(e, CardDealt) and not e.face_up)
     assert view_event(dealt, Viewer.player("B"), settled_state)["card"] is None
@@ -61,11 +61,11 @@ def test_the_server_seed_is_hidden_until_settlement_and_everything_is_shown_afte
 
 def test_the_auditor_sees_the_whole_deck_after_settlement_and_players_do_not() -> None:
     t = Table("classic", players=("B", "P1"), stock=["5O", "4O"])
-    t.when(SitIn, "B")
-    t.when(PlaceBet, "P1", 10)
-    t.when(Stand, "P1")
+    t.when(SitIn, player_id="B")
+    t.when(PlaceBet, player_id="P1", amount=10)
+    t.when(Stand, player_id="P1")
     events = t.events
-    t.when(Stand, "B")
+    t.when(Stand, player_id="B")
     from tables.rules import HandSettled, fold
 
     index = max(i for i, e in enumerate(t.events) if isinstance(e, HandSettled))
@@ -78,12 +78,12 @@ def test_the_auditor_sees_the_whole_deck_after_settlement_and_players_do_not() -
 
 def test_the_view_lists_the_players_legal_actions() -> None:
     t = Table("italian", players=("B", "P1", "P2"))
-    t.when(SitIn, "B")
+    t.when(SitIn, player_id="B")
     assert view(t.state, Viewer.player("P1"))["you"]["legal_actions"] == ["leave", "bet", "sit_out"]
     assert "bet" not in view(t.state, Viewer.player("P2"))["you"]["legal_actions"]
     assert view(t.state, Viewer.player("stranger"))["you"]["legal_actions"] == ["sit_down"]
     assert "you" not in view(t.state, Viewer.spectator())
-    t.when(PlaceBet, "P1", 10)
+    t.when(PlaceBet, player_id="P1", amount=10)
     assert view(t.state, Viewer.player("P1"))["you"]["legal_actions"] == ["leave", "hit", "stand", "sit_out"]
 
 
@@ -100,10 +100,10 @@ def test_the_view_has_the_api_shape() -> None:
 
 def test_a_busted_hand_is_shown_to_everybody_at_once() -> None:
     t = Table("classic", players=("B", "P1", "P2"), stock=["6O", "3E", "5B", "6C"])
-    t.when(SitIn, "B")
-    t.when(PlaceBet, "P1", 10)
-    t.when(PlaceBet, "P2", 10)
-    t.when(Hit, "P1")
+    t.when(SitIn, player_id="B")
+    t.when(PlaceBet, player_id="P1", amount=10)
+    t.when(PlaceBet, player_id="P2", amount=10)
+    t.when(Hit, player_id="P1")
     assert _cards(view(t.state, Viewer.player("P2")), 2) == ["6O", "6C"]
     busted = next(e for e in t.last if type(e).__name__ == "HandBusted")
     assert view_event(busted, Viewer.spectator(), t.state)["cards"] == ["6O", "6C"]
