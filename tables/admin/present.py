@@ -30,7 +30,8 @@ from tables.rules import (
     view_event,
 )
 from tables.rules.config import config_to_dict
-from tables.rules.state import VOID, HandState
+from tables.rules.enums import HandStatus
+from tables.rules.state import HandState
 from tables.store import StoredEvent
 
 AUDITOR = Viewer.auditor()
@@ -161,7 +162,7 @@ def present_hand_state(
                 "index": h.hand_index,
                 "bet": h.stake,
                 "cards": cards,
-                "status": "closed" if h.status == VOID else h.status,
+                "status": "closed" if h.status == HandStatus.VOID else h.status,
                 "score": _score(h.cards, state, split=h.seat in hand.split_seats) if everything and h.cards else None,
                 "result": None
                 if result is None

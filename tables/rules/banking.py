@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .enums import BankReason, Outcome
 from .events import BankPassed, FirstBankerDrawn, HandResult
 from .scoring import CATEGORY_RANK
 from .shuffle import u32_stream, uniform_below
@@ -53,7 +54,7 @@ def ensure_banker(tx: Tx) -> bool:
     if current is not None:
         if can_hold_bank(tx, current):
             return True
-        reason = "sat_out" if current.sitting_out else "cannot_cover"
+        reason = BankReason.SAT_OUT if current.sitting_out else BankReason.CANNOT_COVER
         successor = offer_from(tx, current.seat)
         tx.emit(
             BankPassed(
@@ -72,7 +73,9 @@ def ensure_banker(tx: Tx) -> bool:
         successor = offer_from(tx, state.last_banker_seat, include_from=True)
         if successor is None:
             return False
-        tx.emit(BankPassed(from_seat=None, to_seat=successor.seat, player_id=successor.player_id, reason="offered"))
+        tx.emit(
+            BankPassed(from_seat=None, to_seat=successor.seat, player_id=successor.player_id, reason=BankReason.OFFERED)
+        )
         return True
     candidates = [s for s in state.seats if can_hold_bank(tx, s)]
     if not candidates:
@@ -85,13 +88,13 @@ def ensure_banker(tx: Tx) -> bool:
     return True
 
 
-def next_banker(tx: Tx, results: Sequence[HandResult]) -> tuple[int | None, str | None, str]:
+def next_banker(tx: Tx, results: Sequence[HandResult]) -> tuple[int | None, str | None, BankReason]:
     """Who holds the bank after this hand, by §6 (wallets already credited with the hand's payouts)."""
     state = tx.state
     if tx.config.house_bank:
-        return None, None, "house"
+        return None, None, BankReason.HOUSE
     allowed = _TRIGGER_CATEGORIES[tx.rules.bank_transfer_trigger]
-    winners = [r for r in results if r.outcome == "win" and r.category in allowed]
+    winners = [r for r in results if r.outcome == Outcome.WIN and r.category in allowed]
     winners.sort(key=lambda r: -CATEGORY_RANK[r.category])  # stable: play order within a category
     tried: set[int] = set()
     for r in winners:
@@ -100,23 +103,23 @@ def next_banker(tx: Tx, results: Sequence[HandResult]) -> tuple[int | None, str 
         tried.add(r.seat)
         s = state.seat_at(r.seat)
         if s is not None and can_hold_bank(tx, s):
-            return s.seat, s.player_id, "won"
+            return s.seat, s.player_id, BankReason.WON
     banker_seat = state.banker_seat
     banker = state.seat_at(banker_seat) if banker_seat is not None else None
     if tx.rules.bank_rotation == "every_hand":
         s = offer_from(tx, banker_seat)
         if s is not None:
-            return s.seat, s.player_id, "rotation"
+            return s.seat, s.player_id, BankReason.ROTATION
     if banker is not None and not state.banker_retiring and can_hold_bank(tx, banker):
-        return banker.seat, banker.player_id, "kept"
+        return banker.seat, banker.player_id, BankReason.KEPT
     if banker is None or banker.leaving:
-        reason = "left"
+        reason = BankReason.LEFT
     elif state.banker_retiring:
-        reason = "retired"
+        reason = BankReason.RETIRED
     elif banker.sitting_out:
-        reason = "sat_out"
+        reason = BankReason.SAT_OUT
     else:
-        reason = "cannot_cover"
+        reason = BankReason.CANNOT_COVER
     s = offer_from(tx, banker_seat)
     if s is not None:
         return s.seat, s.player_id, reason

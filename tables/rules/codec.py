@@ -10,6 +10,7 @@ starting states of hands are stored as data decoded field by field: no stored ro
 from __future__ import annotations
 
 import dataclasses
+import enum
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -69,6 +70,19 @@ def _scalar(kind: type) -> Decoder:
     return decode
 
 
+def _word(kind: type[enum.StrEnum]) -> Decoder:
+    """A word of the rules (a ``StrEnum``): its stored string, which must be one of the enum's values."""
+    words = ", ".join(member.value for member in kind)
+
+    def decode(value: Any, field: str) -> Any:
+        try:
+            return kind(value)
+        except ValueError:
+            raise invalid(field, f"{field} must be one of {words}") from None
+
+    return decode
+
+
 def _any(value: Any, field: str) -> Any:
     return value
 
@@ -90,6 +104,8 @@ def _build_decoder(hint: Any) -> Decoder:
         return _any
     if hint in (int, str, bool):
         return _scalar(hint)
+    if isinstance(hint, type) and issubclass(hint, enum.StrEnum):
+        return _word(hint)
     if hint is Rules:
 
         def decode_rules(value: Any, field: str) -> Rules:

@@ -11,8 +11,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .banking import offer_from
-from .client_seed import CLIENT_SEED_MAX_LENGTH, client_seed_error
 from .commands import (
     Assign,
     Command,
@@ -34,42 +32,15 @@ from .commands import (
     Stand,
     Timeout,
 )
-from .config import make_table_config
-from .errors import (
-    AlreadySeated,
-    BetOutOfLimits,
-    DomainError,
-    IllegalAction,
-    InvalidRequest,
-    NotFound,
-    SeatOccupied,
-    TableFull,
-    WrongPhase,
-    invalid,
-)
-from .events import (
-    HOUSE,
-    BankPassed,
-    BankRetirementRequested,
-    CardAssigned,
-    ClientSeedSet,
-    Event,
-    HandStood,
-    LeaveRequested,
-    PunterSkipped,
-    SatIn,
-    SatOut,
-    SeatLeft,
-    SeatTaken,
-    StakeSet,
-    TableCreated,
-)
-from .opening import bet_for_timeout, check_betting_complete, close_betting, record_timeout, try_open_hand
-from .play import acted, assign, hit, place_bet, raise_stake, seated, split, stand
-from .scoring import BUST, evaluate
-from .showdown import abandon_without_seed, settle
-from .state import PLAYING, VOID, TableState
-from .turns import after_card, stand_all, start_next_turn
+from .enums import SitInReason
+from .errors import DomainError, InvalidRequest, NotFound, invalid
+from .events import Event, SatIn
+from .flow import run_automatic_steps
+from .play import assign, hit, place_bet, raise_stake, split, stand
+from .showdown import abandon_without_seed
+from .state import TableState
+from .table import create_table, leave, retire_bank, set_client_seed, set_stake, sit_down, sit_in, sit_out
+from .timeouts import timeout
 from .tx import SeedUnavailable, Tx
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -111,242 +82,16 @@ def _check_arguments(command: Command) -> None:
         raise invalid("player_id", "player_id must be a string")
 
 
-def _check_client_seed(seed: object) -> str:
-    error = client_seed_error(seed)
-    if error is not None:
-        raise invalid("client_seed", error)
-    assert isinstance(seed, str)
-    return seed
-
-
-def _default_client_seed(player_id: str) -> str:
-    """A player who names no client seed plays with his player id, when that follows the client-seed rule."""
-    return _check_client_seed(player_id[:CLIENT_SEED_MAX_LENGTH])
-
-
-# -- table -------------------------------------------------------------------------------------------------
-
-
-def _create_table(tx: Tx, cmd: CreateTable) -> None:
-    if tx.state.config is not None:
-        raise WrongPhase("the table already exists")
-    config = make_table_config(
-        preset=cmd.preset,
-        overrides=cmd.overrides,
-        min_bet=cmd.min_bet,
-        max_bet=cmd.max_bet,
-        max_seats=cmd.max_seats,
-        bank=cmd.bank,
-        fixed_stake=cmd.fixed_stake,
-        turn_timeout_s=cmd.turn_timeout_s,
-        betting_timeout_s=cmd.betting_timeout_s,
-    )
-    tx.emit(TableCreated(config=config))
-    tx.use_config(config)
-    tx.commit_next_seed()  # hand 1's commitment is public from the table's creation
-
-
-def _sit_down(tx: Tx, cmd: SitDown) -> None:
-    state = tx.state
-    if state.config is None:
-        raise NotFound("the table does not exist")
-    if not isinstance(cmd.player_id, str) or not cmd.player_id or cmd.player_id == HOUSE:
-        raise invalid("player_id", "player_id must be a non-empty string other than 'house'")
-    if not isinstance(cmd.username, str) or not cmd.username:
-        raise invalid("username", "username must be a non-empty string")
-    if state.seat_of(cmd.player_id) is not None:
-        raise AlreadySeated("you are already seated at this table")
-    if cmd.client_seed is None:
-        client_seed = _default_client_seed(cmd.player_id)
-    else:
-        client_seed = _check_client_seed(cmd.client_seed)
-    taken = {s.seat for s in state.seats}
-    if cmd.seat is None:
-        free = [n for n in range(1, state.config.max_seats + 1) if n not in taken]
-        if not free:
-            raise TableFull("the table is full")
-        number = free[0]
-    else:
-        if not isinstance(cmd.seat, int) or isinstance(cmd.seat, bool) or not 1 <= cmd.seat <= state.config.max_seats:
-            raise NotFound(f"there is no seat {cmd.seat}", {"seat": cmd.seat})
-        if cmd.seat in taken:
-            raise SeatOccupied(f"seat {cmd.seat} is taken", {"seat": cmd.seat})
-        number = cmd.seat
-    tx.emit(SeatTaken(seat=number, player_id=cmd.player_id, username=cmd.username, client_seed=client_seed))
-
-
-def _in_current_hand(tx: Tx, player_id: str, seat: int) -> bool:
-    hand = tx.state.hand
-    if hand is None or not hand.in_play:
-        return False
-    if hand.banker.player_id == player_id:
-        return True
-    return any(h.seat == seat and h.status != VOID and (h.stake > 0 or h.cards) for h in hand.punters)
-
-
-def _withdraw_from_window(tx: Tx, seat: int, player_id: str, reason: str) -> None:
-    """A punter who has not staked in a betting window before any deal drops out of this hand."""
-    hand = tx.state.hand
-    if hand is None or not hand.in_play or hand.phase != "betting":
-        return
-    h = hand.find(seat, 0)
-    if h is not None and h.stake == 0 and not h.cards and h.status != VOID:
-        tx.emit(PunterSkipped(seat=seat, player_id=player_id, reason=reason))
-        # With a stake on the table the others have all bet: deal now. With none, the window stays open until
-        # its deadline: abandoning it at once would let sit_out / sit_in open and abandon a hand (a new seed,
-        # a snapshot, events) per toggle.
-        if any(p.stake > 0 for p in tx.hand.punters):
-            check_betting_complete(tx)
-
-
-def _vacate_bank(tx: Tx, seat: int, reason: str) -> None:
-    successor = offer_from(tx, seat)
-    tx.emit(
-        BankPassed(
-            from_seat=seat,
-            to_seat=successor.seat if successor else None,
-            player_id=successor.player_id if successor else None,
-            reason=reason,
-        )
-    )
-
-
-def _leave(tx: Tx, cmd: LeaveSeat) -> None:
-    seat = seated(tx, cmd.player_id)
-    if seat.leaving:
-        raise IllegalAction("you are already leaving after this hand")
-    if _in_current_hand(tx, cmd.player_id, seat.seat):
-        tx.emit(LeaveRequested(seat=seat.seat, player_id=cmd.player_id))
-        return
-    _withdraw_from_window(tx, seat.seat, cmd.player_id, "left")
-    if tx.state.banker_seat == seat.seat:
-        tx.emit(SeatLeft(seat=seat.seat, player_id=cmd.player_id, reason="request"))
-        _vacate_bank(tx, seat.seat, "left")
-        return
-    tx.emit(SeatLeft(seat=seat.seat, player_id=cmd.player_id, reason="request"))
-
-
-def _sit_out(tx: Tx, cmd: SitOut) -> None:
-    seat = seated(tx, cmd.player_id)
-    if seat.sitting_out:
-        raise IllegalAction("you are already sitting out")
-    tx.emit(SatOut(seat=seat.seat, player_id=cmd.player_id, reason="request"))
-    _withdraw_from_window(tx, seat.seat, cmd.player_id, "sat_out")
-    if tx.state.banker_seat == seat.seat and not tx.state.hand_in_play:
-        _vacate_bank(tx, seat.seat, "sat_out")
-
-
-def _sit_in(tx: Tx, cmd: SitIn) -> None:
-    seat = seated(tx, cmd.player_id)
-    if seat.sitting_out:
-        tx.emit(SatIn(seat=seat.seat, player_id=cmd.player_id, reason="request"))
-    elif not tx.state.hand_in_play:
-        tx.emit(SatIn(seat=seat.seat, player_id=cmd.player_id, reason="ready"))
-    else:
-        raise IllegalAction("you are already taking part")
-
-
-def _set_client_seed(tx: Tx, cmd: SetClientSeed) -> None:
-    seat = seated(tx, cmd.player_id)
-    tx.emit(ClientSeedSet(seat=seat.seat, player_id=cmd.player_id, client_seed=_check_client_seed(cmd.client_seed)))
-
-
-def _banker_seat_of(tx: Tx, player_id: str, action: str) -> int:
-    seat = seated(tx, player_id)
-    if tx.config.house_bank:
-        raise IllegalAction(f"{action}: the house holds the bank at this table")
-    if tx.state.banker_seat != seat.seat:
-        raise IllegalAction(f"{action}: only the banker may do this")
-    return seat.seat
-
-
-def _set_stake(tx: Tx, cmd: SetStake) -> None:
-    seated(tx, cmd.player_id)
-    if tx.rules.stake_mode != "bank_fixed":
-        raise IllegalAction("set_stake needs stake_mode bank_fixed", {"toggle": "stake_mode"})
-    seat = _banker_seat_of(tx, cmd.player_id, "set_stake")
-    if not tx.config.min_bet <= cmd.amount <= tx.config.max_bet:
-        raise BetOutOfLimits(
-            f"the stake must be between {tx.config.min_bet} and {tx.config.max_bet}",
-            {"min": tx.config.min_bet, "max": tx.config.max_bet, "amount": cmd.amount},
-        )
-    tx.emit(StakeSet(seat=seat, player_id=cmd.player_id, amount=cmd.amount))
-
-
-def _retire_bank(tx: Tx, cmd: RetireBank) -> None:
-    seat = _banker_seat_of(tx, cmd.player_id, "retire_bank")
-    if tx.state.banker_retiring:
-        raise IllegalAction("you already retire after this hand")
-    if tx.state.hand_in_play:
-        tx.emit(BankRetirementRequested(seat=seat, player_id=cmd.player_id))
-        return
-    _vacate_bank(tx, seat, "retired")
-
-
-# -- timeouts ----------------------------------------------------------------------------------------------
-
-
-def _auto_assign(tx: Tx, seat: int) -> int:
-    """A timed-out Hungarian card goes to the first open hand it does not bust, else the first open hand."""
-    hand = tx.hand
-    assert hand.pending is not None
-    card = hand.pending[1]
-    open_hands = [h for h in hand.punters if h.seat == seat and h.status == PLAYING]
-    target = next(
-        (h for h in open_hands if evaluate((*h.cards, card), tx.rules, split=True).category != BUST), open_hands[0]
-    )
-    tx.emit(CardAssigned(seat=seat, hand=target.hand_index, card=card))
-    after_card(tx, seat, target.hand_index)
-    return target.hand_index
-
-
-def _timeout(tx: Tx, cmd: Timeout) -> None:
-    state = tx.state
-    aw = state.awaiting
-    if state.config is None or cmd.expected_version != state.version or aw is None:
-        return
-    hand = tx.hand
-    if aw.kind == "bets":
-        owing = [h for h in hand.punters if h.stake == 0 and h.status != VOID]
-        for h in owing:
-            seat = state.seat_at(h.seat)
-            assert seat is not None
-            record_timeout(tx, seat, "bets")
-            if tx.rules.bet_timing == "before_deal":
-                tx.emit(PunterSkipped(seat=h.seat, player_id=h.player_id, reason="timeout"))
-            else:
-                bet_for_timeout(tx, tx.hand.find(h.seat, h.hand_index) or h)
-        close_betting(tx)
-        return
-    assert aw.seat is not None
-    seat = state.seat_at(aw.seat)
-    assert seat is not None
-    record_timeout(tx, seat, aw.kind)
-    if aw.kind == "banker":
-        tx.emit(HandStood(seat=aw.seat, hand=0, banker=True, reason="timeout"))
-        settle(tx)
-        return
-    if aw.kind == "bet":
-        debtor = tx.hand.find(aw.seat, aw.hand if aw.hand is not None else 0)
-        assert debtor is not None
-        if not bet_for_timeout(tx, debtor):
-            start_next_turn(tx)
-            return
-    elif aw.kind == "assign":
-        _auto_assign(tx, aw.seat)
-    stand_all(tx, aw.seat, "timeout")
-    start_next_turn(tx)
-
-
 # -- dispatch ------------------------------------------------------------------------------------------------
 
+#: The handler of each command: it validates the command and records the player's own facts.
 _HANDLERS: dict[type[Command], Callable[[Tx, Any], None]] = {
-    CreateTable: _create_table,
-    SitDown: _sit_down,
-    LeaveSeat: _leave,
-    SitOut: _sit_out,
-    SitIn: _sit_in,
-    SetClientSeed: _set_client_seed,
+    CreateTable: create_table,
+    SitDown: sit_down,
+    LeaveSeat: leave,
+    SitOut: sit_out,
+    SitIn: sit_in,
+    SetClientSeed: set_client_seed,
     PlaceBet: place_bet,
     Hit: hit,
     HitFaceDown: hit,
@@ -354,15 +99,12 @@ _HANDLERS: dict[type[Command], Callable[[Tx, Any], None]] = {
     Raise: raise_stake,
     Split: split,
     Assign: assign,
-    SetStake: _set_stake,
-    RetireBank: _retire_bank,
-    Timeout: _timeout,
+    SetStake: set_stake,
+    RetireBank: retire_bank,
+    Timeout: timeout,
 }
 #: Player commands after which a table that went idle (empty betting window) opens a hand again.
 _TRIGGERS = frozenset({SitDown, SitIn, PlaceBet})
-_PLAYER_COMMANDS = frozenset(kind for kind in _HANDLERS if issubclass(kind, PlayerCommand))
-#: Hand phases in which no hand is in play (``HandState.in_play`` is False).
-_OVER = ("settled", "abandoned")
 
 
 def handle(command: Command, state: TableState) -> tuple[list[Event], TableState]:
@@ -423,6 +165,7 @@ def accepts(command: Command, state: TableState) -> bool:
 
 
 def _run(command: Command, tx: Tx) -> tuple[list[Event], TableState]:
+    """Check the command, record its facts (its handler), then move the table on until it waits (``flow``)."""
     state = tx.state
     kind = type(command)
     handler = _HANDLERS.get(kind)
@@ -432,13 +175,11 @@ def _run(command: Command, tx: Tx) -> tuple[list[Event], TableState]:
     _check_arguments(command)
     if kind is not CreateTable and state.config is None:
         raise NotFound("the table does not exist")
+    # after a player's command a table between hands tries to open one (an idle one only on a trigger)
+    tx.may_open = isinstance(command, PlayerCommand)
+    tx.trigger = kind in _TRIGGERS
     handler(tx, command)
-    if kind in _PLAYER_COMMANDS:
-        after = tx.state
-        hand = after.hand
-        # try_open_hand does nothing while a hand is in play: skip the call in that (usual) case
-        if after.config is not None and (hand is None or hand.phase in _OVER):
-            try_open_hand(tx, trigger=kind in _TRIGGERS)
+    run_automatic_steps(tx)
     if kind is SitIn and _only_ready(tx.events):
         return [], state  # "ready" opened nothing: a toggle that changes nothing writes nothing
     return tx.events, tx.state
@@ -446,7 +187,7 @@ def _run(command: Command, tx: Tx) -> tuple[list[Event], TableState]:
 
 def _only_ready(events: list[Event]) -> bool:
     """The events are just a "ready" ``SatIn`` (a player already taking part, and no hand opened)."""
-    return len(events) == 1 and isinstance(events[0], SatIn) and events[0].reason == "ready"
+    return len(events) == 1 and isinstance(events[0], SatIn) and events[0].reason == SitInReason.READY
 
 
 def decide(command: Command, state: TableState) -> list[Event]:
@@ -458,4 +199,4 @@ def decide(command: Command, state: TableState) -> list[Event]:
     return handle(command, state)[0]
 
 
-__all__ = ["accepts", "acted", "decide", "handle"]
+__all__ = ["accepts", "decide", "handle"]

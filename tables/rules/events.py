@@ -11,6 +11,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .config import TableConfig
+from .enums import (
+    AbandonReason,
+    BankReason,
+    LeaveReason,
+    Outcome,
+    Phase,
+    SitInReason,
+    SitOutReason,
+    SkipReason,
+    StandReason,
+    WaitKind,
+)
 
 HOUSE = "house"
 
@@ -51,7 +63,7 @@ class SeatLeft(Event):
 
     seat: int
     player_id: str
-    reason: str
+    reason: LeaveReason
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,7 +72,7 @@ class SatOut(Event):
 
     seat: int
     player_id: str
-    reason: str
+    reason: SitOutReason
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,7 +81,7 @@ class SatIn(Event):
 
     seat: int
     player_id: str
-    reason: str
+    reason: SitInReason
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -88,7 +100,7 @@ class PlayerTimedOut(Event):
     seat: int
     player_id: str
     streak: int
-    waiting_for: str
+    waiting_for: WaitKind
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -115,7 +127,7 @@ class BankPassed(Event):
     from_seat: int | None
     to_seat: int | None
     player_id: str | None
-    reason: str
+    reason: BankReason
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -177,7 +189,7 @@ class HandOpened(Event):
     client_seed: str
     stake: int | None
     entrants: tuple[int, ...]
-    phase: str
+    phase: Phase
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -190,7 +202,7 @@ class ActionAwaited(Event):
 
     seat: int | None
     hand: int | None
-    kind: str
+    kind: WaitKind
     deadline_ms: int
 
 
@@ -216,7 +228,7 @@ class PunterSkipped(Event):
 
     seat: int
     player_id: str
-    reason: str
+    reason: SkipReason
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -302,7 +314,7 @@ class HandStood(Event):
     seat: int | None
     hand: int
     banker: bool
-    reason: str
+    reason: StandReason
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -365,7 +377,7 @@ class HandResult:
     category: str
     total_half_points: int
     matta_value: int | None
-    outcome: str
+    outcome: Outcome
     tie: bool
     multiplier: int
     net: int
@@ -388,7 +400,7 @@ class HandSettled(Event):
     banker_matta_value: int | None
     next_banker_seat: int | None
     next_banker_id: str | None
-    bank_reason: str
+    bank_reason: BankReason
     server_seed: str = field(default="")
 
 
@@ -399,7 +411,7 @@ class HandAbandoned(Event):
     revealed and ``payouts`` returns every reserve taken in the hand, as ``HandSettled.payouts`` does)."""
 
     number: int
-    reason: str
+    reason: AbandonReason
     server_seed: str
     payouts: Mapping[str, int] = field(default_factory=dict)
 

@@ -26,74 +26,71 @@ from .events import (
     TimeoutStreakReset,
 )
 from .evolve_hand import HAND_HANDLERS
-from .state import (
-    SeatState,
-    TableState,
-)
+from .state import SeatState, TableState, replace
 
 
 def _replace_seat(state: TableState, seat: int, **changes: Any) -> tuple[SeatState, ...]:
-    return tuple(s._replace(**changes) if s.seat == seat else s for s in state.seats)
+    return tuple(replace(s, **changes) if s.seat == seat else s for s in state.seats)
 
 
 def _table_created(state: TableState, e: TableCreated) -> TableState:
-    return state._replace(version=state.version + 1, config=e.config, stake=e.config.fixed_stake)
+    return replace(state, version=state.version + 1, config=e.config, stake=e.config.fixed_stake)
 
 
 def _seat_taken(state: TableState, e: SeatTaken) -> TableState:
     seat = SeatState(e.seat, e.player_id, e.username, e.client_seed)
     seats = tuple(sorted((*state.seats, seat), key=lambda s: s.seat))
-    return state._replace(version=state.version + 1, seats=seats)
+    return replace(state, version=state.version + 1, seats=seats)
 
 
 def _leave_requested(state: TableState, e: LeaveRequested) -> TableState:
-    return state._replace(version=state.version + 1, seats=_replace_seat(state, e.seat, leaving=True))
+    return replace(state, version=state.version + 1, seats=_replace_seat(state, e.seat, leaving=True))
 
 
 def _seat_left(state: TableState, e: SeatLeft) -> TableState:
     seats = tuple(s for s in state.seats if s.seat != e.seat)
-    return state._replace(version=state.version + 1, seats=seats)
+    return replace(state, version=state.version + 1, seats=seats)
 
 
 def _sat_out(state: TableState, e: SatOut) -> TableState:
     seats = _replace_seat(state, e.seat, sitting_out=True, sit_out_reason=e.reason)
-    return state._replace(version=state.version + 1, seats=seats)
+    return replace(state, version=state.version + 1, seats=seats)
 
 
 def _sat_in(state: TableState, e: SatIn) -> TableState:
     seats = _replace_seat(state, e.seat, sitting_out=False, sit_out_reason=None, timeouts=0)
-    return state._replace(version=state.version + 1, seats=seats)
+    return replace(state, version=state.version + 1, seats=seats)
 
 
 def _client_seed_set(state: TableState, e: ClientSeedSet) -> TableState:
-    return state._replace(version=state.version + 1, seats=_replace_seat(state, e.seat, client_seed=e.client_seed))
+    return replace(state, version=state.version + 1, seats=_replace_seat(state, e.seat, client_seed=e.client_seed))
 
 
 def _player_timed_out(state: TableState, e: PlayerTimedOut) -> TableState:
-    return state._replace(version=state.version + 1, seats=_replace_seat(state, e.seat, timeouts=e.streak))
+    return replace(state, version=state.version + 1, seats=_replace_seat(state, e.seat, timeouts=e.streak))
 
 
 def _streak_reset(state: TableState, e: TimeoutStreakReset) -> TableState:
-    return state._replace(version=state.version + 1, seats=_replace_seat(state, e.seat, timeouts=0))
+    return replace(state, version=state.version + 1, seats=_replace_seat(state, e.seat, timeouts=0))
 
 
 def _first_banker(state: TableState, e: FirstBankerDrawn) -> TableState:
-    return state._replace(version=state.version + 1, banker_seat=e.seat, last_banker_seat=e.seat, banker_retiring=False)
+    return replace(state, version=state.version + 1, banker_seat=e.seat, last_banker_seat=e.seat, banker_retiring=False)
 
 
 def _bank_passed(state: TableState, e: BankPassed) -> TableState:
     last = e.to_seat if e.to_seat is not None else (e.from_seat if e.from_seat is not None else state.last_banker_seat)
-    return state._replace(
-        version=state.version + 1, banker_seat=e.to_seat, last_banker_seat=last, banker_retiring=False
+    return replace(
+        state, version=state.version + 1, banker_seat=e.to_seat, last_banker_seat=last, banker_retiring=False
     )
 
 
 def _retirement_requested(state: TableState, e: BankRetirementRequested) -> TableState:
-    return state._replace(version=state.version + 1, banker_retiring=True)
+    return replace(state, version=state.version + 1, banker_retiring=True)
 
 
 def _stake_set(state: TableState, e: StakeSet) -> TableState:
-    return state._replace(version=state.version + 1, stake=e.amount)
+    return replace(state, version=state.version + 1, stake=e.amount)
 
 
 #: The state transition of each event type (``evolve`` dispatches on the exact type).

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .enums import OVER, Phase
 from .events import CardDealt, Event, HandAbandoned, HandOpened, HandSettled
 from .evolve import evolve
 from .state import TableState, initial_state
@@ -47,7 +48,7 @@ def hand_history(
     last = final if final is not None else current
     hand = last.hand
     assert hand is not None and last.config is not None
-    settled = hand.phase in ("settled", "abandoned")
+    settled = hand.phase in OVER
     names = {s.seat: s.username for s in (opened.seats + last.seats)}
     where: dict[str, tuple[int | None, int]] = {}
     for h in hand.punters:
@@ -116,8 +117,8 @@ def hand_history(
         "client_seed": hand.client_seed or None,
         "server_seed": (hand.server_seed or None) if settled else None,
         "deck": settled_deck(hand) if settled else None,
-        "settled": hand.phase == "settled",
-        "abandoned": hand.phase == "abandoned",
+        "settled": hand.phase == Phase.SETTLED,
+        "abandoned": hand.phase == Phase.ABANDONED,
         "banker": {"seat": hand.banker.seat, "player_id": hand.banker.player_id},
         "participants": participants,
         "deals": deal_rows,
@@ -139,6 +140,6 @@ def hand_history(
         ],
         "payouts": dict(hand.payouts),
         "next_banker": {"seat": hand.next_banker_seat, "username": names.get(hand.next_banker_seat or -1)}
-        if hand.phase == "settled"
+        if hand.phase == Phase.SETTLED
         else None,
     }

@@ -1,29 +1,11 @@
-"""Opening a hand, the deal, betting windows and what a timeout does to an owed bet.
-
-These steps run inside ``decide`` after a command's own events (see ``turns`` and ``showdown`` for the rest of
-the automatic course of a hand).
-"""
+"""Opening a hand and the deal: steps of the automatic course of a hand (``flow`` decides when they run)."""
 
 from __future__ import annotations
 
-from . import turns
 from .banking import ensure_banker
-from .errors import BankCannotCover, InsufficientFunds
-from .events import (
-    ActionAwaited,
-    BetPlaced,
-    BettingClosed,
-    CardDealt,
-    ClientSeedFixed,
-    HandAbandoned,
-    HandOpened,
-    PlayerTimedOut,
-    PunterSkipped,
-    SatOut,
-)
+from .enums import HandStatus, Phase
+from .events import CardDealt, ClientSeedFixed, HandOpened
 from .shuffle import seed_commitment
-from .stakes import banker_party, check_reserves, commit_reserves
-from .state import VOID, PunterHand, SeatState
 from .tx import Tx
 
 
@@ -54,16 +36,15 @@ def _entrants(tx: Tx) -> tuple[int, ...]:
     return tuple(chosen)
 
 
-def try_open_hand(tx: Tx, *, trigger: bool) -> None:
-    """Open the next hand if the table has a covering banker and at least one punter who can enter.
+def open_next_hand(tx: Tx) -> None:
+    """Open the next hand if the table has a covering banker and at least one punter who can enter (tried at
+    most once per player command or settlement: ``tx.may_open``).
 
     After a betting window closed with no stake the table is idle: only a player's trigger (sitting down,
     sitting in, betting) opens a hand again, so the table never spins through empty hands.
     """
-    state = tx.state
-    if state.config is None or state.hand_in_play:
-        return
-    if state.idle and not trigger:
+    tx.may_open = False
+    if tx.state.idle and not tx.trigger:
         return
     if not ensure_banker(tx):
         return
@@ -101,24 +82,16 @@ def try_open_hand(tx: Tx, *, trigger: bool) -> None:
             client_seed=client_seed,
             stake=state.stake if tx.rules.stake_mode == "bank_fixed" else None,
             entrants=entrants,
-            phase="betting" if betting_first else "dealing",
+            phase=Phase.BETTING if betting_first else Phase.DEALING,
         )
     )
-    if betting_first:
-        tx.emit(ActionAwaited(seat=None, hand=None, kind="bets", deadline_ms=tx.betting_deadline()))
-        return
-    deal_round(tx)
-    if tx.rules.bet_timing == "at_turn_after_peek":
-        turns.start_next_turn(tx)
-    else:
-        tx.emit(ActionAwaited(seat=None, hand=None, kind="bets", deadline_ms=tx.betting_deadline()))
 
 
 def fix_client_seed(tx: Tx) -> None:
     """Fix the hand's client seed as its first card is dealt: the client seeds of its participants (the banker
     and every punter hand still in it) at this moment, joined with ``:`` in seat order."""
     hand = tx.hand
-    members = {h.seat for h in hand.punters if h.status != VOID}
+    members = {h.seat for h in hand.punters if h.status != HandStatus.VOID}
     if hand.banker.seat is not None:
         members.add(hand.banker.seat)
     seats = sorted((s for s in tx.state.seats if s.seat in members), key=lambda s: s.seat)
@@ -152,7 +125,7 @@ def deal_round(tx: Tx) -> None:
     """One card face down to each punter hand in play order, then one to the banker."""
     hand = tx.hand
     for h in hand.punters:
-        if h.status == VOID:
+        if h.status == HandStatus.VOID:
             continue
         card, i = _draw_for_deal(tx)
         tx.emit(
@@ -181,61 +154,3 @@ def deal_round(tx: Tx) -> None:
             deck_index=i,
         )
     )
-
-
-def check_betting_complete(tx: Tx) -> None:
-    """Close the betting window once every entrant has staked (or nobody is left)."""
-    hand = tx.hand
-    if hand.phase != "betting":
-        return
-    for h in hand.punters:
-        if h.stake == 0 and h.status != VOID:
-            return
-    close_betting(tx)
-
-
-def close_betting(tx: Tx) -> None:
-    """End a betting window: abandon a hand with no stake, else deal (``before_deal``) and start play."""
-    hand = tx.hand
-    if not any(h.stake > 0 for h in hand.punters):
-        tx.emit(HandAbandoned(number=hand.number, reason="no_stakes", server_seed=tx.server_seed(hand)))
-        if tx.commits_ahead(hand):
-            tx.commit_next_seed()
-        return
-    tx.emit(BettingClosed(number=hand.number))
-    if tx.rules.bet_timing == "before_deal":
-        deal_round(tx)
-    turns.start_next_turn(tx)
-
-
-def bet_for_timeout(tx: Tx, h: PunterHand) -> bool:
-    """Bet the minimum (or S) for a punter who owes a bet and did not act; skip him if it cannot be covered."""
-    amount = tx.min_stake(tx.hand)
-    try:
-        pr, br = check_reserves(tx, h.player_id, amount, (h.seat, h.hand_index))
-    except (InsufficientFunds, BankCannotCover) as refused:
-        tx.emit(PunterSkipped(seat=h.seat, player_id=h.player_id, reason=refused.code))
-        return False
-    tx.emit(
-        BetPlaced(
-            seat=h.seat,
-            player_id=h.player_id,
-            hand=h.hand_index,
-            amount=amount,
-            stake=amount,
-            punter_reserve=pr,
-            banker_reserve=br,
-            banker_id=banker_party(tx),
-            by_timeout=True,
-        )
-    )
-    commit_reserves(tx, h.player_id, pr, br)
-    return True
-
-
-def record_timeout(tx: Tx, seat: SeatState, waiting_for: str) -> None:
-    """Count a timeout; the second in a row marks the player sitting out for later hands (§7)."""
-    streak = seat.timeouts + 1
-    tx.emit(PlayerTimedOut(seat=seat.seat, player_id=seat.player_id, streak=streak, waiting_for=waiting_for))
-    if streak >= 2 and not seat.sitting_out:
-        tx.emit(SatOut(seat=seat.seat, player_id=seat.player_id, reason="timeout"))

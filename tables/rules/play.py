@@ -1,13 +1,14 @@
 """Handlers of the commands played inside a hand: bet, hit, hit face down, stand, raise, split, assign,
-and a player banker's hit and stand. Each validates first, then emits; the flow module takes over."""
+and a player banker's hit and stand. Each validates first, then records the player's own facts (a card comes
+with what it makes: a bust, 15 hp or a pair of sevens is shown at once); ``flow`` moves the table on."""
 
 from __future__ import annotations
 
 from .cards import is_picture
 from .commands import Assign, Hit, HitFaceDown, PlaceBet, PlayerCommand, Raise, Split, Stand
+from .enums import HandStatus, Phase, SitInReason, SitOutReason, StandReason, WaitKind
 from .errors import BetOutOfLimits, IllegalAction, NotFound, NotSeated, NotYourTurn, WrongPhase, invalid
 from .events import (
-    ActionAwaited,
     BetPlaced,
     CardAssigned,
     CardDealt,
@@ -18,11 +19,11 @@ from .events import (
     StakeRaised,
     TimeoutStreakReset,
 )
-from .opening import check_betting_complete, draw, try_open_hand
-from .showdown import banker_after_card, settle
+from .flow import run_automatic_steps
+from .opening import draw
 from .stakes import banker_party, check_reserves, commit_reserves
-from .state import PLAYING, VOID, Awaiting, PunterHand, SeatState
-from .turns import after_card, continue_turn, hungarian_multi, stand_all
+from .state import Awaiting, PunterHand, SeatState
+from .turns import hungarian_multi, show_if_done, stand_all
 from .tx import Tx
 
 
@@ -50,8 +51,8 @@ def own_hand(tx: Tx, seat: SeatState, index: int) -> PunterHand:
 
 def acted(tx: Tx, seat: SeatState) -> None:
     """A voluntary action ends a timeout streak (and a sit-out caused by timeouts)."""
-    if seat.sitting_out and seat.sit_out_reason == "timeout":
-        tx.emit(SatIn(seat=seat.seat, player_id=seat.player_id, reason="acted"))
+    if seat.sitting_out and seat.sit_out_reason == SitOutReason.TIMEOUT:
+        tx.emit(SatIn(seat=seat.seat, player_id=seat.player_id, reason=SitInReason.ACTED))
     elif seat.timeouts:
         tx.emit(TimeoutStreakReset(seat=seat.seat, player_id=seat.player_id))
 
@@ -74,7 +75,7 @@ def place_bet(tx: Tx, cmd: PlaceBet) -> None:
     seat = seated(tx, cmd.player_id)
     state = tx.state
     if not state.hand_in_play and tx.rules.bet_timing == "before_deal" and state.banker_seat != seat.seat:
-        try_open_hand(tx, trigger=True)  # "the table waits until a seated punter acts again (bets)"
+        run_automatic_steps(tx)  # "the table waits until a seated punter acts again (bets)": a hand opens
         state = tx.state
     hand = state.hand
     if hand is None or not hand.in_play:
@@ -82,15 +83,16 @@ def place_bet(tx: Tx, cmd: PlaceBet) -> None:
     if hand.banker.player_id == cmd.player_id:
         raise IllegalAction("the banker does not bet")
     h = hand.find(seat.seat, 0)
-    if h is None or h.status == VOID:
+    if h is None or h.status == HandStatus.VOID:
         raise IllegalAction("you are not in this hand; you take part from the next one")
     if h.stake > 0:
         raise IllegalAction("you have already bet on this hand")
     aw = state.awaiting
-    if hand.phase == "punters" and tx.rules.bet_timing == "at_turn_after_peek":
-        if aw is None or aw.seat != seat.seat or aw.kind != "bet":
+    if hand.phase == Phase.PUNTERS and tx.rules.bet_timing == "at_turn_after_peek":
+        if aw is None or aw.seat != seat.seat or aw.kind != WaitKind.OWED_BET:
             raise NotYourTurn("you bet at the start of your turn")
-    elif hand.phase != "betting":
+        tx.wait_answered = True
+    elif hand.phase != Phase.BETTING:
         raise WrongPhase("bets are closed")
     _check_amount(tx, cmd.amount, low=tx.config.min_bet, high=tx.config.max_bet)
     pr, br = check_reserves(tx, cmd.player_id, cmd.amount, (seat.seat, 0))
@@ -108,10 +110,6 @@ def place_bet(tx: Tx, cmd: PlaceBet) -> None:
         )
     )
     commit_reserves(tx, cmd.player_id, pr, br)
-    if tx.hand.phase == "betting":
-        check_betting_complete(tx)
-    else:
-        continue_turn(tx, seat.seat, 0)
 
 
 # -- turns ---------------------------------------------------------------------------------------------------
@@ -124,19 +122,20 @@ def _turn(tx: Tx, cmd: PlayerCommand) -> tuple[SeatState, Awaiting]:
     if hand is None:
         raise WrongPhase("no hand is in play")
     phase = hand.phase
-    if phase != "punters" and phase != "banker":
+    if phase != Phase.PUNTERS and phase != Phase.BANKER:
         if not hand.in_play:
             raise WrongPhase("no hand is in play")
         raise WrongPhase(f"the hand is in its {phase} phase")
     aw = state.awaiting
     if aw is None or aw.seat != seat.seat:
         raise NotYourTurn("it is not your turn")
+    tx.wait_answered = True  # (a refusal further on discards the whole command)
     return seat, aw
 
 
 def _target(tx: Tx, seat: SeatState, aw: Awaiting, hand_arg: int | None, multi: bool | None = None) -> PunterHand:
     """The hand a turn command acts on; ``multi`` is ``hungarian_multi`` for the seat when already known."""
-    if aw.kind == "bet":
+    if aw.kind == WaitKind.OWED_BET:
         raise IllegalAction("bet first: a stake is owed before anything else")
     if hand_arg is None:
         index = aw.hand
@@ -148,7 +147,7 @@ def _target(tx: Tx, seat: SeatState, aw: Awaiting, hand_arg: int | None, multi: 
     if multi is None:
         multi = hungarian_multi(tx, seat.seat)
     if multi:
-        if h.status != PLAYING:
+        if h.status != HandStatus.PLAYING:
             raise IllegalAction(f"hand {index} is not open", {"hand": index})
     elif index != aw.hand:
         raise IllegalAction(f"hand {index} is not the hand being played", {"hand": index})
@@ -158,13 +157,13 @@ def _target(tx: Tx, seat: SeatState, aw: Awaiting, hand_arg: int | None, multi: 
 def hit(tx: Tx, cmd: Hit | HitFaceDown) -> None:
     """A card from the stock, face up (``hit``) or, after turning the hidden card up, face down."""
     seat, aw = _turn(tx, cmd)
-    if aw.kind == "banker":
+    if aw.kind == WaitKind.BANKER:
         if isinstance(cmd, HitFaceDown):
             raise IllegalAction("the banker draws face up")
         banker_hit(tx, seat)
         return
     face_down = isinstance(cmd, HitFaceDown)
-    if aw.kind == "assign":
+    if aw.kind == WaitKind.ASSIGN:
         raise IllegalAction("give the drawn card to a hand first")
     if face_down and not tx.rules.hidden_card_swap:
         raise IllegalAction("hit_face_down needs the hidden_card_swap rule", {"toggle": "hidden_card_swap"})
@@ -177,10 +176,9 @@ def hit(tx: Tx, cmd: Hit | HitFaceDown) -> None:
     number = tx.hand.number
     if drawn is None:
         if multi:
-            stand_all(tx, seat.seat, "stock_exhausted")
+            stand_all(tx, seat.seat, StandReason.STOCK_EXHAUSTED)
         else:
-            tx.emit(HandStood(seat=seat.seat, hand=h.hand_index, banker=False, reason="stock_exhausted"))
-        continue_turn(tx, seat.seat, h.hand_index)
+            tx.emit(HandStood(seat=seat.seat, hand=h.hand_index, banker=False, reason=StandReason.STOCK_EXHAUSTED))
         return
     card, deck_index = drawn
     if multi:
@@ -196,7 +194,6 @@ def hit(tx: Tx, cmd: Hit | HitFaceDown) -> None:
                 deck_index=deck_index,
             )
         )
-        continue_turn(tx, seat.seat, h.hand_index)
         return
     if face_down:
         for code, up in zip(h.cards, h.face_up, strict=True):
@@ -214,34 +211,31 @@ def hit(tx: Tx, cmd: Hit | HitFaceDown) -> None:
             deck_index=deck_index,
         )
     )
-    after_card(tx, seat.seat, h.hand_index)
-    continue_turn(tx, seat.seat, h.hand_index)
+    show_if_done(tx, seat.seat, h.hand_index)
 
 
 def stand(tx: Tx, cmd: Stand) -> None:
     """End the turn on a hand (a Hungarian punter may stand any open hand)."""
     seat, aw = _turn(tx, cmd)
-    if aw.kind == "banker":
+    if aw.kind == WaitKind.BANKER:
         acted(tx, seat)
-        tx.emit(HandStood(seat=seat.seat, hand=0, banker=True, reason="action"))
-        settle(tx)
+        tx.emit(HandStood(seat=seat.seat, hand=0, banker=True, reason=StandReason.ACTION))
         return
-    if aw.kind == "assign":
+    if aw.kind == WaitKind.ASSIGN:
         raise IllegalAction("give the drawn card to a hand first")
     h = _target(tx, seat, aw, cmd.hand)
     acted(tx, seat)
-    tx.emit(HandStood(seat=seat.seat, hand=h.hand_index, banker=False, reason="action"))
-    continue_turn(tx, seat.seat, h.hand_index)
+    tx.emit(HandStood(seat=seat.seat, hand=h.hand_index, banker=False, reason=StandReason.ACTION))
 
 
 def raise_stake(tx: Tx, cmd: Raise) -> None:
     """Add to the stake of the live hand during one's turn (``raise_on_draw``), total within the maximum."""
     seat, aw = _turn(tx, cmd)
-    if aw.kind == "banker":
+    if aw.kind == WaitKind.BANKER:
         raise IllegalAction("the banker does not raise")
     if not tx.rules.raise_on_draw:
         raise IllegalAction("raising needs the raise_on_draw rule", {"toggle": "raise_on_draw"})
-    if aw.kind == "assign":
+    if aw.kind == WaitKind.ASSIGN:
         raise IllegalAction("give the drawn card to a hand first")
     h = _target(tx, seat, aw, cmd.hand)
     room = tx.config.max_bet - h.stake
@@ -266,7 +260,6 @@ def raise_stake(tx: Tx, cmd: Raise) -> None:
         )
     )
     commit_reserves(tx, cmd.player_id, pr, br)
-    continue_turn(tx, seat.seat, h.hand_index)
 
 
 def _all_pictures(tx: Tx, seat: int) -> bool:
@@ -281,11 +274,11 @@ def split(tx: Tx, cmd: Split) -> None:
     """Spanish split of two pictures, or a Hungarian new hand from the last picture received (§4.2)."""
     seat, aw = _turn(tx, cmd)
     rules = tx.rules
-    if aw.kind == "banker":
+    if aw.kind == WaitKind.BANKER:
         raise IllegalAction("the banker does not split")
     if rules.split_mode == "none":
         raise IllegalAction("splitting needs a split_mode", {"toggle": "split_mode"})
-    if aw.kind == "bet":
+    if aw.kind == WaitKind.OWED_BET:
         raise IllegalAction("bet first: a stake is owed before anything else")
     hand = tx.hand
     mine = hand.hands_of(seat.seat)
@@ -304,7 +297,7 @@ def split(tx: Tx, cmd: Split) -> None:
     else:
         if not _all_pictures(tx, seat.seat):
             raise IllegalAction("the split window is closed: a number card was received")
-        if aw.kind == "assign":
+        if aw.kind == WaitKind.ASSIGN:
             if cmd.hand is not None:
                 raise IllegalAction("a drawn picture starts a new hand without a hand argument")
             assert hand.pending is not None
@@ -346,23 +339,21 @@ def split(tx: Tx, cmd: Split) -> None:
         )
     )
     commit_reserves(tx, cmd.player_id, pr, br)
-    continue_turn(tx, seat.seat, from_hand if from_hand is not None else 0)
 
 
 def assign(tx: Tx, cmd: Assign) -> None:
     """Hungarian: give the drawn card to one of one's open hands."""
     seat, aw = _turn(tx, cmd)
-    if aw.kind != "assign":
+    if aw.kind != WaitKind.ASSIGN:
         raise IllegalAction("there is no drawn card to assign")
     hand = tx.hand
     h = own_hand(tx, seat, cmd.hand)
-    if h.status != PLAYING:
+    if h.status != HandStatus.PLAYING:
         raise IllegalAction(f"hand {cmd.hand} is not open", {"hand": cmd.hand})
     assert hand.pending is not None
     acted(tx, seat)
     tx.emit(CardAssigned(seat=seat.seat, hand=h.hand_index, card=hand.pending[1]))
-    after_card(tx, seat.seat, h.hand_index)
-    continue_turn(tx, seat.seat, h.hand_index)
+    show_if_done(tx, seat.seat, h.hand_index)
 
 
 # -- the player banker ---------------------------------------------------------------------------------------
@@ -373,8 +364,7 @@ def banker_hit(tx: Tx, seat: SeatState) -> None:
     acted(tx, seat)
     drawn = draw(tx)
     if drawn is None:
-        tx.emit(HandStood(seat=seat.seat, hand=0, banker=True, reason="stock_exhausted"))
-        settle(tx)
+        tx.emit(HandStood(seat=seat.seat, hand=0, banker=True, reason=StandReason.STOCK_EXHAUSTED))
         return
     tx.emit(
         CardDealt(
@@ -388,7 +378,4 @@ def banker_hit(tx: Tx, seat: SeatState) -> None:
             deck_index=drawn[1],
         )
     )
-    if banker_after_card(tx):
-        settle(tx)
-        return
-    tx.emit(ActionAwaited(seat=seat.seat, hand=0, kind="banker", deadline_ms=tx.turn_deadline()))
+    show_if_done(tx, seat.seat, 0, banker=True)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from .cards import VALUE_HP, is_seven
+from .enums import Outcome
 from .ruleset import Rules
 
 BUST = "bust"
@@ -44,7 +45,7 @@ class Score(NamedTuple):
 class Settlement(NamedTuple):
     """How one punter hand settles: outcome win|lose|push, tie flag, multiplier k >= 0 and net chips."""
 
-    outcome: str
+    outcome: Outcome
     tie: bool
     multiplier: int
     net: int
@@ -134,26 +135,26 @@ def settle_hand(punter: Score, stake: int, banker: Score | None, rules: Rules) -
     return Settlement(outcome, tie, k, sign * k * stake)
 
 
-def _settlement_terms(punter: Score, banker: Score | None, rules: Rules) -> tuple[str, bool, int, int]:
+def _settlement_terms(punter: Score, banker: Score | None, rules: Rules) -> tuple[Outcome, bool, int, int]:
     """(outcome, tie, multiplier k, sign of the net): the net of a stake S is sign * k * S."""
     if punter.category == BUST:
-        return "lose", False, 1, -1
+        return Outcome.LOSE, False, 1, -1
     if punter.category == PAIR7:
-        return "win", False, rules.pair7_pays, 1
+        return Outcome.WIN, False, rules.pair7_pays, 1
     if banker is None:
         raise ValueError("a standing punter hand settles only against a banker hand")
     if banker.category == BUST:
-        return "win", False, win_multiplier(punter.category, rules), 1
+        return Outcome.WIN, False, win_multiplier(punter.category, rules), 1
     if punter.rank > banker.rank:
         if punter.category == REALE and banker.category == SEVEN_HALF:
             k = rules.reale_vs_banker_75_pays
         else:
             k = win_multiplier(punter.category, rules)
-        return "win", False, k, 1
+        return Outcome.WIN, False, k, 1
     tie = punter.rank == banker.rank
     if tie and rules.tie_rule == "push":
-        return "push", True, 0, 0
-    return "lose", tie, banker_collect(banker.category, punter.category, rules), -1
+        return Outcome.PUSH, True, 0, 0
+    return Outcome.LOSE, tie, banker_collect(banker.category, punter.category, rules), -1
 
 
 def house_banker_draws(score: Score, rules: Rules) -> bool:

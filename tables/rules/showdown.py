@@ -1,148 +1,110 @@
-"""The banker's turn, settlement of every punter hand (§5), bank passing (§6) and the next opening."""
+"""The banker's turn, settlement of every punter hand (§5) with bank passing (§6), and the abandoned hands:
+steps of the automatic course of a hand (``flow`` decides when they run)."""
 
 from __future__ import annotations
 
-from . import opening
 from .banking import next_banker
+from .enums import UNSETTLED, AbandonReason, HandStatus, LeaveReason, StandReason
 from .events import (
     HOUSE,
-    ActionAwaited,
     BankerTurnSkipped,
     BankerTurnStarted,
     CardDealt,
     CardTurnedUp,
     HandAbandoned,
-    HandBusted,
-    HandMadePairOfSevens,
-    HandMadeSevenHalf,
     HandResult,
     HandSettled,
     HandStood,
     SeatLeft,
 )
-from .scoring import BUST, PAIR7, evaluate, house_banker_draws, settle_hand
-from .state import UNSETTLED_STATUSES, VOID
+from .opening import draw
+from .scoring import Score, evaluate, house_banker_draws, settle_hand
+from .turns import show_if_done
 from .tx import Tx
 
 
-def banker_after_card(tx: Tx) -> bool:
-    """Evaluate the banker's hand after a card; True if it ended by itself (bust, 15 hp, pair of sevens)."""
-    b = tx.hand.banker
-    score = evaluate(b.cards, tx.rules)
-    if score.category == BUST:
-        tx.emit(
-            HandBusted(
-                seat=b.seat,
-                hand=0,
-                banker=True,
-                total_half_points=score.total_hp,
-                matta_value=score.matta_hp,
-                cards=b.cards,
-            )
-        )
-        return True
-    if score.category == PAIR7:
-        tx.emit(HandMadePairOfSevens(seat=b.seat, hand=0, banker=True, cards=b.cards))
-        return True
-    if score.total_hp == 15:
-        tx.emit(
-            HandMadeSevenHalf(
-                seat=b.seat,
-                hand=0,
-                banker=True,
-                category=score.category,
-                total_half_points=score.total_hp,
-                matta_value=score.matta_hp,
-                cards=b.cards,
-            )
-        )
-        return True
-    return False
-
-
-def banker_turn(tx: Tx) -> None:
-    """The banker's turn: skipped if no punter hand is unsettled; else his card is turned up and he plays
-    (a house banker by the published ``banker_stands_at_hp`` rule, using only his own cards)."""
+def start_banker_turn(tx: Tx) -> None:
+    """The banker's turn: skipped if no punter hand is left unsettled; else his card is turned up (his hand may
+    end at once: bust, 15 hp, a pair of sevens)."""
     hand = tx.hand
     b = hand.banker
-    if not any(h.status in UNSETTLED_STATUSES for h in hand.punters):
+    if not any(h.status in UNSETTLED for h in hand.punters):
         tx.emit(BankerTurnSkipped(seat=b.seat))
-        settle(tx)
         return
     tx.emit(BankerTurnStarted(seat=b.seat))
     tx.emit(CardTurnedUp(seat=b.seat, hand=0, banker=True, card=b.cards[0]))
-    if banker_after_card(tx):
-        settle(tx)
+    show_if_done(tx, b.seat, 0, banker=True)
+
+
+def house_banker_plays(tx: Tx) -> None:
+    """One move of a house banker, by the published ``banker_stands_at_hp`` rule on his own cards only: draw a
+    card (his hand may end by it) or stand."""
+    hand = tx.hand
+    if not house_banker_draws(evaluate(hand.banker.cards, tx.rules), tx.rules):
+        tx.emit(HandStood(seat=None, hand=0, banker=True, reason=StandReason.HOUSE_RULE))
         return
-    if b.player_id is not None:
-        tx.emit(ActionAwaited(seat=b.seat, hand=0, kind="banker", deadline_ms=tx.turn_deadline()))
+    drawn = draw(tx)
+    if drawn is None:
+        tx.emit(HandStood(seat=None, hand=0, banker=True, reason=StandReason.STOCK_EXHAUSTED))
         return
-    while house_banker_draws(evaluate(tx.hand.banker.cards, tx.rules), tx.rules):
-        drawn = opening.draw(tx)
-        if drawn is None:
-            tx.emit(HandStood(seat=None, hand=0, banker=True, reason="stock_exhausted"))
-            settle(tx)
-            return
-        tx.emit(
-            CardDealt(
-                number=hand.number,
-                seat=None,
-                player_id=None,
-                hand=0,
-                banker=True,
-                card=drawn[0],
-                face_up=True,
-                deck_index=drawn[1],
+    card, deck_index = drawn
+    tx.emit(
+        CardDealt(
+            number=hand.number,
+            seat=None,
+            player_id=None,
+            hand=0,
+            banker=True,
+            card=card,
+            face_up=True,
+            deck_index=deck_index,
+        )
+    )
+    show_if_done(tx, None, 0, banker=True)
+
+
+def _results(tx: Tx, banker_score: Score | None) -> tuple[list[HandResult], dict[str, int]]:
+    """One result per staked punter hand, in play order, and what the escrow pays back to each party."""
+    hand = tx.hand
+    rules = tx.rules
+    results: list[HandResult] = []
+    payouts: dict[str, int] = {}
+    banker_payout = 0
+    for h in hand.punters:
+        if h.stake == 0 or h.status == HandStatus.VOID:
+            continue
+        score = evaluate(h.cards, rules, split=h.seat in hand.split_seats)
+        settlement = settle_hand(score, h.stake, banker_score, rules)
+        results.append(
+            HandResult(
+                seat=h.seat,
+                player_id=h.player_id,
+                hand=h.hand_index,
+                bet=h.stake,
+                category=score.category,
+                total_half_points=score.total_hp,
+                matta_value=score.matta_hp,
+                outcome=settlement.outcome,
+                tie=settlement.tie,
+                multiplier=settlement.multiplier,
+                net=settlement.net,
             )
         )
-        if banker_after_card(tx):
-            settle(tx)
-            return
-    tx.emit(HandStood(seat=None, hand=0, banker=True, reason="house_rule"))
-    settle(tx)
+        payouts[h.player_id] = payouts.get(h.player_id, 0) + h.punter_reserve + settlement.net
+        banker_payout += h.banker_reserve - settlement.net
+    if results:
+        banker_key = hand.banker.player_id if hand.banker.player_id is not None else HOUSE
+        payouts[banker_key] = payouts.get(banker_key, 0) + banker_payout
+    return results, payouts
 
 
 def settle(tx: Tx) -> None:
-    """Settle every staked punter hand (§5), pay the escrow back, pass the bank (§6), let leavers go and
-    open the next hand when possible."""
+    """Settle every staked punter hand (§5), pay the escrow back, pass the bank (§6), let leavers go and commit
+    the next hand's seed."""
     hand = tx.hand
-    rules = tx.rules
     b = hand.banker
-    banker_score = evaluate(b.cards, rules) if b.played else None
-    results: list[HandResult] = []
-    payouts: dict[str, int] = {}
-    banker_key = b.player_id if b.player_id is not None else HOUSE
-    banker_payout = 0
-    reserved_by_banker = False
-    split_seats = hand.split_seats
-    for h in hand.punters:
-        # PunterHand field by field (order checked in evolve_hand)
-        number, index, pid, stake, cards, _, status, _, _, _, _, punter_reserve, banker_reserve, _ = h
-        if stake == 0 or status == VOID:
-            continue
-        score = evaluate(cards, rules, split=number in split_seats)
-        outcome, tie, multiplier, net = settle_hand(score, stake, banker_score, rules)
-        category, total, matta = score
-        results.append(
-            HandResult(
-                seat=number,
-                player_id=pid,
-                hand=index,
-                bet=stake,
-                category=category,
-                total_half_points=total,
-                matta_value=matta,
-                outcome=outcome,
-                tie=tie,
-                multiplier=multiplier,
-                net=net,
-            )
-        )
-        payouts[pid] = payouts.get(pid, 0) + punter_reserve + net
-        banker_payout += banker_reserve - net
-        reserved_by_banker = True
-    if reserved_by_banker:
-        payouts[banker_key] = payouts.get(banker_key, 0) + banker_payout
+    banker_score = evaluate(b.cards, tx.rules) if b.played else None
+    results, payouts = _results(tx, banker_score)
     for party, amount in payouts.items():
         tx.move(None if party == HOUSE else party, amount)
     next_seat, next_id, reason = next_banker(tx, results)
@@ -163,29 +125,39 @@ def settle(tx: Tx) -> None:
             server_seed=tx.server_seed(hand),
         )
     )
-    for seat in tx.state.seats:
-        if seat.leaving:
-            tx.emit(SeatLeft(seat=seat.seat, player_id=seat.player_id, reason="after_hand"))
+    _let_leavers_go(tx)
     if tx.commits_ahead(hand):
         tx.commit_next_seed()
-    opening.try_open_hand(tx, trigger=False)
+    tx.may_open = True
+
+
+def abandon_empty_hand(tx: Tx) -> None:
+    """A betting window closed with no stake: the hand is abandoned (its seed revealed) and the table idles."""
+    hand = tx.hand
+    tx.emit(HandAbandoned(number=hand.number, reason=AbandonReason.NO_STAKES, server_seed=tx.server_seed(hand)))
+    if tx.commits_ahead(hand):
+        tx.commit_next_seed()
 
 
 def abandon_without_seed(tx: Tx) -> None:
     """The hand in play cannot be dealt on or revealed (its sealed seed cannot be opened): abandon it, return
     every reserve taken in it to whoever put it up, let leavers go and commit a fresh seed for the next hand."""
     hand = tx.hand
+    banker_key = hand.banker.player_id if hand.banker.player_id is not None else HOUSE
     payouts: dict[str, int] = {}
     for h in hand.punters:
         if h.punter_reserve:
             payouts[h.player_id] = payouts.get(h.player_id, 0) + h.punter_reserve
         if h.banker_reserve:
-            banker_key = hand.banker.player_id if hand.banker.player_id is not None else HOUSE
             payouts[banker_key] = payouts.get(banker_key, 0) + h.banker_reserve
     for party, amount in payouts.items():
         tx.move(None if party == HOUSE else party, amount)
-    tx.emit(HandAbandoned(number=hand.number, reason="seed_unavailable", server_seed="", payouts=payouts))
+    tx.emit(HandAbandoned(number=hand.number, reason=AbandonReason.SEED_UNAVAILABLE, server_seed="", payouts=payouts))
+    _let_leavers_go(tx)
+    tx.commit_next_seed()
+
+
+def _let_leavers_go(tx: Tx) -> None:
     for seat in tx.state.seats:
         if seat.leaving:
-            tx.emit(SeatLeft(seat=seat.seat, player_id=seat.player_id, reason="after_hand"))
-    tx.commit_next_seed()
+            tx.emit(SeatLeft(seat=seat.seat, player_id=seat.player_id, reason=LeaveReason.AFTER_HAND))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from .enums import HandStatus
 from .errors import BankCannotCover, InsufficientFunds
-from .state import VOID
 from .tx import Tx
 
 
@@ -17,7 +17,9 @@ def owed_bank_reserve(tx: Tx, exclude: tuple[int, int] | None) -> int:
     if tx.rules.bet_timing == "before_deal":
         return 0
     hand = tx.hand
-    owing = sum(1 for h in hand.punters if h.stake == 0 and h.status != VOID and (h.seat, h.hand_index) != exclude)
+    owing = sum(
+        1 for h in hand.punters if h.stake == 0 and h.status != HandStatus.VOID and (h.seat, h.hand_index) != exclude
+    )
     return owing * tx.min_stake(hand) * tx.win_mult
 
 

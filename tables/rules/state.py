@@ -6,22 +6,11 @@ shell whom the table waits on and until when (schedule ``Timeout(expected_versio
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .config import TableConfig
+from .enums import OVER, HandStatus, Phase, SitOutReason, WaitKind
 from .events import HandResult
-
-# Punter hand statuses (API.md): waiting (not yet its turn) | playing | stood | bust | closed (15 hp) |
-# settled (pair of sevens, settled at once) | void (dealt in, then out without a stake; shown as "closed").
-WAITING = "waiting"
-PLAYING = "playing"
-STOOD = "stood"
-BUSTED = "bust"
-CLOSED = "closed"
-SETTLED = "settled"
-VOID = "void"
-LIVE_STATUSES = frozenset({WAITING, PLAYING})
-UNSETTLED_STATUSES = frozenset({STOOD, CLOSED})
 
 
 class SeatState(NamedTuple):
@@ -32,7 +21,7 @@ class SeatState(NamedTuple):
     username: str
     client_seed: str
     sitting_out: bool = False
-    sit_out_reason: str | None = None
+    sit_out_reason: SitOutReason | None = None
     timeouts: int = 0
     leaving: bool = False
 
@@ -46,7 +35,7 @@ class PunterHand(NamedTuple):
     stake: int = 0
     cards: tuple[str, ...] = ()
     face_up: tuple[bool, ...] = ()
-    status: str = WAITING
+    status: HandStatus = HandStatus.WAITING
     shown: bool = False
     category: str | None = None
     total_hp: int | None = None
@@ -63,7 +52,7 @@ class BankerHand(NamedTuple):
     player_id: str | None
     cards: tuple[str, ...] = ()
     face_up: tuple[bool, ...] = ()
-    status: str = WAITING
+    status: HandStatus = HandStatus.WAITING
     played: bool = False
     category: str | None = None
     total_hp: int | None = None
@@ -75,7 +64,7 @@ class Awaiting(NamedTuple):
 
     seat: int | None
     hand: int | None
-    kind: str
+    kind: WaitKind
     deadline_ms: int
 
 
@@ -88,10 +77,10 @@ class Pledge(NamedTuple):
 
 
 class HandState(NamedTuple):
-    """The current (or last) hand. ``phase``: betting | dealing | punters | banker | settled | abandoned."""
+    """The current (or last) hand and its :class:`Phase`."""
 
     number: int
-    phase: str
+    phase: Phase
     banker: BankerHand
     seed_commitment: str
     server_seed: str
@@ -110,7 +99,7 @@ class HandState(NamedTuple):
     @property
     def in_play(self) -> bool:
         """True until the hand is settled or abandoned."""
-        return self.phase not in ("settled", "abandoned")
+        return self.phase not in OVER
 
     def hands_of(self, seat: int) -> tuple[PunterHand, ...]:
         """The hands of ``seat`` in index order."""
@@ -146,11 +135,11 @@ class TableState(NamedTuple):
     pledge: Pledge | None = None
 
     @property
-    def phase(self) -> str:
-        """The API phase: waiting | betting | dealing | punters | banker | settled."""
+    def phase(self) -> Phase:
+        """The API phase: waiting (no hand, or the last one abandoned) or the hand's phase."""
         hand = self.hand
-        if hand is None or hand.phase == "abandoned":
-            return "waiting"
+        if hand is None or hand.phase == Phase.ABANDONED:
+            return Phase.WAITING
         return hand.phase
 
     @property
@@ -199,6 +188,23 @@ class TableState(NamedTuple):
         after = [n for n in seats if n > b]
         before = [n for n in seats if n < b]
         return tuple(after + before)
+
+
+#: Where each field sits in each state record (derived from the classes, used only by ``replace``).
+_FIELD_POSITIONS: dict[type, dict[str, int]] = {
+    cls: {name: position for position, name in enumerate(cls._fields)}
+    for cls in (SeatState, PunterHand, BankerHand, Awaiting, Pledge, HandState, TableState)
+}
+
+
+def replace[R: tuple[Any, ...]](record: R, **changes: Any) -> R:
+    """A copy of the state record ``record`` with ``changes`` (what ``_replace`` does, in one step: ``evolve``
+    copies a record or three for every event, so this is on the hot path of every command)."""
+    values = list(record)
+    positions = _FIELD_POSITIONS[type(record)]
+    for name, value in changes.items():
+        values[positions[name]] = value
+    return tuple.__new__(type(record), values)
 
 
 def initial_state() -> TableState:

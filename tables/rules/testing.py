@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from .cards import is_card
 from .config import TableConfig
+from .enums import BankReason
 from .events import BankPassed, Event, SeatTaken, SeedCommitted, TableCreated
 from .evolve import evolve
 from .shuffle import seed_commitment
@@ -38,7 +39,7 @@ def seated_table(
         events.append(SeatTaken(seat=number, player_id=player_id, username=username, client_seed=player_id))
     if banker is not None:
         seat = 1 + [p for p, _ in players].index(banker)
-        events.append(BankPassed(from_seat=None, to_seat=seat, player_id=banker, reason="test"))
+        events.append(BankPassed(from_seat=None, to_seat=seat, player_id=banker, reason=BankReason.OFFERED))
     # hand 1's seed committed ahead, kept in plain text as the core does when no sealed seed is supplied
     seed = hashlib.sha256(("seated-table:" + ",".join(p for p, _ in players)).encode()).hexdigest()
     events.append(

@@ -1,42 +1,51 @@
-"""Whose turn it is: evaluation after each card, the next decision, passing the turn on."""
+"""A card and what it makes: the showing of a hand that ends by itself, and whose decision comes next.
+
+These are facts and questions about one hand; they neither wait nor move the game on (``flow`` does).
+"""
 
 from __future__ import annotations
 
-from . import showdown
-from .events import (
-    ActionAwaited,
-    HandBusted,
-    HandMadePairOfSevens,
-    HandMadeSevenHalf,
-    HandStood,
-)
+from .enums import HandStatus, StandReason, WaitKind
+from .events import HandBusted, HandMadePairOfSevens, HandMadeSevenHalf, HandStood
 from .scoring import BUST, PAIR7, evaluate
-from .state import PLAYING, WAITING
+from .state import HandState
 from .tx import Tx
 
 
-def after_card(tx: Tx, seat: int, index: int) -> None:
-    """Evaluate a punter hand after a card: bust, pair of sevens and 15 hp show it and end it at once."""
+def show_if_done(tx: Tx, seat: int | None, index: int, *, banker: bool = False) -> None:
+    """After a card to a hand (the banker's with ``banker``): bust, a pair of sevens or 15 hp shows it and ends it
+    at once."""
     hand = tx.hand
-    h = hand.find(seat, index)
-    assert h is not None
-    cards = h.cards
-    category, total, matta = evaluate(cards, tx.rules, split=seat in hand.split_seats)
-    if category == BUST:
+    if banker:
+        cards, split = hand.banker.cards, False
+    else:
+        assert seat is not None
+        h = hand.find(seat, index)
+        assert h is not None
+        cards, split = h.cards, seat in hand.split_seats
+    score = evaluate(cards, tx.rules, split=split)
+    if score.category == BUST:
         tx.emit(
-            HandBusted(seat=seat, hand=index, banker=False, total_half_points=total, matta_value=matta, cards=cards)
+            HandBusted(
+                seat=seat,
+                hand=index,
+                banker=banker,
+                total_half_points=score.total_hp,
+                matta_value=score.matta_hp,
+                cards=cards,
+            )
         )
-    elif category == PAIR7:
-        tx.emit(HandMadePairOfSevens(seat=seat, hand=index, banker=False, cards=cards))
-    elif total == 15:
+    elif score.category == PAIR7:
+        tx.emit(HandMadePairOfSevens(seat=seat, hand=index, banker=banker, cards=cards))
+    elif score.total_hp == 15:
         tx.emit(
             HandMadeSevenHalf(
                 seat=seat,
                 hand=index,
-                banker=False,
-                category=category,
-                total_half_points=total,
-                matta_value=matta,
+                banker=banker,
+                category=score.category,
+                total_half_points=score.total_hp,
+                matta_value=score.matta_hp,
                 cards=cards,
             )
         )
@@ -47,45 +56,36 @@ def hungarian_multi(tx: Tx, seat: int) -> bool:
     return tx.rules.split_mode == "hungarian" and seat in tx.hand.split_seats
 
 
-def continue_turn(tx: Tx, seat: int, index: int) -> None:
-    """After a punter's action: wait on his next decision (fresh deadline) or pass the turn on."""
+def stand_all(tx: Tx, seat: int, reason: StandReason) -> None:
+    """Stand every hand of ``seat`` that is still live."""
+    for h in tx.hand.punters:
+        if h.seat == seat and h.status in (HandStatus.WAITING, HandStatus.PLAYING) and h.stake > 0:
+            tx.emit(HandStood(seat=seat, hand=h.hand_index, banker=False, reason=reason))
+
+
+def same_punters_next_decision(tx: Tx, seat: int, index: int | None) -> tuple[int | None, WaitKind] | None:
+    """The next decision of the punter who just acted on hand ``index`` (his turn goes on), or None.
+
+    A Hungarian punter who has split gives a drawn card to a hand first, then plays his first open hand; any
+    other punter plays on the same hand while it is open.
+    """
     hand = tx.hand
     if hungarian_multi(tx, seat):
         if hand.pending is not None and hand.pending[0] == seat:
-            tx.emit(ActionAwaited(seat=seat, hand=None, kind="assign", deadline_ms=tx.turn_deadline()))
-            return
-        open_hands = [h for h in hand.punters if h.seat == seat and h.status == PLAYING]
-        if open_hands:
-            tx.emit(
-                ActionAwaited(seat=seat, hand=open_hands[0].hand_index, kind="play", deadline_ms=tx.turn_deadline())
-            )
-            return
-    else:
-        h = hand.find(seat, index)
-        if h is not None and h.status == PLAYING:
-            tx.emit(ActionAwaited(seat=seat, hand=index, kind="play", deadline_ms=tx.turn_deadline()))
-            return
-    start_next_turn(tx)
+            return None, WaitKind.ASSIGN
+        for h in hand.punters:
+            if h.seat == seat and h.status == HandStatus.PLAYING:
+                return h.hand_index, WaitKind.PLAY
+        return None
+    played = hand.find(seat, index) if index is not None else None
+    if played is not None and played.status == HandStatus.PLAYING:
+        return index, WaitKind.PLAY
+    return None
 
 
-def start_next_turn(tx: Tx) -> None:
-    """Give the turn to the next punter hand that has not played (a bet owed first), else to the banker."""
-    for h in tx.hand.punters:
-        if h.status == WAITING:
-            tx.emit(
-                ActionAwaited(
-                    seat=h.seat,
-                    hand=h.hand_index,
-                    kind="bet" if h.stake == 0 else "play",
-                    deadline_ms=tx.turn_deadline(),
-                )
-            )
-            return
-    showdown.banker_turn(tx)
-
-
-def stand_all(tx: Tx, seat: int, reason: str) -> None:
-    """Stand every hand of ``seat`` that is still live."""
-    for h in tx.hand.punters:
-        if h.seat == seat and h.status in (WAITING, PLAYING) and h.stake > 0:
-            tx.emit(HandStood(seat=seat, hand=h.hand_index, banker=False, reason=reason))
+def first_hand_to_play(hand: HandState) -> tuple[int, int, WaitKind] | None:
+    """The next punter hand that has not played, in play order: (seat, hand, owed bet or play), or None."""
+    for h in hand.punters:
+        if h.status == HandStatus.WAITING:
+            return h.seat, h.hand_index, WaitKind.OWED_BET if h.stake == 0 else WaitKind.PLAY
+    return None

@@ -57,8 +57,12 @@ class Tx:
         "ctx",
         "events",
         "loss_mult",
+        "may_open",
         "rules",
         "state",
+        "trigger",
+        "wait_answered",
+        "wait_expired",
         "win_mult",
     )
 
@@ -72,6 +76,15 @@ class Tx:
         self._committed: int | None = None  # the hand whose seed this command committed
         #: the decks this command dealt from, by hand number (derived and checked once per command)
         self._decks: dict[int, tuple[str, ...]] = {}
+        # What this command did, as the automatic steps (``flow``) need to know it:
+        #: the flow may try to open the next hand (after a player's command, after a settlement)
+        self.may_open = False
+        #: a player's trigger (sitting down, sitting in, betting): an idle table opens a hand again
+        self.trigger = False
+        #: the player the table waited on acted (or timed out): his turn goes on or passes, with a fresh wait
+        self.wait_answered = False
+        #: the betting window's deadline passed (a timeout): it closes even with no stake on the table
+        self.wait_expired = False
         pledge = state.pledge
         if pledge is not None and ctx.seed is not None:
             self._seeds[pledge.number] = ctx.seed

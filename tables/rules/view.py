@@ -16,11 +16,12 @@ from typing import Any
 from .cards import CANONICAL_DECK, format_hp
 from .codec import event_to_json
 from .config import config_to_dict
+from .enums import HandStatus, Phase
 from .events import CardDealt, Event, HandOpened, SeedCommitted
 from .legal import legal_actions
 from .scoring import Score, evaluate
 from .shuffle import shuffle_deck
-from .state import VOID, BankerHand, HandState, PunterHand, TableState
+from .state import BankerHand, HandState, PunterHand, TableState
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +73,7 @@ def _cards(
 
 
 def _punter_hand_view(viewer: Viewer, hand: HandState, h: PunterHand, state: TableState) -> dict[str, Any]:
-    settled = hand.phase == "settled"
+    settled = hand.phase == Phase.SETTLED
     cards, all_visible = _cards(viewer, h.player_id, h.cards, h.face_up, h.shown, settled)
     score: Score | None = None
     if all_visible and h.cards:
@@ -87,7 +88,7 @@ def _punter_hand_view(viewer: Viewer, hand: HandState, h: PunterHand, state: Tab
         "cards": cards,
         **_total_fields(score),
         "matta_value": score.matta_hp if score is not None else None,
-        "status": "closed" if h.status == VOID else h.status,
+        "status": "closed" if h.status == HandStatus.VOID else h.status,
     }
     if h.result is not None:
         r = h.result
@@ -96,7 +97,7 @@ def _punter_hand_view(viewer: Viewer, hand: HandState, h: PunterHand, state: Tab
 
 
 def _banker_hand_view(viewer: Viewer, hand: HandState, b: BankerHand, state: TableState) -> dict[str, Any]:
-    settled = hand.phase == "settled"
+    settled = hand.phase == Phase.SETTLED
     cards, all_visible = _cards(viewer, b.player_id, b.cards, b.face_up, False, settled)
     score: Score | None = None
     if all_visible and b.cards:
@@ -114,7 +115,7 @@ def _banker_hand_view(viewer: Viewer, hand: HandState, b: BankerHand, state: Tab
 
 
 def _hand_view(viewer: Viewer, state: TableState, hand: HandState) -> dict[str, Any]:
-    settled = hand.phase == "settled"
+    settled = hand.phase == Phase.SETTLED
     names = {s.seat: s.username for s in state.seats}
     b = hand.banker
     participants: list[dict[str, Any]] = [
@@ -140,7 +141,7 @@ def _hand_view(viewer: Viewer, state: TableState, hand: HandState) -> dict[str, 
         "nonce": hand.number,
         "seed_commitment": hand.seed_commitment,
         "client_seed": hand.client_seed or None,
-        "server_seed": (hand.server_seed or None) if settled or hand.phase == "abandoned" else None,
+        "server_seed": (hand.server_seed or None) if settled or hand.phase == Phase.ABANDONED else None,
         "stake": hand.stake,
         "phase": hand.phase,
         "turn": {"seat": aw.seat, "hand": aw.hand, "kind": aw.kind, "deadline": aw.deadline_ms} if aw else None,
@@ -202,7 +203,7 @@ def view(state: TableState, viewer: Viewer, wallets: Mapping[str, int] | None = 
         table["fixed_stake"] = state.stake
         out.update(table)
     hand = state.hand
-    if hand is not None and hand.phase != "abandoned":
+    if hand is not None and hand.phase != Phase.ABANDONED:
         out["hand"] = _hand_view(viewer, state, hand)
     if viewer.kind == "player" and viewer.player_id is not None:
         seat = state.seat_of(viewer.player_id)

@@ -1,0 +1,127 @@
+"""The words of the rules: phases, waits, hand statuses and the reasons events give (``StrEnum``s).
+
+Each member's value is the string stored in the events' JSON and shown by the API, so a member compares
+equal to (and serialises as) its string: old rows decode, the API does not change.
+
+``bets`` and ``bet`` are two different waits (both values are kept as they are stored):
+:attr:`WaitKind.BETTING_WINDOW` (``"bets"``) waits on every entrant who has not staked yet, with the betting
+deadline; :attr:`WaitKind.OWED_BET` (``"bet"``) waits on one punter who owes his bet at the start of his turn
+(``at_turn_after_peek``), with the turn deadline.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Phase(StrEnum):
+    """Where a hand is (``HandState.phase``); the API's table phase is ``waiting`` between hands."""
+
+    WAITING = "waiting"  # no hand in play (the API's phase only; never a hand's)
+    BETTING = "betting"  # a betting window is open
+    DEALING = "dealing"  # opened, or its betting window closed: cards go out, then the punters play
+    PUNTERS = "punters"  # a punter's turn
+    BANKER = "banker"  # the banker's turn (or the banker's turn skipped, just before settlement)
+    SETTLED = "settled"
+    ABANDONED = "abandoned"  # closed without a settlement (no stake, or its seed unavailable)
+
+
+#: Phases of a hand no longer in play.
+OVER = frozenset({Phase.SETTLED, Phase.ABANDONED})
+
+
+class WaitKind(StrEnum):
+    """What the table waits for (``ActionAwaited.kind``, ``Awaiting.kind``, ``PlayerTimedOut.waiting_for``)."""
+
+    BETTING_WINDOW = "bets"  # every entrant who has not staked (a betting window)
+    OWED_BET = "bet"  # one punter's bet, owed at the start of his turn
+    PLAY = "play"  # a punter's decision on a hand
+    ASSIGN = "assign"  # a Hungarian punter gives his drawn card to a hand
+    BANKER = "banker"  # a player banker's decision
+
+
+class HandStatus(StrEnum):
+    """A punter's (or the banker's) hand, as API.md names it."""
+
+    WAITING = "waiting"  # not yet its turn
+    PLAYING = "playing"
+    STOOD = "stood"
+    BUST = "bust"
+    CLOSED = "closed"  # 15 hp (a banker's pair of sevens too)
+    SETTLED = "settled"  # a punter's pair of sevens, settled at once
+    VOID = "void"  # dealt in, then out without a stake (the API shows it as closed)
+
+
+#: Punter hands still to play, and hands that wait for the banker's.
+LIVE = frozenset({HandStatus.WAITING, HandStatus.PLAYING})
+UNSETTLED = frozenset({HandStatus.STOOD, HandStatus.CLOSED})
+
+
+class StandReason(StrEnum):
+    """Why a hand stands (``HandStood.reason``)."""
+
+    ACTION = "action"
+    TIMEOUT = "timeout"
+    STOCK_EXHAUSTED = "stock_exhausted"
+    HOUSE_RULE = "house_rule"
+
+
+class SkipReason(StrEnum):
+    """Why a punter takes no part in a hand (``PunterSkipped.reason``); the last two are error codes."""
+
+    TIMEOUT = "timeout"
+    SAT_OUT = "sat_out"
+    LEFT = "left"
+    INSUFFICIENT_FUNDS = "insufficient_funds"
+    BANK_CANNOT_COVER = "bank_cannot_cover"
+
+
+class LeaveReason(StrEnum):
+    """``SeatLeft.reason``."""
+
+    REQUEST = "request"
+    AFTER_HAND = "after_hand"
+
+
+class SitOutReason(StrEnum):
+    """``SatOut.reason`` (and ``SeatState.sit_out_reason``)."""
+
+    REQUEST = "request"
+    TIMEOUT = "timeout"
+
+
+class SitInReason(StrEnum):
+    """``SatIn.reason``: back from sitting out, "ready" between hands, or back by acting in a hand."""
+
+    REQUEST = "request"
+    READY = "ready"
+    ACTED = "acted"
+
+
+class BankReason(StrEnum):
+    """Why the bank is where it is (``HandSettled.bank_reason``, ``BankPassed.reason``)."""
+
+    WON = "won"
+    ROTATION = "rotation"
+    KEPT = "kept"
+    RETIRED = "retired"
+    LEFT = "left"
+    SAT_OUT = "sat_out"
+    CANNOT_COVER = "cannot_cover"
+    HOUSE = "house"
+    OFFERED = "offered"  # a table without a banker offers the bank
+
+
+class AbandonReason(StrEnum):
+    """``HandAbandoned.reason``."""
+
+    NO_STAKES = "no_stakes"
+    SEED_UNAVAILABLE = "seed_unavailable"
+
+
+class Outcome(StrEnum):
+    """How a punter hand settles (``HandResult.outcome``)."""
+
+    WIN = "win"
+    LOSE = "lose"
+    PUSH = "push"

@@ -1,0 +1,196 @@
+"""Handlers of the table's commands: creating it, seats (sit down, leave, sit out, sit in), client seeds, and
+the player banker's stake and retirement. Each validates, then records the player's own facts."""
+
+from __future__ import annotations
+
+from .banking import offer_from
+from .client_seed import CLIENT_SEED_MAX_LENGTH, client_seed_error
+from .commands import CreateTable, LeaveSeat, RetireBank, SetClientSeed, SetStake, SitDown, SitIn, SitOut
+from .config import make_table_config
+from .enums import BankReason, HandStatus, LeaveReason, Phase, SitInReason, SitOutReason, SkipReason
+from .errors import AlreadySeated, BetOutOfLimits, IllegalAction, NotFound, SeatOccupied, TableFull, WrongPhase, invalid
+from .events import (
+    HOUSE,
+    BankPassed,
+    BankRetirementRequested,
+    ClientSeedSet,
+    LeaveRequested,
+    PunterSkipped,
+    SatIn,
+    SatOut,
+    SeatLeft,
+    SeatTaken,
+    StakeSet,
+    TableCreated,
+)
+from .flow import run_automatic_steps
+from .play import seated
+from .tx import Tx
+
+
+def _check_client_seed(seed: object) -> str:
+    error = client_seed_error(seed)
+    if error is not None:
+        raise invalid("client_seed", error)
+    assert isinstance(seed, str)
+    return seed
+
+
+def _default_client_seed(player_id: str) -> str:
+    """A player who names no client seed plays with his player id, when that follows the client-seed rule."""
+    return _check_client_seed(player_id[:CLIENT_SEED_MAX_LENGTH])
+
+
+def create_table(tx: Tx, cmd: CreateTable) -> None:
+    if tx.state.config is not None:
+        raise WrongPhase("the table already exists")
+    config = make_table_config(
+        preset=cmd.preset,
+        overrides=cmd.overrides,
+        min_bet=cmd.min_bet,
+        max_bet=cmd.max_bet,
+        max_seats=cmd.max_seats,
+        bank=cmd.bank,
+        fixed_stake=cmd.fixed_stake,
+        turn_timeout_s=cmd.turn_timeout_s,
+        betting_timeout_s=cmd.betting_timeout_s,
+    )
+    tx.emit(TableCreated(config=config))
+    tx.use_config(config)
+    tx.commit_next_seed()  # hand 1's commitment is public from the table's creation
+
+
+def sit_down(tx: Tx, cmd: SitDown) -> None:
+    state = tx.state
+    if state.config is None:
+        raise NotFound("the table does not exist")
+    if not isinstance(cmd.player_id, str) or not cmd.player_id or cmd.player_id == HOUSE:
+        raise invalid("player_id", "player_id must be a non-empty string other than 'house'")
+    if not isinstance(cmd.username, str) or not cmd.username:
+        raise invalid("username", "username must be a non-empty string")
+    if state.seat_of(cmd.player_id) is not None:
+        raise AlreadySeated("you are already seated at this table")
+    if cmd.client_seed is None:
+        client_seed = _default_client_seed(cmd.player_id)
+    else:
+        client_seed = _check_client_seed(cmd.client_seed)
+    taken = {s.seat for s in state.seats}
+    if cmd.seat is None:
+        free = [n for n in range(1, state.config.max_seats + 1) if n not in taken]
+        if not free:
+            raise TableFull("the table is full")
+        number = free[0]
+    else:
+        if not isinstance(cmd.seat, int) or isinstance(cmd.seat, bool) or not 1 <= cmd.seat <= state.config.max_seats:
+            raise NotFound(f"there is no seat {cmd.seat}", {"seat": cmd.seat})
+        if cmd.seat in taken:
+            raise SeatOccupied(f"seat {cmd.seat} is taken", {"seat": cmd.seat})
+        number = cmd.seat
+    tx.emit(SeatTaken(seat=number, player_id=cmd.player_id, username=cmd.username, client_seed=client_seed))
+
+
+def _in_current_hand(tx: Tx, player_id: str, seat: int) -> bool:
+    hand = tx.state.hand
+    if hand is None or not hand.in_play:
+        return False
+    if hand.banker.player_id == player_id:
+        return True
+    return any(h.seat == seat and h.status != HandStatus.VOID and (h.stake > 0 or h.cards) for h in hand.punters)
+
+
+def _withdraw_from_window(tx: Tx, seat: int, player_id: str, reason: SkipReason) -> bool:
+    """A punter who has not staked in a betting window before any deal drops out of this hand (True if he did).
+
+    If the others have all bet, the window closes and the deal follows (``flow``)."""
+    hand = tx.state.hand
+    if hand is None or not hand.in_play or hand.phase != Phase.BETTING:
+        return False
+    h = hand.find(seat, 0)
+    if h is None or h.stake > 0 or h.cards or h.status == HandStatus.VOID:
+        return False
+    tx.emit(PunterSkipped(seat=seat, player_id=player_id, reason=reason))
+    return True
+
+
+def _vacate_bank(tx: Tx, seat: int, reason: BankReason) -> None:
+    successor = offer_from(tx, seat)
+    tx.emit(
+        BankPassed(
+            from_seat=seat,
+            to_seat=successor.seat if successor else None,
+            player_id=successor.player_id if successor else None,
+            reason=reason,
+        )
+    )
+
+
+def leave(tx: Tx, cmd: LeaveSeat) -> None:
+    seat = seated(tx, cmd.player_id)
+    if seat.leaving:
+        raise IllegalAction("you are already leaving after this hand")
+    if _in_current_hand(tx, cmd.player_id, seat.seat):
+        tx.emit(LeaveRequested(seat=seat.seat, player_id=cmd.player_id))
+        return
+    if _withdraw_from_window(tx, seat.seat, cmd.player_id, SkipReason.LEFT):
+        run_automatic_steps(tx)  # if the others have all bet, the deal follows his withdrawal before he leaves
+    was_banker = tx.state.banker_seat == seat.seat
+    tx.emit(SeatLeft(seat=seat.seat, player_id=cmd.player_id, reason=LeaveReason.REQUEST))
+    if was_banker:
+        _vacate_bank(tx, seat.seat, BankReason.LEFT)
+
+
+def sit_out(tx: Tx, cmd: SitOut) -> None:
+    seat = seated(tx, cmd.player_id)
+    if seat.sitting_out:
+        raise IllegalAction("you are already sitting out")
+    tx.emit(SatOut(seat=seat.seat, player_id=cmd.player_id, reason=SitOutReason.REQUEST))
+    _withdraw_from_window(tx, seat.seat, cmd.player_id, SkipReason.SAT_OUT)
+    if tx.state.banker_seat == seat.seat and not tx.state.hand_in_play:
+        _vacate_bank(tx, seat.seat, BankReason.SAT_OUT)
+
+
+def sit_in(tx: Tx, cmd: SitIn) -> None:
+    seat = seated(tx, cmd.player_id)
+    if seat.sitting_out:
+        tx.emit(SatIn(seat=seat.seat, player_id=cmd.player_id, reason=SitInReason.REQUEST))
+    elif not tx.state.hand_in_play:
+        tx.emit(SatIn(seat=seat.seat, player_id=cmd.player_id, reason=SitInReason.READY))
+    else:
+        raise IllegalAction("you are already taking part")
+
+
+def set_client_seed(tx: Tx, cmd: SetClientSeed) -> None:
+    seat = seated(tx, cmd.player_id)
+    tx.emit(ClientSeedSet(seat=seat.seat, player_id=cmd.player_id, client_seed=_check_client_seed(cmd.client_seed)))
+
+
+def _banker_seat_of(tx: Tx, player_id: str, action: str) -> int:
+    seat = seated(tx, player_id)
+    if tx.config.house_bank:
+        raise IllegalAction(f"{action}: the house holds the bank at this table")
+    if tx.state.banker_seat != seat.seat:
+        raise IllegalAction(f"{action}: only the banker may do this")
+    return seat.seat
+
+
+def set_stake(tx: Tx, cmd: SetStake) -> None:
+    seated(tx, cmd.player_id)
+    if tx.rules.stake_mode != "bank_fixed":
+        raise IllegalAction("set_stake needs stake_mode bank_fixed", {"toggle": "stake_mode"})
+    seat = _banker_seat_of(tx, cmd.player_id, "set_stake")
+    if not tx.config.min_bet <= cmd.amount <= tx.config.max_bet:
+        raise BetOutOfLimits(
+            f"the stake must be between {tx.config.min_bet} and {tx.config.max_bet}",
+            {"min": tx.config.min_bet, "max": tx.config.max_bet, "amount": cmd.amount},
+        )
+    tx.emit(StakeSet(seat=seat, player_id=cmd.player_id, amount=cmd.amount))
+
+
+def retire_bank(tx: Tx, cmd: RetireBank) -> None:
+    seat = _banker_seat_of(tx, cmd.player_id, "retire_bank")
+    if tx.state.banker_retiring:
+        raise IllegalAction("you already retire after this hand")
+    if tx.state.hand_in_play:
+        tx.emit(BankRetirementRequested(seat=seat, player_id=cmd.player_id))
+        return
+    _vacate_bank(tx, seat, BankReason.RETIRED)
