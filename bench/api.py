@@ -94,6 +94,7 @@ def _setup(players: int) -> list[tuple[str, int]]:
     from casino.api.authentication import issue_token
     from ledger import services as ledger
     from tables import services
+    from tables.table_spec import TableSpec
 
     settings.TABLE_TIMERS = False
     call_command("migrate", verbosity=0)
@@ -112,13 +113,15 @@ def _setup(players: int) -> list[tuple[str, int]]:
         table = services.table_create(
             operator=cashier,
             name=f"bench {i}",
-            preset="classic",
-            min_bet=10,
-            max_bet=100,
-            max_seats=2,
-            bank="house",
-            turn_timeout_s=3600,
-            betting_timeout_s=3600,
+            spec=TableSpec(
+                preset="classic",
+                min_bet=10,
+                max_bet=100,
+                max_seats=2,
+                bank="house",
+                turn_timeout_s=3600,
+                betting_timeout_s=3600,
+            ),
         )
         services.table_sit(table_id=table.pk, user=user)
         seats.append((issue_token(user), table.pk))
@@ -357,9 +360,11 @@ def _profile(seats: list[tuple[str, int]]) -> None:
         except (OSError, AttributeError):
             return 0
 
+    client_cpu: dict[str, dict[str, list[float]]] = {"bare insert": {}, "player action": {}}
+
     def timed(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
         cpu_before = backend_cpu_ns()
-        started = time.perf_counter()
+        started, own_before = time.perf_counter(), time.thread_time()
         if os.environ.get("BENCH_DUMP_SQL") and params is not None:  # the statements as sent, for EXPLAIN
             with open(os.environ["BENCH_DUMP_SQL"], "a") as dump:
                 sent = context["cursor"].cursor.mogrify(sql, params)
@@ -369,6 +374,7 @@ def _profile(seats: list[tuple[str, int]]) -> None:
         finally:
             key = " ".join(sql.split()[:3])[:40]
             per_statement[current[0]].setdefault(key, []).append(time.perf_counter() - started)
+            client_cpu[current[0]].setdefault(key, []).append(time.thread_time() - own_before)
             server_cpu[current[0]].setdefault(key, []).append((backend_cpu_ns() - cpu_before) / 1e9)
 
     connection.execute_wrappers.append(timed)
@@ -407,6 +413,7 @@ def _profile(seats: list[tuple[str, int]]) -> None:
                 f"  {name:<14} {key:<40} {sum(walls) * 1000 / requests:6.2f} ms/request"
                 f"  median {statistics.median(walls) * 1000:6.2f} ms  x{len(walls) / requests:.2f}"
                 f"  server CPU {sum(cpus) * 1000 / requests:5.2f} ms/request"
+                f"  client CPU {sum(client_cpu[name][key]) * 1000 / requests:5.2f} ms/request"
             )
     for name, runs in queries.items():
         counts = sorted(len(q) for q in runs)

@@ -118,14 +118,14 @@ def play_hands(
         payouts = {row["user_id"]: reserved[row["user_id"]] + row["net"] for row in results}
         payouts[bank] = reserved[bank] - sum(row["net"] for row in results)
         started = time.perf_counter()
-        tx = services.settle_hand(
+        tx = services.post_settlement(
             cause=f"event:{table_id}:{hand_id}:settle",
             table_id=table_id,
             hand_id=hand_id,
             payouts=payouts,
             results=results,
         )
-        timings["settle_hand"].append(time.perf_counter() - started)
+        timings["post_settlement"].append(time.perf_counter() - started)
         postings += len(tx.posted)
     return postings
 
@@ -171,7 +171,7 @@ def bench_house_bank(hands: int, thread_counts: tuple[int, ...]) -> None:
     for n_threads in thread_counts:
         rates = []
         for shared_banker in (None, shared):
-            timings: dict[str, list[float]] = {"reserve_stake": [], "settle_hand": []}
+            timings: dict[str, list[float]] = {"reserve_stake": [], "post_settlement": []}
             tables = [next(next_table) for _ in range(n_threads)]
             people = {table: make_players(f"h{table}-", PUNTERS + 1, 10**9) for table in tables}
 
@@ -179,7 +179,7 @@ def bench_house_bank(hands: int, thread_counts: tuple[int, ...]) -> None:
                 return play_hands(tables[i], people[tables[i]], hands, True, timings, shared_banker=banker)
 
             _, wall = run_in_threads(n_threads, work)
-            rates.append((len(timings["reserve_stake"]) + len(timings["settle_hand"])) / wall)
+            rates.append((len(timings["reserve_stake"]) + len(timings["post_settlement"])) / wall)
         print(f"   {n_threads:>7}  {rates[0]:>24,.0f}  {rates[1]:>25,.0f}  {rates[0] / rates[1]:>5.2f}")
 
 
@@ -198,7 +198,7 @@ def bench_cycles(hands: int, threads: int) -> None:
         (f"{threads} threads, player banks (own tables)", threads, False, True),
         (f"{threads} threads, house bank (each table its own house account)", threads, True, True),
     ):
-        timings: dict[str, list[float]] = {"reserve_stake": [], "settle_hand": []}
+        timings: dict[str, list[float]] = {"reserve_stake": [], "post_settlement": []}
         tables = [next(next_table) for _ in range(n_threads)]
         people = {table: make_players(f"t{table}-", PUNTERS + 1, 10**9) for table in tables}
 
@@ -209,7 +209,7 @@ def bench_cycles(hands: int, threads: int) -> None:
             return play_hands(tables[i], people[tables[i]], hands, house, timings)
 
         postings, wall = run_in_threads(n_threads, work)
-        calls = len(timings["reserve_stake"]) + len(timings["settle_hand"])
+        calls = len(timings["reserve_stake"]) + len(timings["post_settlement"])
         print(
             f"   {label}: {n_threads * hands} hands, {postings} postings, {calls} transactions in {wall:.1f} s"
             f" -> {postings / wall:,.0f} postings/s, {calls / wall:,.0f} transactions/s,"

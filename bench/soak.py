@@ -1095,6 +1095,7 @@ def _setup_in_django(bots_per_table: int) -> list[list[object]]:
 
     from ledger import services as ledger
     from tables import services
+    from tables.table_spec import TableSpec
 
     User = get_user_model()
     cashier = User.objects.create_user(username="soak-cashier", is_staff=True)
@@ -1104,14 +1105,16 @@ def _setup_in_django(bots_per_table: int) -> list[list[object]]:
             table = services.table_create(
                 operator=None,
                 name=f"soak {preset} {bank}",
-                preset=preset,
-                min_bet=limits["min_bet"],
-                max_bet=limits["max_bet"],
-                fixed_stake=limits.get("fixed_stake"),
-                max_seats=8 if bank == "player" else 7,
-                bank=bank,
-                turn_timeout_s=TURN_TIMEOUT_S,
-                betting_timeout_s=TURN_TIMEOUT_S,
+                spec=TableSpec(
+                    preset=preset,
+                    min_bet=limits["min_bet"],
+                    max_bet=limits["max_bet"],
+                    fixed_stake=limits.get("fixed_stake"),
+                    max_seats=8 if bank == "player" else 7,
+                    bank=bank,
+                    turn_timeout_s=TURN_TIMEOUT_S,
+                    betting_timeout_s=TURN_TIMEOUT_S,
+                ),
             )
             for i in range(bots_per_table + (1 if bank == "player" else 0)):
                 name = f"soak-{preset}-{bank}-{i}"

@@ -66,17 +66,20 @@ def _players(n: int, prefix: str) -> list:  # type: ignore[type-arg]
 
 def _table(preset: str = "classic"):  # type: ignore[no-untyped-def]
     from tables import services
+    from tables.table_spec import TableSpec
 
     return services.table_create(
         operator=None,
         name="bench",
-        preset=preset,
-        min_bet=10,
-        max_bet=100,
-        max_seats=8,
-        bank="player",
-        turn_timeout_s=600,
-        betting_timeout_s=600,
+        spec=TableSpec(
+            preset=preset,
+            min_bet=10,
+            max_bet=100,
+            max_seats=8,
+            bank="player",
+            turn_timeout_s=600,
+            betting_timeout_s=600,
+        ),
     )
 
 

@@ -33,6 +33,7 @@ from knox.models import AuthToken
 
 from casino.admin_lookups import DeclaredLookupsOnly, ViewOnlyAdmin
 from casino.api.serializers import MAX_CHIP_AMOUNT
+from casino.dashboard import context
 from casino.models import Player
 from ledger import services as ledger
 from ledger.errors import LedgerError
@@ -54,8 +55,6 @@ _django_index = admin.site.index
 def dashboard_index(request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
     """The admin's home page: the operator's dashboard (casino/dashboard.py, templates/admin/index.html) above
     Django's list of models."""
-    from casino.dashboard import context
-
     return _django_index(request, extra_context={**context(request), **(extra_context or {})})
 
 

@@ -21,6 +21,8 @@ app.autodiscover_tasks()
 
 
 # --- one log line per task (casino/requestlog.py) and the task counter (casino/metrics.py) ---------------------
+# This module is imported with the ``casino`` package itself (casino/__init__.py), before Django's settings and
+# apps are loaded; the handlers below import what they need when they run (Django app loading, not a cycle).
 @signals.task_prerun.connect
 def _task_started(task_id: str | None = None, task: Any = None, **_: Any) -> None:
     from casino import requestlog

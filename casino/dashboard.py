@@ -24,13 +24,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Sum
 from django.db.models.functions import TruncDay, TruncHour
 from django.utils import timezone
 
+from casino.charts import bar_chart, line_chart
 from casino.models import ReconcileRun, VerificationFailure
 from ledger.models import Balance
-from tables.models import Dispute, Event, Hand, Table
+from tables.models import Dispute, Hand, Table
+from tables.store import timeout_commands_by_hour
 
 DAYS = 30
 TIMEOUT_HOURS = 24
@@ -145,15 +147,7 @@ def build(now: datetime | None = None) -> Dashboard:
         per_day[series_name(preset, True)][day] = int(net)
     net_per_day = {name: [(d, nets.get(d, 0)) for d in days] for name, nets in sorted(per_day.items())}
 
-    timeouts = dict(
-        Event.objects.filter(
-            Q(metadata__reason="timeout") & Q(metadata__has_key="command"),
-            recorded_at__gte=this_hour - timedelta(hours=TIMEOUT_HOURS - 1),
-        )
-        .annotate(hour=TruncHour("recorded_at"))
-        .values_list("hour")
-        .annotate(n=Count("*"))
-    )
+    timeouts = timeout_commands_by_hour(since=this_hour - timedelta(hours=TIMEOUT_HOURS - 1))
     timeout_hours = _hours(this_hour - timedelta(hours=TIMEOUT_HOURS - 1), TIMEOUT_HOURS)
 
     return Dashboard(
@@ -179,8 +173,6 @@ def build(now: datetime | None = None) -> Dashboard:
 
 def context(request: Any) -> dict[str, Any]:
     """The admin index's extra context: the dashboard and its charts, for staff who may read the game."""
-    from casino.charts import bar_chart, line_chart
-
     user = request.user
     if not (user.is_active and user.is_staff and user.has_perm("tables.view_hand")):
         return {}

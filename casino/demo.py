@@ -10,6 +10,9 @@ from typing import Any
 
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger
+from tables import services
+from tables.models import Table
+from tables.table_spec import TableSpec
 
 DEMO_OPERATOR = "operator"
 DEMO_AUDITOR = "auditor"
@@ -52,14 +55,11 @@ def seed_chips(*, operator: Any, players: list[Any]) -> list[str]:
 
 def seed_tables(*, operator: Any) -> list[str]:
     """One demo table per preset plus a house-banked one (by name, once)."""
-    from tables import services
-    from tables.models import Table
-
     lines = []
     for spec in DEMO_TABLES:
         table = Table.objects.filter(name=spec["name"]).first()
         if table is None:
-            table = services.table_create(operator=operator, **spec)
+            table = services.table_create(operator=operator, name=spec["name"], spec=TableSpec.from_data(spec))
         lines.append(
             f"table {table.pk}: {table.name} ({table.preset}, {table.bank} bank, bets {table.min_bet}-{table.max_bet})"
         )

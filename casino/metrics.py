@@ -28,6 +28,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
+from django.db.models import Count, Max
 from django.http import Http404, HttpRequest, HttpResponse
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -39,6 +40,12 @@ from prometheus_client import (
 )
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+
+from casino import requestlog
+from casino.models import ReconcileRun, VerificationFailure
+from tables.errors import TimeoutNotDue
+from tables.models import Dispute, Hand, Table
+from tables.rules import DomainError
 
 if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):  # each process writes its values there (created on first use)
     os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
@@ -88,9 +95,6 @@ RECONCILE_RUNS = Counter("casino_reconcile_runs", "Ledger reconciliations run in
 def observe_command[F: Callable[..., Any]](execute: F) -> F:
     """Decorate the pipeline's ``execute``: count the command by type and outcome, time it, count its
     statements, note the table and outcome on the request's log line, and give it the request's id."""
-    from casino import requestlog
-    from tables.rules import DomainError
-
     @functools.wraps(execute)
     def observed(**kwargs: Any) -> Any:
         seen = {"type": "unknown"}
@@ -122,9 +126,7 @@ def observe_command[F: Callable[..., Any]](execute: F) -> F:
             outcome = exc.code
             raise
         except Exception as exc:
-            from tables.services import TimeoutNotDue  # a timer delivered before its deadline: retried, not a fault
-
-            if isinstance(exc, TimeoutNotDue):
+            if isinstance(exc, TimeoutNotDue):  # a timer delivered before its deadline: retried, not a fault
                 seen["type"], outcome = "Timeout", "not_due"
             raise
         finally:
@@ -135,6 +137,19 @@ def observe_command[F: Callable[..., Any]](execute: F) -> F:
             requestlog.note(table=kwargs.get("table_id"), command=command_type, outcome=outcome)
 
     return observed  # type: ignore[return-value]
+
+
+class RequestMetricsMiddleware:
+    """Count every answered request by method and status class and time it (next to ``RequestLogMiddleware``)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        started = time.perf_counter()
+        response = self.get_response(request)
+        observe_request(request.method or "", response.status_code, time.perf_counter() - started)
+        return response
 
 
 def observe_request(method: str, status: int, seconds: float) -> None:
@@ -171,11 +186,6 @@ class DatabaseCollector(Collector):
     """Verification failures, the last reconciliation, tables by phase, hands in play and open disputes."""
 
     def collect(self) -> Iterator[Metric]:
-        from django.db.models import Count, Max
-
-        from casino.models import ReconcileRun, VerificationFailure
-        from tables.models import Dispute, Hand, Table
-
         failures = VerificationFailure.objects.aggregate(n=Count("*"), last=Max("at"))
         yield _gauge(
             "casino_verification_failures_recorded",

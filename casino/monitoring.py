@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from casino.models import ReconcileRun, VerificationFailure
+from ledger.reconcile import reconcile
 
 log = logging.getLogger("casino.monitoring")
 
@@ -43,8 +44,6 @@ def record_reconcile_run(report: Any, *, seconds: float, source: str) -> Reconci
 
 def reconcile_and_record(*, source: str, limit: int = 20, on_check: Any = None) -> tuple[Any, ReconcileRun]:
     """Run the ledger reconciliation and record its outcome; return (report, run)."""
-    from ledger.reconcile import reconcile
-
     started = time.monotonic()
     report = reconcile(limit=limit, on_check=on_check)
     run = record_reconcile_run(report, seconds=time.monotonic() - started, source=source)

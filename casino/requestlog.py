@@ -96,9 +96,6 @@ class RequestLogMiddleware:
         fields["ms"] = round((time.perf_counter() - started) * 1000)
         fields.setdefault("outcome", "ok" if response.status_code < 400 else _error_code(response))
         response["X-Request-ID"] = request_id
-        from casino import metrics
-
-        metrics.observe_request(request.method or "", response.status_code, time.perf_counter() - started)
         if not request.path.startswith(QUIET_PATHS):
             level = logging.WARNING if response.status_code >= 500 else logging.INFO
             request_log.log(

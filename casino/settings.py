@@ -71,7 +71,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "casino.requestlog.RequestLogMiddleware",  # request id, one log line per request, request metrics
+    "casino.requestlog.RequestLogMiddleware",  # request id, one log line per request
+    "casino.metrics.RequestMetricsMiddleware",  # requests by method and status, their duration
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files (admin, API docs) without a CDN or a web server
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -10,6 +10,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from casino import metrics, requestlog
+from casino.monitoring import reconcile_and_record
+from tables.models import IdempotencyRecord
 
 PURGE_BATCH = 5000
 
@@ -23,8 +25,6 @@ def ping(payload: str = "pong") -> str:
 def purge_idempotency(*, older_than: timedelta | None = None, batch: int = PURGE_BATCH) -> int:
     """Delete the API's stored idempotent answers older than the retention (``IDEMPOTENCY_RETENTION_HOURS``), in
     batches of ``batch`` rows (short transactions, no long lock); return how many were deleted."""
-    from tables.models import IdempotencyRecord
-
     cutoff = timezone.now() - (older_than or timedelta(hours=settings.IDEMPOTENCY_RETENTION_HOURS))
     deleted = 0
     while True:
@@ -48,8 +48,6 @@ def purge_idempotency_records() -> int:
 @shared_task(name="casino.reconcile_ledger", ignore_result=True)
 def reconcile_ledger() -> bool:
     """Reconcile the ledger and record the outcome (dashboard, ``casino_ledger_reconcile_*``)."""
-    from casino.monitoring import reconcile_and_record
-
     report, run = reconcile_and_record(source="beat")
     metrics.RECONCILE_RUNS.labels(str(report.ok).lower()).inc()
     requestlog.note(

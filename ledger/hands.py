@@ -117,7 +117,7 @@ def reserve_stake(
     raise LedgerInvariantError(f"the ledger refused the stake reserve {cause}", content)
 
 
-def settle_hand(
+def post_settlement(
     *,
     cause: str,
     table_id: int,
@@ -193,7 +193,7 @@ def settle_hand(
 
 
 @dataclass
-class HandState:
+class HandEscrow:
     """What the ledger holds for one hand: read under the table escrow's lock."""
 
     settled: bool = False
@@ -211,7 +211,7 @@ class _Refused(Exception):
 
 def _post(
     entry: Entry, legs: list[tuple[int | None, int]], *, banker: int | None = None, nets: dict[int, int] | None = None
-) -> Transaction | tuple[HandState, dict[int | None, tuple[str, int]]]:
+) -> Transaction | tuple[HandEscrow, dict[int | None, tuple[str, int]]]:
     """Post a hand entry through ``ledger_hand_entry`` (migration 0004): one statement, no savepoint.
 
     ``legs`` are the parties' signed amounts (a user id, None for the table's house bankroll); the escrow takes
@@ -275,8 +275,8 @@ def _call(
 
 def _refusal(
     answer: dict[str, Any], legs: list[tuple[int | None, int]]
-) -> tuple[HandState, dict[int | None, tuple[str, int]]]:
-    hand = HandState(
+) -> tuple[HandEscrow, dict[int | None, tuple[str, int]]]:
+    hand = HandEscrow(
         settled=bool(answer["settled"]),
         reserves=int(answer["reserves"]),
         bankers={None if b is None else int(b) for b in answer["bankers"]},

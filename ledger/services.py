@@ -22,7 +22,7 @@ from __future__ import annotations
 from ledger.accounts import escrow_for, house_account, wallet_for
 from ledger.cashier import deposit, withdraw
 from ledger.corrections import post_correction
-from ledger.hands import reserve_stake, settle_hand
+from ledger.hands import post_settlement, reserve_stake
 from ledger.selectors import (
     account_postings,
     balance,
@@ -43,8 +43,8 @@ __all__ = [
     "house_bankroll",
     "ledger_row",
     "post_correction",
+    "post_settlement",
     "reserve_stake",
-    "settle_hand",
     "wallet_balance",
     "wallet_balances",
     "wallet_for",

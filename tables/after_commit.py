@@ -1,4 +1,8 @@
-"""Side effects of a committed command: wake long-polls of the table, schedule the timeout of a new wait."""
+"""Side effects of a committed command: wake long-polls of the table, schedule the timeout of a new wait.
+
+The timer is sent by task name through the project's Celery app: the pipeline (and so the services) never
+import the tasks module, which imports the services (the layers in pyproject.toml's import contracts).
+"""
 
 from __future__ import annotations
 
@@ -7,16 +11,18 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 
+from casino.celery import app as celery_app
+from tables import notify
 from tables.rules import TableState
 
 log = logging.getLogger(__name__)
+
+FIRE_TIMEOUT = "tables.fire_timeout"  # the task's name (tables.tasks.fire_timeout): (table id, version)
 
 
 def table_changed(table_id: int, state: TableState) -> None:
     """Called after commit. Never raises: the command is committed whatever happens here."""
     try:
-        from tables import notify
-
         notify.publish(table_id, state.version)
     except Exception:  # a lost wake-up only delays a long-poll until its next check
         log.exception("could not notify table %s", table_id)
@@ -24,9 +30,7 @@ def table_changed(table_id: int, state: TableState) -> None:
     if awaiting is None or not getattr(settings, "TABLE_TIMERS", True):
         return
     try:
-        from tables.tasks import fire_timeout
-
         eta = datetime.fromtimestamp(awaiting.deadline_ms / 1000, tz=UTC)
-        fire_timeout.apply_async(args=[table_id, state.version], eta=eta, queue=settings.TABLE_TIMER_QUEUE)
+        celery_app.send_task(FIRE_TIMEOUT, args=[table_id, state.version], eta=eta, queue=settings.TABLE_TIMER_QUEUE)
     except Exception:  # the sweeper fires a missed deadline anyway
         log.exception("could not schedule the timeout of table %s at version %s", table_id, state.version)

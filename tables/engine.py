@@ -27,8 +27,9 @@ from django.utils.crypto import salted_hmac
 
 from ledger.selectors import wallet_balances_sql
 from tables import rules
+from tables.errors import TableMissing
 from tables.rules import Event, TableState
-from tables.store import GENESIS, NewEvent, StoredEvent, Write
+from tables.store import GENESIS, NewEvent, StoredEvent, Write, fold_rows
 
 
 def _schema_fingerprint() -> str:
@@ -126,10 +127,6 @@ class LoadedTable:
     row_version: int = 0  # the table row's version: when the state is at it, name and current hand id match it
 
 
-class TableMissing(LookupError):
-    """There is no such table."""
-
-
 # States this process has seen committed, by table: a cache like the snapshots, keyed by the stream version. It
 # is used only when it is exactly the stream's latest version (or as the base to fold newer events onto), so it
 # can never be wrong, only missing. Filled after commit, never with a state that might still roll back.
@@ -153,19 +150,6 @@ def forget_all() -> None:
     """Empty this process's cache (tests)."""
     with _CACHE_LOCK:
         _CACHE.clear()
-
-
-def _fold_rows(table_id: int, after_version: int) -> list[tuple[int, str, Any, str]]:
-    """(version, type, data, hash) of the events after ``after_version``: what folding needs, no metadata."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT version, type, data, hash FROM tables_event WHERE stream_id = %s AND version > %s ORDER BY version",
-            [table_id, after_version],
-        )
-        return [
-            (row[0], row[1], json.loads(row[2]) if isinstance(row[2], str) else row[2], row[3])
-            for row in cursor.fetchall()
-        ]
 
 
 def load_table(
@@ -233,7 +217,7 @@ def load_table(
     if cached is not None and base < cached[0].version <= latest:  # never a state the database does not hold
         state, last_hash = cached
         base, source = state.version, "cache"
-    rows = _fold_rows(table_id, base)
+    rows = fold_rows(table_id, after_version=base)
     for _version, type_name, data, digest in rows:
         state = rules.evolve(state, rules.event_from_json({"type": type_name, **data}))
         last_hash = digest

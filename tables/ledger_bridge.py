@@ -79,7 +79,7 @@ def post_ledger_entries(
             )
         elif isinstance(event, HandSettled):
             results = [{**asdict(result), "user_id": int(result.player_id)} for result in event.results]
-            ledger.settle_hand(
+            ledger.post_settlement(
                 cause=event_cause(table_id, stored.version),
                 table_id=table_id,
                 hand_id=hand_ids[event.number],
@@ -88,7 +88,7 @@ def post_ledger_entries(
                 memo=f"hand {event.number} settled",
             )
         elif isinstance(event, HandAbandoned) and any(event.payouts.values()):
-            ledger.settle_hand(
+            ledger.post_settlement(
                 cause=event_cause(table_id, stored.version),
                 table_id=table_id,
                 hand_id=hand_ids[event.number],

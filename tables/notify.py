@@ -58,12 +58,3 @@ def publish(table_id: int, version: int) -> None:
     pipe.set(latest_key(table_id), version, ex=LATEST_KEY_TTL_S)
     pipe.publish(group_channel(table_id), payload)
     pipe.execute()
-
-
-def latest_published(table_id: int) -> int | None:
-    """The latest version published for the table (None if unknown or Redis does not answer)."""
-    try:
-        value = client().get(latest_key(table_id))
-    except redis.RedisError:
-        return None
-    return int(value) if value is not None else None

@@ -24,12 +24,12 @@ from django.utils import timezone
 
 from casino.metrics import observe_command
 from ledger import selectors as ledger_selectors
-from tables import engine, fairness, projections
+from tables import after_commit, engine, fairness, projections
+from tables.errors import ConcurrencyConflict, IdempotencyConflict, StaleVersion, TableMissing, TableNotFound
 from tables.ledger_bridge import post_ledger_entries, wallets_after
 from tables.rules import (
     Command,
     Context,
-    DomainError,
     HandAbandoned,
     HandOpened,
     HandSettled,
@@ -40,30 +40,9 @@ from tables.rules import (
     handle,
     without_secrets,
 )
-from tables.store import ConcurrencyConflict, StoredEvent, Write, chain, events_of_idempotent_command, insert
+from tables.store import StoredEvent, Write, chain, events_of_idempotent_command, insert
 
 MAX_ATTEMPTS = 5
-
-
-class StaleVersion(DomainError):
-    """The client said which version it acted on, and the table has moved on."""
-
-    code = "stale_version"
-
-    def __init__(self, expected: int, actual: int) -> None:
-        super().__init__(
-            f"the table is at version {actual}, not {expected}", {"expected_version": expected, "version": actual}
-        )
-
-
-class IdempotencyConflict(DomainError):
-    """The same idempotency key was used before for a different command."""
-
-    code = "idempotency_conflict"
-
-
-class TableNotFound(DomainError):
-    code = "not_found"
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +131,7 @@ def _attempt(
         loaded = engine.load_table(
             table_id, lock=True, use_cache=not retry, wallets_of=(*extra_wallets, *([actor_id] if actor_id else []))
         )
-    except engine.TableMissing:
+    except TableMissing:
         raise TableNotFound(f"there is no table {table_id}", {"table": table_id}) from None
     current_hand_id = loaded.current_hand_id
     state = loaded.state
@@ -230,8 +209,6 @@ def _attempt(
             writes.append(_checkpoint_write(table_id, chained[signed], now))
         stored = insert(chained, also=writes)
         post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_ids)
-
-    from tables import after_commit
 
     last_hash = stored[-1].hash
     transaction.on_commit(lambda: engine.remember(table_id, new_state, last_hash))

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from django.db import connection, transaction
 
 from tables import engine
+from tables.models import Hand, HandParticipant, Table, TableSeat
 from tables.rules import (
     Event,
     HandAbandoned,
@@ -23,8 +24,10 @@ from tables.rules import (
     SeatLeft,
     SeatTaken,
     TableState,
+    evolve,
+    initial_state,
 )
-from tables.store import StoredEvent, Write
+from tables.store import StoredEvent, Write, load_stream
 
 
 class Sink(Protocol):
@@ -334,9 +337,6 @@ def rebuild(
 
 
 def _rebuild(table_ids: Sequence[int] | None, on_table: Callable[[int], None] | None) -> tuple[MemorySink, list[str]]:
-    from tables.models import Hand, HandParticipant, Table, TableSeat
-    from tables.rules import evolve, initial_state
-    from tables.store import load_stream
 
     sink = MemorySink()
     ids = list(table_ids) if table_ids is not None else list(Table.objects.order_by("id").values_list("id", flat=True))

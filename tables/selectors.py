@@ -22,16 +22,13 @@ from django.db.models import Max, QuerySet
 
 from ledger.selectors import hand_ledger, wallet_balances
 from tables import engine, verify
+from tables.errors import Forbidden, TableMissing
 from tables.models import Checkpoint, Hand, HandParticipant, Table
 from tables.pipeline import Outcome
-from tables.rules import DomainError, Event, NotFound, TableState, Viewer, evolve
+from tables.rules import Event, NotFound, TableState, Viewer, evolve
 from tables.store import StoredEvent, load_stream
 
 MAX_FEED_EVENTS = 500
-
-
-class Forbidden(DomainError):
-    code = "forbidden"
 
 
 def lobby() -> QuerySet[Table]:
@@ -104,7 +101,7 @@ def table_read(*, table_id: int, user: AbstractBaseUser) -> TableRead:
     """The table now, for ``user``. Raises ``not_found``."""
     try:
         loaded = engine.load_table(table_id, wallets_of=[int(user.pk)])
-    except engine.TableMissing:
+    except TableMissing:
         raise _not_found(table_id) from None
     state = loaded.state
     ids = {int(s.player_id) for s in state.seats} | {int(user.pk)}
@@ -167,7 +164,7 @@ def load_events(table_id: int, after: int, limit: int = MAX_FEED_EVENTS) -> Load
     """Events with ``seq > after`` (at most ``limit``) and the table's state now. Raises ``not_found``."""
     try:
         state = engine.load_table(table_id).state
-    except engine.TableMissing:
+    except TableMissing:
         raise _not_found(table_id) from None
     stored = load_stream(table_id, after_version=after, upto_version=min(state.version, after + limit))
     public = 0

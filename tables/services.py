@@ -20,11 +20,11 @@ from django.utils import timezone
 
 from ledger import services as ledger
 from tables import pipeline
+from tables.errors import DisputeAlreadyResolved, TableNotFound, TimeoutNotDue
 from tables.models import Dispute, Hand, PlayerProfile, Table, TableSeat
 from tables.pipeline import Outcome
 from tables.rules import (
     Context,
-    CreateTable,
     DomainError,
     LeaveSeat,
     SetClientSeed,
@@ -34,6 +34,7 @@ from tables.rules import (
     command_for_action,
 )
 from tables.selectors import hand_access
+from tables.table_spec import TableSpec
 
 log = logging.getLogger(__name__)
 
@@ -56,40 +57,13 @@ def player_client_seed(*, user: AbstractBaseUser) -> str:
 
 @transaction.atomic
 def table_create(
-    *,
-    operator: AbstractBaseUser | None,
-    name: str,
-    preset: str,
-    rules: Mapping[str, Any] | None = None,
-    min_bet: int,
-    max_bet: int,
-    max_seats: int,
-    bank: str,
-    fixed_stake: int | None = None,
-    turn_timeout_s: int = 30,
-    betting_timeout_s: int = 30,
-    idempotency_key: str | None = None,
+    *, operator: AbstractBaseUser | None, name: str, spec: TableSpec, idempotency_key: str | None = None
 ) -> Table:
     """Create a table: its row (the stream) and its first event, TableCreated, with the validated config."""
-    table = Table.objects.create(name=name, preset=str(preset)[:20], created_by=operator)
-
-    def build(ctx: Context, state: TableState) -> CreateTable:
-        return CreateTable(
-            ctx=ctx,
-            preset=preset,
-            overrides=dict(rules or {}),
-            min_bet=min_bet,
-            max_bet=max_bet,
-            max_seats=max_seats,
-            bank=bank,
-            fixed_stake=fixed_stake,
-            turn_timeout_s=turn_timeout_s,
-            betting_timeout_s=betting_timeout_s,
-        )
-
+    table = Table.objects.create(name=name, preset=str(spec.preset)[:20], created_by=operator)
     pipeline.execute(
         table_id=table.pk,
-        build=build,
+        build=lambda ctx, state: spec.command(ctx),
         actor_id=operator.pk if operator is not None else None,
         actor_username=operator.get_username() if operator is not None else None,
         idempotency_key=idempotency_key,
@@ -165,14 +139,6 @@ def table_act(
     )
 
 
-class TimeoutNotDue(Exception):
-    """A timeout asked for before its deadline, on the database's clock (``remaining_ms`` to go)."""
-
-    def __init__(self, table_id: int, remaining_ms: int) -> None:
-        super().__init__(f"the wait of table {table_id} is not due for {remaining_ms} ms")
-        self.remaining_ms = remaining_ms
-
-
 def database_now_ms() -> int:
     """The database server's clock, in milliseconds since the epoch: the one clock every process shares."""
     with connection.cursor() as cursor:
@@ -202,7 +168,7 @@ def table_timeout(*, table_id: int, version: int, now_ms: int | None = None) -> 
 
     try:
         outcome = pipeline.execute(table_id=table_id, build=build, actor_id=None, reason="timeout")
-    except pipeline.TableNotFound:
+    except TableNotFound:
         return 0
     return len(outcome.events)
 
@@ -254,10 +220,6 @@ def hand_dispute_open(*, hand_id: int, user: AbstractBaseUser, reason: str) -> D
     dispute = Dispute.objects.create(hand_id=hand.pk, user=user, reason=reason)
     Hand.objects.filter(pk=hand.pk).update(disputed=True)
     return dispute
-
-
-class DisputeAlreadyResolved(Exception):
-    """The dispute was resolved before (perhaps by another operator a moment ago)."""
 
 
 def dispute_cause(dispute_id: int) -> str:

@@ -9,26 +9,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, connection
+from django.db.models import Count, Q
+from django.db.models.functions import TruncHour
+
+from tables.errors import ConcurrencyConflict
+from tables.models import Event
 
 GENESIS = "0" * 64
 _COLUMNS = "position, stream_id, version, type, data, metadata, recorded_at, prev_hash, hash"
-
-
-class ConcurrencyConflict(Exception):
-    """Another command appended to the stream first: the expected version is taken.
-
-    The pipeline decides again on the new state; only if that keeps failing does it reach a client, as a 409.
-    """
-
-    code = "stale_version"
-    message = "the table changed while the command was decided; try again"
-    details: dict[str, Any] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,11 +196,56 @@ def events_of_idempotent_command(stream_id: int, *, actor: str | None, key: str)
         return _rows(cursor.fetchall()) or None
 
 
-def stream_version(stream_id: int) -> int:
-    """The latest version of a stream (0 when empty)."""
+def fold_rows(stream_id: int, *, after_version: int) -> list[tuple[int, str, Any, str]]:
+    """(version, type, data, hash) of the stream's events after ``after_version``: what folding a state needs,
+    without the metadata."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT COALESCE(MAX(version), 0) FROM tables_event WHERE stream_id = %s", [stream_id])
-        return int(cursor.fetchone()[0])
+        cursor.execute(
+            "SELECT version, type, data, hash FROM tables_event WHERE stream_id = %s AND version > %s ORDER BY version",
+            [stream_id, after_version],
+        )
+        return [
+            (row[0], row[1], json.loads(row[2]) if isinstance(row[2], str) else row[2], row[3])
+            for row in cursor.fetchall()
+        ]
+
+
+def seed_commitments(stream_id: int, *, number: int) -> list[tuple[int, str]]:
+    """(version, commitment) of every ``SeedCommitted`` of hand ``number`` in the stream, in stream order (an
+    index probe: ``event_seed_committed_idx``)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT version, data->>'seed_commitment' FROM tables_event "
+            "WHERE stream_id = %s AND type = 'SeedCommitted' AND (data->>'number')::int = %s ORDER BY version",
+            [stream_id, number],
+        )
+        return [(int(v), str(c)) for v, c in cursor.fetchall()]
+
+
+def checkpoints_against_chain(
+    stream_id: int, *, after_version: int = 0
+) -> list[tuple[int, str, str, str, Any, str | None]]:
+    """The stream's signed checkpoints after ``after_version``, each with the hash its event has now:
+    (version, signed hash, key id, signature, signed at, stored hash or None if the event is gone)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.version, c.hash, c.key_id, c.signature, c.at, e.hash FROM tables_checkpoint c "
+            "LEFT JOIN tables_event e ON e.stream_id = c.table_id AND e.version = c.version "
+            "WHERE c.table_id = %s AND c.version > %s ORDER BY c.version",
+            [stream_id, after_version],
+        )
+        return list(cursor.fetchall())
+
+
+def timeout_commands_by_hour(*, since: datetime) -> dict[datetime, int]:
+    """How many timeout commands were recorded in each hour (in the current time zone) since ``since``: the first
+    event of each (the partial index ``event_timeout_command_idx``)."""
+    return dict(
+        Event.objects.filter(Q(metadata__reason="timeout") & Q(metadata__has_key="command"), recorded_at__gte=since)
+        .annotate(hour=TruncHour("recorded_at"))
+        .values_list("hour")
+        .annotate(n=Count("*"))
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,3 +303,23 @@ def chain_problems(events: Sequence[StoredEvent], *, prev_hash: str = GENESIS) -
         previous = event.hash
         expected_version = event.version + 1
     return problems
+
+
+# --- what a recorded command shows ---------------------------------------------------------------------------------
+def public_command(metadata: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The command recorded in an event's ``metadata`` as it may be shown anywhere (the API's hand history, the
+    admin, feeds, exports): without its context. The context holds the command's entropy, the wallet balances of
+    every seated player and the next hand's sealed seed, so hiding it is a security rule (docs/security.md), not
+    formatting; verification alone reads it (``tables.verify``). None if the event records no command."""
+    command = metadata.get("command")
+    if not isinstance(command, Mapping):
+        return None
+    return {key: value for key, value in command.items() if key != "ctx"}
+
+
+def public_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """An event's metadata as it may be shown: its recorded command (if any) through :func:`public_command`."""
+    shown = dict(metadata)
+    if "command" in shown:
+        shown["command"] = public_command(metadata)
+    return shown

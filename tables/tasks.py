@@ -11,14 +11,15 @@ from typing import Any
 from celery import shared_task
 
 from casino import metrics, requestlog
+from tables.after_commit import FIRE_TIMEOUT
+from tables.errors import TimeoutNotDue
+from tables.services import sweep_overdue_tables, table_timeout
 
 
-@shared_task(name="tables.fire_timeout", bind=True, acks_late=True, ignore_result=True, max_retries=None)
+@shared_task(name=FIRE_TIMEOUT, bind=True, acks_late=True, ignore_result=True, max_retries=None)
 def fire_timeout(self: Any, table_id: int, version: int) -> int:
     """The deadline of the wait at ``version`` passed: time the table out if it still waits there. Delivered
     before the deadline (on the database's clock: a worker clock running ahead), it waits for it."""
-    from tables.services import TimeoutNotDue, table_timeout
-
     try:
         appended = table_timeout(table_id=table_id, version=version)
     except TimeoutNotDue as early:
@@ -33,8 +34,6 @@ def fire_timeout(self: Any, table_id: int, version: int) -> int:
 @shared_task(name="tables.sweep_timeouts", ignore_result=True)
 def sweep_timeouts() -> int:
     """Fire every deadline that passed more than the grace period ago (lost or late timer messages)."""
-    from tables.services import sweep_overdue_tables
-
     fired = sweep_overdue_tables()
     metrics.SWEEPER_RUNS.inc()
     if fired:

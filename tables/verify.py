@@ -25,7 +25,9 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
+from casino.monitoring import record_verification_failure
 from tables import engine, fairness
+from tables.errors import HandInPlay
 from tables.ledger_bridge import ESCROW, chip_moves, event_cause
 from tables.models import Hand
 from tables.rules import (
@@ -47,14 +49,10 @@ from tables.rules import (
     shuffle_deck,
     with_seeds,
 )
-from tables.store import StoredEvent, chain_problems, load_stream
+from tables.store import StoredEvent, chain_problems, checkpoints_against_chain, load_stream, seed_commitments
 
 CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain", "checkpoint")
 _CLOSING_SLACK = 32  # events read past a hand's closing event at a time: the rest of the command that closed it
-
-
-class HandInPlay(DomainError):
-    code = "wrong_phase"
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,17 +140,6 @@ def replay_hand(hand: Hand) -> list[tuple[StoredEvent, TableState]]:
     return steps
 
 
-def _published(table_id: int, number: int) -> list[tuple[int, str]]:
-    """(version, commitment) of every ``SeedCommitted`` of hand ``number`` at the table, in stream order."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT version, data->>'seed_commitment' FROM tables_event "
-            "WHERE stream_id = %s AND type = 'SeedCommitted' AND (data->>'number')::int = %s ORDER BY version",
-            [table_id, number],
-        )
-        return [(int(v), str(c)) for v, c in cursor.fetchall()]
-
-
 def _check_commitment(
     table_id: int,
     opened: HandOpened,
@@ -179,7 +166,7 @@ def _check_commitment(
         return f"sha256(server_seed) is {actual}, but the hand committed to {opened.seed_commitment}"
     if opened.server_seed:  # the old form: the commitment was published as the hand opened
         return "ok"
-    published = [(v, c) for v, c in _published(table_id, opened.number) if v < opened_version]
+    published = [(v, c) for v, c in seed_commitments(table_id, number=opened.number) if v < opened_version]
     if not published:
         return f"no commitment of hand {opened.number} was published before it opened (event {opened_version})"
     version, commitment = published[-1]
@@ -368,8 +355,6 @@ def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: 
     report["chain"] = "ok" if not problems else "; ".join(problems[:5])
     report["checkpoint"] = check_checkpoints(hand.table_id)
     if not all(v == "ok" for v in report.values()):
-        from casino.monitoring import record_verification_failure
-
         record_verification_failure(
             table_id=hand.table_id, hand_id=hand.pk, hand_number=hand.number, checks=report, source=source
         )
@@ -388,14 +373,7 @@ def verification_ok(report: dict[str, Any]) -> bool:
 def check_checkpoints(table_id: int, *, after: int = 0) -> str:
     """Every signed checkpoint of the table (after version ``after``) against the chain as stored now: "ok", or
     which signed version no longer matches (and the last one that still does, which bounds the rewrite)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT c.version, c.hash, c.key_id, c.signature, c.at, e.hash FROM tables_checkpoint c "
-            "LEFT JOIN tables_event e ON e.stream_id = c.table_id AND e.version = c.version "
-            "WHERE c.table_id = %s AND c.version > %s ORDER BY c.version",
-            [table_id, after],
-        )
-        rows = cursor.fetchall()
+    rows = checkpoints_against_chain(table_id, after_version=after)
     if not rows:
         return "ok"
     last_good: int | None = None

@@ -25,9 +25,11 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+import redis
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from rest_framework import exceptions, status
@@ -289,9 +291,6 @@ def service_unavailable(exc: BaseException | None) -> bool:
     request did not commit (or, if the connection died during COMMIT, a retry with the same Idempotency-Key
     finds the stored answer), so the client is told to retry: 503 with ``Retry-After``.
     """
-    import redis
-    from django.db import InterfaceError, OperationalError
-
     return isinstance(exc, OperationalError | InterfaceError | redis.ConnectionError | redis.TimeoutError)
 
 

@@ -24,6 +24,7 @@ from tables.rules.ruleset import (
     TIE_RULES,
     Rules,
 )
+from tables.table_spec import TableSpec
 
 RULE_PREFIX = "rule_"
 PRESET_VALUE = ("", "— the preset's value —")
@@ -107,7 +108,8 @@ class TableCreateForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         for f in fields(Rules):
             self.fields[RULE_PREFIX + f.name] = _toggle_field(f.name, f.type)
-        self.body: dict[str, Any] = {}
+        self.body: dict[str, Any] = {}  # the validated input, for the log line
+        self.spec: TableSpec | None = None
 
     def overrides(self) -> dict[str, Any]:
         data = self.cleaned_data
@@ -137,6 +139,7 @@ class TableCreateForm(forms.ModelForm):
                     self.add_error(field if field in self.fields else None, [str(m) for m in _flat(problems)])
             return data
         self.body = dict(serializer.validated_data)
+        self.spec = TableSpec.from_data(self.body)
         return data
 
 

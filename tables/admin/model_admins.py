@@ -47,12 +47,13 @@ from tables.admin.filters import (
 )
 from tables.admin.forms import RULE_PREFIX, RULE_TOGGLES, DisputeResolveForm, TableCreateForm, TableRenameForm
 from tables.admin.log import log_action
-from tables.admin.present import present_rules, rules_rows, visible_event_data, visible_metadata
+from tables.admin.present import present_rules, rules_rows, visible_event_data
 from tables.admin.views import hand_page_context, verify_view
+from tables.errors import DisputeAlreadyResolved, TableMissing
 from tables.models import Dispute, Event, Hand, HandParticipant, Table
 from tables.rules import TableState
-from tables.services import DisputeAlreadyResolved, dispute_resolve
-from tables.store import StoredEvent
+from tables.services import dispute_resolve
+from tables.store import StoredEvent, public_metadata
 
 RECENT_HANDS = 10
 
@@ -138,7 +139,7 @@ class TableAdmin(DeclaredLookupsOnly):
 
     def save_model(self, request: HttpRequest, obj: Table, form: Any, change: bool) -> None:
         if not change:
-            table = services.table_create(operator=request.user, **form.body)
+            table = services.table_create(operator=request.user, name=form.body["name"], spec=form.spec)
             obj.pk = table.pk
             obj.refresh_from_db()
             obj._created_with = form.body  # for the log line
@@ -156,7 +157,7 @@ class TableAdmin(DeclaredLookupsOnly):
         if not hasattr(obj, "_admin_state"):
             try:
                 obj._admin_state = engine.load_table(obj.pk).state
-            except engine.TableMissing:
+            except TableMissing:
                 obj._admin_state = None
         state: TableState | None = obj._admin_state
         return state
@@ -390,7 +391,7 @@ class EventAdmin(EstimatedCountAdminMixin, NoEditsAdmin):
     def visible_data(self, event: Event) -> SafeString:
         try:
             state = engine.load_table(event.table_id).state
-        except engine.TableMissing:
+        except TableMissing:
             return SafeString("—")
         decoded = engine.decode(_stored(event))
         data = visible_event_data(decoded, state)
@@ -398,7 +399,7 @@ class EventAdmin(EstimatedCountAdminMixin, NoEditsAdmin):
 
     @admin.display(description="metadata (the command without its context)")
     def visible_metadata(self, event: Event) -> SafeString:
-        shown = visible_metadata(event.metadata or {})
+        shown = public_metadata(event.metadata or {})
         return format_html("<pre>{}</pre>", json.dumps(shown, indent=2, sort_keys=True))
 
 

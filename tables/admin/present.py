@@ -264,14 +264,6 @@ def visible_event_data(event: Event, state: TableState) -> dict[str, Any]:
     return data
 
 
-def visible_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """The event's metadata without the recorded command's context (entropy and wallets)."""
-    out = dict(metadata)
-    command = out.get("command")
-    if isinstance(command, Mapping):
-        out["command"] = {k: v for k, v in command.items() if k != "ctx"}
-    return out
-
 
 def _seat(seat: Any, names: Mapping[int, str]) -> str:
     if seat is None:

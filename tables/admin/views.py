@@ -28,14 +28,15 @@ from tables.admin.present import (
     rules_rows,
     timeline_row,
 )
+from tables.errors import HandInPlay
 from tables.models import Dispute, Hand
 from tables.rules import TableState
-from tables.store import StoredEvent
-from tables.verify import CHECKS, HandInPlay, replay_hand, verification_ok, verify_hand
+from tables.store import StoredEvent, public_command
+from tables.verify import CHECKS, replay_hand, verification_ok, verify_hand
 
 VERIFY_SESSION_KEY = "admin-verify:{hand}"
-#: What a recorded command shows: not its context (entropy, wallets) nor the ids the actor column already gives.
-COMMAND_PRIVATE = ("ctx", "type", "player_id", "username")
+#: What the timeline leaves out of a public command: the ids the actor column already gives.
+COMMAND_SHOWN_ELSEWHERE = ("type", "player_id", "username")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,10 +65,10 @@ class HandReplay:
         """Every event of the hand, each with who, what and when (filtered against the latest state)."""
         rows = []
         for stored, _ in self.steps:
-            command = stored.metadata.get("command")
+            command = public_command(stored.metadata)
             shown = None
-            if isinstance(command, dict) and stored.metadata.get("command_version") == stored.version:
-                args = {k: v for k, v in command.items() if k not in COMMAND_PRIVATE and v is not None}
+            if command is not None and stored.metadata.get("command_version") == stored.version:
+                args = {k: v for k, v in command.items() if k not in COMMAND_SHOWN_ELSEWHERE and v is not None}
                 shown = {"type": command.get("type"), "args": args}
             rows.append(timeline_row(stored, engine.decode(stored), self.final, self.seat_names, shown))
         return rows

@@ -29,7 +29,7 @@ from tables.rules import (
     view_event,
 )
 from tables.selectors import EventsRead, HandRead, TableRead
-from tables.store import StoredEvent
+from tables.store import StoredEvent, public_command
 
 #: What ``POST /tables/{id}/actions`` accepts (sit_down and leave are the seat endpoints).
 API_ACTIONS: tuple[str, ...] = tuple(name for name in ACTION_COMMANDS if name not in ("sit_down", "leave"))
@@ -38,7 +38,7 @@ _ACTION_BY_COMMAND = {cls.__name__: name for name, cls in ACTION_COMMANDS.items(
     "SetClientSeed": "set_client_seed",
     "Timeout": "timeout",
 }
-_COMMAND_PRIVATE = ("ctx", "type", "player_id", "username")
+_COMMAND_SHOWN_ELSEWHERE = ("type", "player_id", "username")  # the row's seat and action say them
 
 
 def _at(ms: int | None) -> datetime | None:
@@ -262,7 +262,7 @@ def hand_actions(start: TableState, events: Sequence[tuple[StoredEvent, Event]],
         before = state
         state = evolve(state, event)
         metadata = stored.metadata
-        command = metadata.get("command")
+        command = public_command(metadata)
         if command is not None and metadata.get("command_version", stored.version) == stored.version:
             rows.append(_action_row(stored, command, before, state))
         if isinstance(event, HandOpened):
@@ -283,7 +283,7 @@ def _action_row(
 ) -> dict[str, Any]:
     actor = stored.metadata.get("actor")
     kind = str(command.get("type", ""))
-    args = {k: v for k, v in command.items() if k not in _COMMAND_PRIVATE}
+    args = {k: v for k, v in command.items() if k not in _COMMAND_SHOWN_ELSEWHERE}
     seat: int | None = None
     player_id = command.get("player_id")
     if actor is None or player_id is None:

@@ -16,7 +16,8 @@ from rest_framework.settings import api_settings
 
 from casino.api.serializers import StrictCharField, StrictIntegerField, StrictSerializer
 from tables.api.presenters import API_ACTIONS
-from tables.rules import PRESETS, TOGGLES, DomainError, make_table_config
+from tables.rules import PRESETS, TOGGLES, DomainError
+from tables.table_spec import TableSpec
 
 # Read models keep chips per hand in 32-bit columns: a bet of at most this many chips keeps even the worst
 # hand (8 hands x 7 punters x a 100x multiplier) inside them.
@@ -53,17 +54,7 @@ class TableCreateInput(StrictSerializer):
         # The whole combination is the core's to judge (the same validation CreateTable runs), so a bad one is
         # a 400 naming the field; a toggle is named inside ``rules``.
         try:
-            make_table_config(
-                preset=attrs["preset"],
-                overrides=attrs.get("rules") or {},
-                min_bet=attrs["min_bet"],
-                max_bet=attrs["max_bet"],
-                max_seats=attrs["max_seats"],
-                bank=attrs["bank"],
-                fixed_stake=attrs.get("fixed_stake"),
-                turn_timeout_s=attrs.get("turn_timeout_s", 30),
-                betting_timeout_s=attrs.get("betting_timeout_s", 30),
-            )
+            TableSpec.from_data(attrs).config()
         except DomainError as exc:
             field = str(exc.details.get("field") or api_settings.NON_FIELD_ERRORS_KEY)
             if field in TOGGLES or field not in self.fields:

@@ -31,6 +31,7 @@ from tables.api import serializers as io
 from tables.models import Checkpoint, Table
 from tables.rules import NotFound
 from tables.services import hand_dispute_open
+from tables.table_spec import TableSpec
 
 ACTION_ERRORS = (
     "not_found",
@@ -82,12 +83,11 @@ class TableListView(generics.ListAPIView):
     def post(self, request: Request) -> Response:
         data = io.TableCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
-        fields = dict(data.validated_data)
         table = services.table_create(
             operator=request.user,
-            rules=fields.pop("rules", None),
+            name=data.validated_data["name"],
+            spec=TableSpec.from_data(data.validated_data),
             idempotency_key=idempotency_key(request),
-            **fields,
         )
         read = selectors.table_read(table_id=table.pk, user=request.user)
         return Response(presenters.present_table(read), status=status.HTTP_201_CREATED)

@@ -24,6 +24,8 @@ import redis.asyncio as aioredis
 from django.conf import settings
 from redis.exceptions import RedisError
 
+from tables.notify import latest_key
+
 log = logging.getLogger(__name__)
 
 #: Open waits held by this process, by kind ("long_poll", "socket").
@@ -113,16 +115,9 @@ async def release(slot: Slot) -> None:
         log.warning("open waits: could not release a slot of user %s", slot.user_id, exc_info=True)
 
 
-async def open_waits(user_id: int) -> int:
-    """How many unexpired slots the user holds now (all processes)."""
-    now = (await _client().time())[0]
-    return int(await _client().zcount(key(user_id), now, "+inf"))
-
 
 async def latest_version(table_id: int) -> int | None:
     """The table's latest version recorded after commit (``tables.notify.latest_key``), or None."""
-    from tables.notify import latest_key
-
     try:
         value = await _client().get(latest_key(table_id))
     except RedisError:

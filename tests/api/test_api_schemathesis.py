@@ -24,6 +24,7 @@ from schemathesis.specs.openapi.checks import (
 from casino.api.authentication import issue_token
 from tables import services
 from tables.models import Hand
+from tables.table_spec import TableSpec
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 EXAMPLES_PER_OPERATION = 6
@@ -41,9 +42,8 @@ def _seed(make_user: Any, fund: Any) -> list[Any]:
     for user in (player, other):
         fund(user, 10_000)
     for bank in ("player", "house"):
-        table = services.table_create(
-            operator=staff, name=f"fuzz {bank}", preset="classic", min_bet=5, max_bet=50, max_seats=4, bank=bank
-        )
+        spec = TableSpec(preset="classic", min_bet=5, max_bet=50, max_seats=4, bank=bank)
+        table = services.table_create(operator=staff, name=f"fuzz {bank}", spec=spec)
         existing["table_id"].append(table.pk)
         services.table_sit(table_id=table.pk, user=player)
         services.table_sit(table_id=table.pk, user=other)

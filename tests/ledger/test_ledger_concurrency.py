@@ -83,7 +83,7 @@ def test_crossing_transfers_stakes_and_settlements_neither_deadlock_nor_lose_upd
                     banker_amount=amount,
                 )
                 net = rng.choice([-amount, 0, amount])
-                services.settle_hand(
+                services.post_settlement(
                     cause=f"s{thread}:{n}",
                     table_id=1,
                     hand_id=hand_id,

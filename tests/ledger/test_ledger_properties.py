@@ -220,7 +220,7 @@ class LedgerMachine(RuleBasedStateMachine):
             # one chip too few of a payout of 0 is a negative amount, refused before the sums are compared
             error = InvalidEntry if payouts[hand.banker] < 0 else SettlementMismatch
         if self._post(
-            services.settle_hand,
+            services.post_settlement,
             error,
             cause=self._cause(),
             table_id=self.table_id,
@@ -294,7 +294,7 @@ def test_random_operations_keep_the_ledger_invariants() -> None:
         ),
     )
     # The run was not vacuous: hands were settled and operations were refused.
-    assert OUTCOMES["settle_hand: posted"] and OUTCOMES["reserve_stake: posted"], OUTCOMES
+    assert OUTCOMES["post_settlement: posted"] and OUTCOMES["reserve_stake: posted"], OUTCOMES
     assert sum(n for outcome, n in OUTCOMES.items() if "refused" in outcome), OUTCOMES
     # And the whole history reconciles.
     report = reconcile()

@@ -44,7 +44,7 @@ def activity(make_user, operator):
             banker=bob,
             banker_amount=stake,
         )
-    services.settle_hand(
+    services.post_settlement(
         cause="event:1:5",
         table_id=1,
         hand_id=10,
@@ -55,7 +55,7 @@ def activity(make_user, operator):
     services.reserve_stake(
         cause="event:2:1", table_id=2, hand_id=20, punter=alice, punter_amount=20, banker=None, banker_amount=10
     )
-    services.settle_hand(
+    services.post_settlement(
         cause="event:2:2",
         table_id=2,
         hand_id=20,

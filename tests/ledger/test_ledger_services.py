@@ -212,7 +212,7 @@ def test_settlement_pays_out_of_escrow_and_leaves_the_hand_at_zero(hand_in_play)
     alice, bob, carol = hand_in_play
     results = [{"seat": 1, "user_id": alice.pk, "net": 10}, {"seat": 2, "user_id": carol.pk, "net": -20}]
     # alice wins 10: gets 10 + 10; carol loses 20: gets 0; bob: 30 reserved - 10 + 20 = 40.
-    tx = services.settle_hand(
+    tx = services.post_settlement(
         cause="event:7:9", table_id=7, hand_id=70, payouts={alice.pk: 20, bob.pk: 40, carol.pk: 0}, results=results
     )
     assert tx.kind == "hand_settlement" and tx.details["results"] == results and tx.details["banker"] == bob.pk
@@ -226,7 +226,7 @@ def test_settlement_leaves_other_hands_of_the_table_in_escrow(hand_in_play, make
     services.reserve_stake(
         cause="event:7:20", table_id=7, hand_id=71, punter=alice, punter_amount=5, banker=None, banker_amount=5
     )
-    services.settle_hand(
+    services.post_settlement(
         cause="event:7:9",
         table_id=7,
         hand_id=70,
@@ -240,7 +240,7 @@ def test_house_bank_settlement_pays_the_bankroll(alice):
     services.reserve_stake(
         cause="event:7:1", table_id=7, hand_id=70, punter=alice, punter_amount=10, banker=None, banker_amount=10
     )
-    services.settle_hand(
+    services.post_settlement(
         cause="event:7:2", table_id=7, hand_id=70, payouts={None: 20}, results=[{"user_id": alice.pk, "net": -10}]
     )
     assert services.balance("house:bankroll:table:7") == 10 and services.wallet_balance(alice) == 90
@@ -251,7 +251,7 @@ def test_payouts_must_add_up_to_what_the_hand_holds(hand_in_play):
     alice, bob, carol = hand_in_play
     before = _counts()
     with pytest.raises(SettlementMismatch, match="holds 60"):
-        services.settle_hand(
+        services.post_settlement(
             cause="event:7:9",
             table_id=7,
             hand_id=70,
@@ -264,7 +264,7 @@ def test_payouts_must_add_up_to_what_the_hand_holds(hand_in_play):
 def test_payouts_must_match_the_results(hand_in_play):
     alice, bob, carol = hand_in_play
     with pytest.raises(SettlementMismatch, match="do not match its results") as refused:
-        services.settle_hand(
+        services.post_settlement(
             cause="event:7:9",
             table_id=7,
             hand_id=70,
@@ -283,10 +283,10 @@ def test_a_hand_is_settled_once(hand_in_play):
         "payouts": {alice.pk: 20, bob.pk: 40},
         "results": [{"user_id": alice.pk, "net": 10}, {"user_id": carol.pk, "net": -20}],
     }
-    first = services.settle_hand(cause="event:7:9", **args)
-    assert services.settle_hand(cause="event:7:9", **args).pk == first.pk  # a retried event
+    first = services.post_settlement(cause="event:7:9", **args)
+    assert services.post_settlement(cause="event:7:9", **args).pk == first.pk  # a retried event
     with pytest.raises(HandAlreadySettled):
-        services.settle_hand(cause="event:7:10", **args)
+        services.post_settlement(cause="event:7:10", **args)
     with pytest.raises(HandAlreadySettled):
         services.reserve_stake(
             cause="event:7:11", table_id=7, hand_id=70, punter=alice, punter_amount=1, banker=bob, banker_amount=0
@@ -295,7 +295,7 @@ def test_a_hand_is_settled_once(hand_in_play):
 
 def test_a_hand_without_reserves_cannot_be_settled(alice):
     with pytest.raises(SettlementMismatch, match="no stake reserves"):
-        services.settle_hand(cause="event:7:9", table_id=7, hand_id=70, payouts={}, results=[])
+        services.post_settlement(cause="event:7:9", table_id=7, hand_id=70, payouts={}, results=[])
 
 
 @pytest.mark.parametrize(
@@ -311,7 +311,7 @@ def test_a_hand_without_reserves_cannot_be_settled(alice):
 )
 def test_results_rows_carry_integer_user_id_and_net(hand_in_play, results):
     with pytest.raises(InvalidEntry):
-        services.settle_hand(cause="event:7:9", table_id=7, hand_id=70, payouts={}, results=results)
+        services.post_settlement(cause="event:7:9", table_id=7, hand_id=70, payouts={}, results=results)
 
 
 # --- corrections ----------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from prometheus_client import REGISTRY
 from casino import metrics
 from casino.models import VerificationFailure
 from tables import services
+from tables.errors import TimeoutNotDue
 from tables.rules import DomainError
 from tests.conftest import child_database_url, free_port, wait_for
 from tests.store.play import make_players, make_table, state_of
@@ -88,7 +89,7 @@ def test_commands_are_counted_by_type_and_outcome_with_latency_and_statements():
     fired = _sample("casino_commands_total", type="Timeout", outcome="ok")
     state = state_of(table.pk)
     assert state.awaiting is not None
-    with pytest.raises(services.TimeoutNotDue):  # a timer delivered early: counted apart, not as an error
+    with pytest.raises(TimeoutNotDue):  # a timer delivered early: counted apart, not as an error
         services.table_timeout(table_id=table.pk, version=state.version)
     assert _sample("casino_commands_total", type="Timeout", outcome="not_due") == not_due + 1
     services.table_timeout(table_id=table.pk, version=state.version, now_ms=state.awaiting.deadline_ms + 1)

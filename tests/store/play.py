@@ -13,6 +13,7 @@ from ledger import services as ledger
 from tables import engine, services
 from tables.models import Table
 from tables.rules import DomainError, TableState, legal_actions
+from tables.table_spec import TableSpec
 
 PRESET_TABLES: dict[str, dict[str, object]] = {
     "classic": {"preset": "classic", "min_bet": 5, "max_bet": 50},
@@ -40,12 +41,7 @@ def make_table(preset: str, *, bank: str = "player", max_seats: int | None = Non
     return services.table_create(
         operator=None,
         name=f"{preset} {bank}",
-        preset=str(spec.pop("preset")),
-        min_bet=int(spec.pop("min_bet")),  # type: ignore[call-overload]
-        max_bet=int(spec.pop("max_bet")),  # type: ignore[call-overload]
-        max_seats=max_seats or (8 if bank == "player" else 7),
-        bank=bank,
-        **spec,  # type: ignore[arg-type]
+        spec=TableSpec.from_data({**spec, "max_seats": max_seats or (8 if bank == "player" else 7), "bank": bank}),
     )
 
 

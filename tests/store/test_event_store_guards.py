@@ -11,6 +11,7 @@ from django.db.utils import DatabaseError
 from django.utils import timezone
 
 from tables import store
+from tables.errors import ConcurrencyConflict
 from tables.models import Table
 from tests.conftest import owner_cursor, wait_for
 
@@ -50,7 +51,7 @@ def test_events_refuse_update_delete_and_truncate(statement):
 def test_a_taken_version_is_a_concurrency_conflict_and_writes_nothing():
     table = _table()
     first = _append(table, 0, store.GENESIS)
-    with pytest.raises(store.ConcurrencyConflict), transaction.atomic():
+    with pytest.raises(ConcurrencyConflict), transaction.atomic():
         _append(table, 0, store.GENESIS, n=2)
     assert [e.hash for e in store.load_stream(table.pk)] == [first[0].hash]
 

@@ -10,6 +10,7 @@ import pytest
 from celery.exceptions import Retry
 
 from tables import pipeline, services
+from tables.errors import TimeoutNotDue
 from tables.models import Table
 from tables.tasks import fire_timeout
 from tests.store.play import make_players, make_table, state_of
@@ -35,7 +36,7 @@ def _make_overdue(table: Table) -> None:
 def test_a_timeout_before_its_deadline_is_refused_and_writes_nothing(monkeypatch):
     table, state = _waiting_table()
     monkeypatch.setattr(time, "time", lambda: state.awaiting.deadline_ms / 1000 + 3600)  # the worker's clock
-    with pytest.raises(services.TimeoutNotDue) as early:
+    with pytest.raises(TimeoutNotDue) as early:
         services.table_timeout(table_id=table.pk, version=state.version)
     assert 25_000 < early.value.remaining_ms <= 30_000
     assert state_of(table.pk).version == state.version

@@ -16,12 +16,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.api.authentication import issue_token, revoke_token
-from casino.api.errors import ApiError, error_response
+from casino.api.errors import error_response
 from casino.api.idempotency import idempotent
-from casino.api.players import USERNAME_RULE, check_username, player_register
 from casino.api.schema import api_errors
 from casino.api.serializers import StrictCharField, StrictSerializer
 from casino.api.throttling import AUTH_THROTTLES
+from casino.errors import InvalidField
+from casino.services import USERNAME_RULE, check_username, player_register
 
 PASSWORD_MAX_LENGTH = 128
 
@@ -50,7 +51,7 @@ class RegisterView(APIView):
         def validate_username(self, value: str) -> str:
             try:
                 return check_username(value)
-            except ApiError as exc:
+            except InvalidField as exc:
                 raise serializers.ValidationError(exc.message) from exc
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

@@ -11,12 +11,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino.api.errors import ApiError
 from casino.api.pagination import ApiPagination
-from casino.api.players import check_client_seed, player_profile, set_client_seed
 from casino.api.schema import api_errors
 from casino.api.selectors import own_hands, own_postings
 from casino.api.serializers import StrictCharField, StrictSerializer
+from casino.errors import InvalidField
+from casino.services import check_client_seed, player_profile, set_client_seed
 from ledger.models import Posting
 from ledger.selectors import ledger_row, wallet_balance
 from tables.models import HandParticipant
@@ -57,7 +57,7 @@ class ClientSeedView(APIView):
         def validate_client_seed(self, value: str) -> str:
             try:
                 return check_client_seed(value)
-            except ApiError as exc:
+            except InvalidField as exc:
                 raise serializers.ValidationError(exc.message) from exc
 
     class OutputSerializer(serializers.Serializer):

@@ -6,8 +6,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from tables.errors import HandInPlay
 from tables.models import Hand
-from tables.verify import CHECKS, HandInPlay, verification_ok, verify_hand
+from tables.verify import CHECKS, verification_ok, verify_hand
 
 
 class Command(BaseCommand):

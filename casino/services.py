@@ -1,4 +1,4 @@
-"""Player services of the API: registration, the player profile and the client seed.
+"""Player and account services: registration (with the API token), the player profile and the client seed.
 
 ``set_client_seed`` is the one entry point for changing a client seed: the game extends it to carry the new
 seed to the tables the player sits at.
@@ -14,7 +14,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connection, transaction
 
 from casino.api.authentication import issue_token
-from casino.api.errors import invalid_field
+from casino.errors import InvalidField
 from tables.models import PlayerProfile
 from tables.rules.client_seed import client_seed_error
 from tables.services import new_client_seed, player_set_client_seed
@@ -27,7 +27,7 @@ USERNAME_RULE = "3-30 characters: letters, digits, '.', '_' and '-', starting wi
 
 def check_username(username: str) -> str:
     if not USERNAME_PATTERN.fullmatch(username):
-        raise invalid_field("username", f"A username has {USERNAME_RULE}")
+        raise InvalidField("username", f"A username has {USERNAME_RULE}")
     return username
 
 
@@ -35,7 +35,7 @@ def check_client_seed(seed: str) -> str:
     """``seed`` if it follows the one client-seed rule (tables.rules.client_seed), else 400 naming the field."""
     error = client_seed_error(seed)
     if error is not None:
-        raise invalid_field("client_seed", error[0].upper() + error[1:] + ".")
+        raise InvalidField("client_seed", error[0].upper() + error[1:] + ".")
     return seed
 
 
@@ -50,7 +50,7 @@ def player_register(*, username: str, password: str) -> tuple[AbstractBaseUser, 
         digest = hashlib.sha256(f"register:{username.lower()}".encode()).digest()
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest[:8], "big", signed=True)])
     if user_model._default_manager.filter(username__iexact=username).exists():
-        raise invalid_field("username", "A user with that username already exists.")
+        raise InvalidField("username", "A user with that username already exists.")
     user = user_model._default_manager.create_user(username=username, password=password)  # type: ignore[attr-defined]
     PlayerProfile.objects.create(user=user, client_seed=new_client_seed())
     return user, issue_token(user)
