@@ -360,9 +360,11 @@ def _profile(seats: list[tuple[str, int]]) -> None:
         except (OSError, AttributeError):
             return 0
 
+    client_cpu: dict[str, dict[str, list[float]]] = {"bare insert": {}, "player action": {}}
+
     def timed(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
         cpu_before = backend_cpu_ns()
-        started = time.perf_counter()
+        started, own_before = time.perf_counter(), time.thread_time()
         if os.environ.get("BENCH_DUMP_SQL") and params is not None:  # the statements as sent, for EXPLAIN
             with open(os.environ["BENCH_DUMP_SQL"], "a") as dump:
                 sent = context["cursor"].cursor.mogrify(sql, params)
@@ -372,6 +374,7 @@ def _profile(seats: list[tuple[str, int]]) -> None:
         finally:
             key = " ".join(sql.split()[:3])[:40]
             per_statement[current[0]].setdefault(key, []).append(time.perf_counter() - started)
+            client_cpu[current[0]].setdefault(key, []).append(time.thread_time() - own_before)
             server_cpu[current[0]].setdefault(key, []).append((backend_cpu_ns() - cpu_before) / 1e9)
 
     connection.execute_wrappers.append(timed)
@@ -410,6 +413,7 @@ def _profile(seats: list[tuple[str, int]]) -> None:
                 f"  {name:<14} {key:<40} {sum(walls) * 1000 / requests:6.2f} ms/request"
                 f"  median {statistics.median(walls) * 1000:6.2f} ms  x{len(walls) / requests:.2f}"
                 f"  server CPU {sum(cpus) * 1000 / requests:5.2f} ms/request"
+                f"  client CPU {sum(client_cpu[name][key]) * 1000 / requests:5.2f} ms/request"
             )
     for name, runs in queries.items():
         counts = sorted(len(q) for q in runs)
