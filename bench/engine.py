@@ -28,6 +28,7 @@ from tables.rules import (
     Event,
     HandSettled,
     HandSplit,
+    HandStatus,
     Hit,
     HitFaceDown,
     PlaceBet,
@@ -37,6 +38,7 @@ from tables.rules import (
     StakeRaised,
     Stand,
     TableState,
+    WaitKind,
     evaluate,
     handle,
     initial_state,
@@ -120,7 +122,7 @@ class Bench:
         rng = self.rng
         rules = self.rules
         assert rules is not None
-        if aw.kind == "bets":
+        if aw.kind == WaitKind.BETTING_WINDOW:
             for h in hand.punters:
                 if h.stake == 0:
                     self.send(
@@ -128,7 +130,7 @@ class Bench:
                             ctx=self.ctx(), player_id=h.player_id, amount=hand.stake or 10 + int(rng.random() * 91)
                         )
                     )
-                    if self.state.awaiting is None or self.state.awaiting.kind != "bets":
+                    if self.state.awaiting is None or self.state.awaiting.kind != WaitKind.BETTING_WINDOW:
                         return
             return
         seats = state.seats
@@ -136,10 +138,10 @@ class Bench:
             self._seats = seats
             self._player_at = {s.seat: s.player_id for s in seats}
         pid = self._player_at.get(aw.seat, "")  # type: ignore[arg-type]
-        if aw.kind == "bet":
+        if aw.kind == WaitKind.OWED_BET:
             self.send(PlaceBet(ctx=self.ctx(), player_id=pid, amount=hand.stake or 10 + int(rng.random() * 91)))
             return
-        if aw.kind == "banker":
+        if aw.kind == WaitKind.BANKER:
             total = evaluate(hand.banker.cards, rules).total_hp
             self.send(
                 Hit(ctx=self.ctx(), player_id=pid)
@@ -147,10 +149,10 @@ class Bench:
                 else Stand(ctx=self.ctx(), player_id=pid)
             )
             return
-        if aw.kind == "assign":
+        if aw.kind == WaitKind.ASSIGN:
             if rng.random() < 0.3 and self.try_send(Split(ctx=self.ctx(), player_id=pid)):
                 return
-            open_hands = [h.hand_index for h in hand.punters if h.seat == aw.seat and h.status == "playing"]
+            open_hands = [h.hand_index for h in hand.punters if h.seat == aw.seat and h.status == HandStatus.PLAYING]
             self.send(Assign(ctx=self.ctx(), player_id=pid, hand=rng.choice(open_hands)))
             return
         played = hand.find(aw.seat, aw.hand)  # type: ignore[arg-type]

@@ -32,6 +32,7 @@ from tables.rules import (
     CreateTable,
     HandSettled,
     HandSplit,
+    HandStatus,
     Hit,
     PlaceBet,
     Rules,
@@ -39,6 +40,7 @@ from tables.rules import (
     Split,
     Stand,
     TableState,
+    WaitKind,
     evaluate,
     handle,
     initial_state,
@@ -243,15 +245,15 @@ class SimTable:
             raise RuntimeError(f"the simulated table is stuck in phase {state.phase}")
         kind = aw.kind
         ctx = self.context()
-        if kind == "bets":
+        if kind == WaitKind.BETTING_WINDOW:
             for h in hand.punters:
                 if h.stake == 0 and h.status != "void":
                     self.send(PlaceBet(ctx=ctx, player_id=h.player_id, amount=hand.stake or 1))
-                    if self.state.awaiting is None or self.state.awaiting.kind != "bets":
+                    if self.state.awaiting is None or self.state.awaiting.kind != WaitKind.BETTING_WINDOW:
                         return
             return
         seat = aw.seat
-        if kind == "banker":
+        if kind == WaitKind.BANKER:
             b = hand.banker
             pid = b.player_id
             assert pid is not None
@@ -260,12 +262,12 @@ class SimTable:
             return
         mine = [h for h in hand.punters if h.seat == seat]
         pid = mine[0].player_id
-        if kind == "bet":
+        if kind == WaitKind.OWED_BET:
             self.send(PlaceBet(ctx=ctx, player_id=pid, amount=hand.stake or 1))
             return
         rules = self.rules
         split_seat = seat in hand.split_seats
-        if kind == "assign":
+        if kind == WaitKind.ASSIGN:
             self._assign(ctx, pid, mine, hand.pending[1] if hand.pending else "", hand)
             return
         h = mine[0] if len(mine) == 1 else next(x for x in mine if x.hand_index == aw.hand)
@@ -287,7 +289,7 @@ class SimTable:
         """Hungarian, after a split: a drawn picture may start a new hand while the window is open; otherwise
         the card goes to the open hand it helps most (the lowest total it does not bust)."""
         rules = self.rules
-        open_hands = [h for h in mine if h.status == "playing"]
+        open_hands = [h for h in mine if h.status == HandStatus.PLAYING]
         window = _picture(card) and all(_picture(c) for h in mine for c in h.cards)
         if self.punter.split and window and len(mine) < rules.max_hands_per_punter:
             self.send(Split(ctx=ctx, player_id=pid, amount=None, hand=None))

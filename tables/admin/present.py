@@ -27,6 +27,7 @@ from tables.rules import (
     card_visible,
     evaluate,
     format_hp,
+    result_row,
     view_event,
 )
 from tables.rules.config import config_to_dict
@@ -187,17 +188,10 @@ def present_hand_state(
         "cards_dealt": hand.next_card,
         "results": [
             {
-                "seat": r.seat,
+                **result_row(r),
                 "username": names.get(r.player_id, r.player_id),
-                "hand": r.hand,
-                "bet": r.bet,
                 "category": CATEGORY_LABELS.get(r.category, r.category),
                 "total": format_hp(r.total_half_points),
-                "matta_value": r.matta_value,
-                "outcome": r.outcome,
-                "tie": r.tie,
-                "multiplier": r.multiplier,
-                "net": r.net,
             }
             for r in hand.results
         ]

@@ -16,7 +16,7 @@ Queries::
     legal_actions(state, player_id, wallets=None) -> list[str]   # exactly what decide would accept
     view(state, Viewer.player(pid) | Viewer.spectator() | Viewer.auditor(), wallets=None) -> dict
     view_event(event, viewer, state) -> dict                       # the events feed, same hiding rule
-    replay(events) -> list[TableState]; state_after(events, n) -> TableState
+    replay(events) -> list[TableState]                             # the state after each event
     hand_history(events, number, ...) -> dict
 
 Provably fair shuffle: ``shuffle_deck(server_seed, client_seed, nonce)``, ``seed_commitment(server_seed)``.
@@ -63,6 +63,19 @@ from .commands import (
 )
 from .config import TableConfig, make_table_config
 from .decide import decide, handle
+from .enums import (
+    AbandonReason,
+    BankReason,
+    HandStatus,
+    LeaveReason,
+    Outcome,
+    Phase,
+    SitInReason,
+    SitOutReason,
+    SkipReason,
+    StandReason,
+    WaitKind,
+)
 from .errors import (
     ERROR_CODES,
     AlreadySeated,
@@ -121,13 +134,13 @@ from .events import (
 from .evolve import evolve
 from .history import hand_history
 from .legal import legal_actions
-from .replay import fold, replay, state_after
+from .replay import fold, replay
 from .ruleset import PRESETS, TOGGLES, Rules, banker_loss_multiplier, punter_loss_multiplier, resolve_rules
 from .scoring import Score, Settlement, evaluate, settle_hand
 from .shuffle import seed_commitment, shuffle_deck, verify_deck
 from .state import Awaiting, BankerHand, HandState, Pledge, PunterHand, SeatState, TableState, initial_state
 from .tx import PLAIN_PREFIX
-from .view import Viewer, card_visible, settled_deck, view, view_event
+from .view import Viewer, card_visible, result_row, settled_deck, view, view_event
 
 __all__ = [
     "ACTION_COMMANDS",
@@ -139,12 +152,14 @@ __all__ = [
     "PLAIN_PREFIX",
     "PRESETS",
     "TOGGLES",
+    "AbandonReason",
     "ActionAwaited",
     "AlreadySeated",
     "Assign",
     "Awaiting",
     "BankCannotCover",
     "BankPassed",
+    "BankReason",
     "BankRetirementRequested",
     "BankerHand",
     "BankerTurnSkipped",
@@ -172,18 +187,22 @@ __all__ = [
     "HandSettled",
     "HandSplit",
     "HandState",
+    "HandStatus",
     "HandStood",
     "Hit",
     "HitFaceDown",
     "IllegalAction",
     "InsufficientFunds",
     "InvalidRequest",
+    "LeaveReason",
     "LeaveRequested",
     "LeaveSeat",
     "NextSeed",
     "NotFound",
     "NotSeated",
     "NotYourTurn",
+    "Outcome",
+    "Phase",
     "PlaceBet",
     "PlayerCommand",
     "PlayerTimedOut",
@@ -206,11 +225,15 @@ __all__ = [
     "Settlement",
     "SitDown",
     "SitIn",
+    "SitInReason",
     "SitOut",
+    "SitOutReason",
+    "SkipReason",
     "Split",
     "StakeRaised",
     "StakeSet",
     "Stand",
+    "StandReason",
     "TableConfig",
     "TableCreated",
     "TableFull",
@@ -218,6 +241,7 @@ __all__ = [
     "Timeout",
     "TimeoutStreakReset",
     "Viewer",
+    "WaitKind",
     "WrongPhase",
     "banker_loss_multiplier",
     "card_visible",
@@ -240,11 +264,11 @@ __all__ = [
     "punter_loss_multiplier",
     "replay",
     "resolve_rules",
+    "result_row",
     "seed_commitment",
     "settle_hand",
     "settled_deck",
     "shuffle_deck",
-    "state_after",
     "state_from_json",
     "state_to_json",
     "value_hp",

@@ -15,6 +15,9 @@ Both plain texts are secrets: :func:`without_secrets` is the form the shell reco
 command puts back the seeds revealed since. Without ``next_seed`` (the pure core driven by tests or a
 simulation) the core commits to ``entropy`` as the next seed and keeps it in plain text in the state.
 A command serialised with :func:`tables.rules.codec.command_to_json` is enough to re-run ``decide``.
+
+A little longer than the core's other modules: the catalogue of every command, with the mapping of API action
+bodies to commands beside them.
 """
 
 from __future__ import annotations

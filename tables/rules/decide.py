@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .betting import place_bet
 from .commands import (
     Assign,
     Command,
@@ -36,8 +37,9 @@ from .enums import SitInReason
 from .errors import DomainError, InvalidRequest, NotFound, invalid
 from .events import Event, SatIn
 from .flow import run_automatic_steps
-from .play import assign, hit, place_bet, raise_stake, split, stand
+from .play import hit, raise_stake, stand
 from .showdown import abandon_without_seed
+from .splits import assign, split
 from .state import TableState
 from .table import create_table, leave, retire_bank, set_client_seed, set_stake, sit_down, sit_in, sit_out
 from .timeouts import timeout

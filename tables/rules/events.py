@@ -3,6 +3,9 @@
 Whatever ``decide`` computed travels on the event, so ``evolve`` applies facts without rules. Events that
 move chips (stakes, settlement) carry everything the ledger needs: player id, seat, hand, the amount, the
 punter's and the banker's reserve, and the banker's id (None for the house).
+
+Longer than the core's other modules on purpose: it is the catalogue of every fact a table's stream may hold
+(the stored schema), one small class per fact, read as one list.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from .events import (
     TableCreated,
     TimeoutStreakReset,
 )
+from .evolve_end import END_HANDLERS
 from .evolve_hand import HAND_HANDLERS
 from .state import SeatState, TableState, replace
 
@@ -109,6 +110,7 @@ EVOLVERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {
     BankRetirementRequested: _retirement_requested,
     StakeSet: _stake_set,
     **HAND_HANDLERS,
+    **END_HANDLERS,
 }
 
 

@@ -11,8 +11,8 @@ from typing import Any
 from .enums import OVER, Phase
 from .events import CardDealt, Event, HandAbandoned, HandOpened, HandSettled
 from .evolve import evolve
-from .state import TableState, initial_state
-from .view import Viewer, card_visible, settled_deck
+from .state import HandState, TableState, initial_state
+from .view import Viewer, card_visible, result_row, settled_deck
 
 
 def hand_history(
@@ -29,38 +29,69 @@ def hand_history(
     Until the hand is settled, cards ``viewer`` may not see are ``None`` and seed and deck are withheld.
     """
     viewer = viewer or Viewer.auditor()
-    current = initial_state() if state is None else state
-    deals: list[tuple[int, CardDealt]] = []
-    opened: TableState | None = None
-    final: TableState | None = None
-    for offset, event in enumerate(events):
-        current = evolve(current, event)
-        if isinstance(event, HandOpened) and event.number == number:
-            opened = current
-        elif opened is not None and final is None:
-            if isinstance(event, CardDealt) and event.number == number:
-                deals.append((start_version + offset, event))
-            elif isinstance(event, (HandSettled, HandAbandoned)) and event.number == number:
-                final = current
-                break
-    if opened is None:
-        raise ValueError(f"hand {number} is not in these events")
-    last = final if final is not None else current
+    opened, last, deals = _find_hand(events, number, start_version, state)
     hand = last.hand
     assert hand is not None and last.config is not None
     settled = hand.phase in OVER
     names = {s.seat: s.username for s in (opened.seats + last.seats)}
+    return {
+        "number": number,
+        "nonce": number,
+        "rules": last.config.rules.to_dict(),
+        "seed_commitment": hand.seed_commitment,
+        "client_seed": hand.client_seed or None,
+        "server_seed": (hand.server_seed or None) if settled else None,
+        "deck": settled_deck(hand) if settled else None,
+        "settled": hand.phase == Phase.SETTLED,
+        "abandoned": hand.phase == Phase.ABANDONED,
+        "banker": {"seat": hand.banker.seat, "player_id": hand.banker.player_id},
+        "participants": _participants(hand, names, settled),
+        "deals": _deal_rows(hand, deals, viewer, settled),
+        "results": [result_row(r) for r in hand.results],
+        "payouts": dict(hand.payouts),
+        "next_banker": {"seat": hand.next_banker_seat, "username": names.get(hand.next_banker_seat or -1)}
+        if hand.phase == Phase.SETTLED
+        else None,
+    }
+
+
+def _find_hand(
+    events: Sequence[Event], number: int, start_version: int, state: TableState | None
+) -> tuple[TableState, TableState, list[tuple[int, CardDealt]]]:
+    """Fold ``events`` up to hand ``number``'s end: the state at its opening, at its end (or after the last
+    event) and its deals with their stream ``seq``."""
+    current = initial_state() if state is None else state
+    deals: list[tuple[int, CardDealt]] = []
+    opened: TableState | None = None
+    for offset, event in enumerate(events):
+        current = evolve(current, event)
+        if isinstance(event, HandOpened) and event.number == number:
+            opened = current
+        elif opened is not None:
+            if isinstance(event, CardDealt) and event.number == number:
+                deals.append((start_version + offset, event))
+            elif isinstance(event, (HandSettled, HandAbandoned)) and event.number == number:
+                break
+    if opened is None:
+        raise ValueError(f"hand {number} is not in these events")
+    return opened, current, deals
+
+
+def _deal_rows(
+    hand: HandState, deals: list[tuple[int, CardDealt]], viewer: Viewer, settled: bool
+) -> list[dict[str, Any]]:
+    """One row per card dealt in the hand, with the hand it ended in; a card the viewer may not see is None."""
     where: dict[str, tuple[int | None, int]] = {}
     for h in hand.punters:
         for code in h.cards:
             where[code] = (h.seat, h.hand_index)
     for code in hand.banker.cards:
         where[code] = (hand.banker.seat, 0)
-    deal_rows = []
+    rows = []
     for seq, d in deals:
         visible = card_visible(viewer, d.player_id, d.face_up, False, settled)
         seat, index = where.get(d.card, (d.seat, d.hand if d.hand is not None else 0))
-        deal_rows.append(
+        rows.append(
             {
                 "seq": seq,
                 "to_seat": seat,
@@ -70,6 +101,11 @@ def hand_history(
                 "face_up": d.face_up,
             }
         )
+    return rows
+
+
+def _participants(hand: HandState, names: dict[int, str], settled: bool) -> list[dict[str, Any]]:
+    """The banker, then each punter in play order with his hands (cards and totals once settled)."""
     participants: list[dict[str, Any]] = [
         {
             "seat": hand.banker.seat,
@@ -109,37 +145,4 @@ def hand_history(
                 ],
             }
         )
-    return {
-        "number": number,
-        "nonce": number,
-        "rules": last.config.rules.to_dict(),
-        "seed_commitment": hand.seed_commitment,
-        "client_seed": hand.client_seed or None,
-        "server_seed": (hand.server_seed or None) if settled else None,
-        "deck": settled_deck(hand) if settled else None,
-        "settled": hand.phase == Phase.SETTLED,
-        "abandoned": hand.phase == Phase.ABANDONED,
-        "banker": {"seat": hand.banker.seat, "player_id": hand.banker.player_id},
-        "participants": participants,
-        "deals": deal_rows,
-        "results": [
-            {
-                "seat": r.seat,
-                "player_id": r.player_id,
-                "hand": r.hand,
-                "bet": r.bet,
-                "category": r.category,
-                "total_half_points": r.total_half_points,
-                "matta_value": r.matta_value,
-                "outcome": r.outcome,
-                "tie": r.tie,
-                "multiplier": r.multiplier,
-                "net": r.net,
-            }
-            for r in hand.results
-        ],
-        "payouts": dict(hand.payouts),
-        "next_banker": {"seat": hand.next_banker_seat, "username": names.get(hand.next_banker_seat or -1)}
-        if hand.phase == Phase.SETTLED
-        else None,
-    }
+    return participants

@@ -1,25 +1,20 @@
-"""Handlers of the commands played inside a hand: bet, hit, hit face down, stand, raise, split, assign,
-and a player banker's hit and stand. Each validates first, then records the player's own facts (a card comes
-with what it makes: a bust, 15 hp or a pair of sevens is shown at once); ``flow`` moves the table on."""
+"""Handlers of the commands played in one's turn: hit, hit face down, stand, raise, and a player banker's hit
+and stand (bets: ``betting``; splits: ``splits``). Each validates first, then records the player's own facts (a
+card comes with what it makes: a bust, 15 hp or a pair of sevens is shown at once); ``flow`` moves the table on."""
 
 from __future__ import annotations
 
-from .cards import is_picture
-from .commands import Assign, Hit, HitFaceDown, PlaceBet, PlayerCommand, Raise, Split, Stand
+from .commands import Hit, HitFaceDown, PlayerCommand, Raise, Stand
 from .enums import HandStatus, Phase, SitInReason, SitOutReason, StandReason, WaitKind
 from .errors import BetOutOfLimits, IllegalAction, NotFound, NotSeated, NotYourTurn, WrongPhase, invalid
 from .events import (
-    BetPlaced,
-    CardAssigned,
     CardDealt,
     CardTurnedUp,
-    HandSplit,
     HandStood,
     SatIn,
     StakeRaised,
     TimeoutStreakReset,
 )
-from .flow import run_automatic_steps
 from .opening import draw
 from .stakes import banker_party, check_reserves, commit_reserves
 from .state import Awaiting, PunterHand, SeatState
@@ -57,65 +52,7 @@ def acted(tx: Tx, seat: SeatState) -> None:
         tx.emit(TimeoutStreakReset(seat=seat.seat, player_id=seat.player_id))
 
 
-def _check_amount(tx: Tx, amount: int, *, low: int, high: int) -> None:
-    if tx.rules.stake_mode == "bank_fixed":
-        fixed = tx.min_stake(tx.hand)
-        if amount != fixed:
-            raise BetOutOfLimits(f"the stake is fixed by the bank at {fixed}", {"stake": fixed, "amount": amount})
-        return
-    if not low <= amount <= high:
-        raise BetOutOfLimits(f"the stake must be between {low} and {high}", {"min": low, "max": high, "amount": amount})
-
-
-# -- bets ----------------------------------------------------------------------------------------------------
-
-
-def place_bet(tx: Tx, cmd: PlaceBet) -> None:
-    """Bet when a stake is owed (§3.2): in a betting window, or at the start of one's turn."""
-    seat = seated(tx, cmd.player_id)
-    state = tx.state
-    if not state.hand_in_play and tx.rules.bet_timing == "before_deal" and state.banker_seat != seat.seat:
-        run_automatic_steps(tx)  # "the table waits until a seated punter acts again (bets)": a hand opens
-        state = tx.state
-    hand = state.hand
-    if hand is None or not hand.in_play:
-        raise WrongPhase("no hand is open for betting")
-    if hand.banker.player_id == cmd.player_id:
-        raise IllegalAction("the banker does not bet")
-    h = hand.find(seat.seat, 0)
-    if h is None or h.status == HandStatus.VOID:
-        raise IllegalAction("you are not in this hand; you take part from the next one")
-    if h.stake > 0:
-        raise IllegalAction("you have already bet on this hand")
-    aw = state.awaiting
-    if hand.phase == Phase.PUNTERS and tx.rules.bet_timing == "at_turn_after_peek":
-        if aw is None or aw.seat != seat.seat or aw.kind != WaitKind.OWED_BET:
-            raise NotYourTurn("you bet at the start of your turn")
-        tx.wait_answered = True
-    elif hand.phase != Phase.BETTING:
-        raise WrongPhase("bets are closed")
-    _check_amount(tx, cmd.amount, low=tx.config.min_bet, high=tx.config.max_bet)
-    pr, br = check_reserves(tx, cmd.player_id, cmd.amount, (seat.seat, 0))
-    acted(tx, seat)
-    tx.emit(
-        BetPlaced(
-            seat=seat.seat,
-            player_id=cmd.player_id,
-            hand=0,
-            amount=cmd.amount,
-            stake=cmd.amount,
-            punter_reserve=pr,
-            banker_reserve=br,
-            banker_id=banker_party(tx),
-        )
-    )
-    commit_reserves(tx, cmd.player_id, pr, br)
-
-
-# -- turns ---------------------------------------------------------------------------------------------------
-
-
-def _turn(tx: Tx, cmd: PlayerCommand) -> tuple[SeatState, Awaiting]:
+def in_turn(tx: Tx, cmd: PlayerCommand) -> tuple[SeatState, Awaiting]:
     seat = seated(tx, cmd.player_id)
     state = tx.state
     hand = state.hand
@@ -133,7 +70,7 @@ def _turn(tx: Tx, cmd: PlayerCommand) -> tuple[SeatState, Awaiting]:
     return seat, aw
 
 
-def _target(tx: Tx, seat: SeatState, aw: Awaiting, hand_arg: int | None, multi: bool | None = None) -> PunterHand:
+def target_hand(tx: Tx, seat: SeatState, aw: Awaiting, hand_arg: int | None, multi: bool | None = None) -> PunterHand:
     """The hand a turn command acts on; ``multi`` is ``hungarian_multi`` for the seat when already known."""
     if aw.kind == WaitKind.OWED_BET:
         raise IllegalAction("bet first: a stake is owed before anything else")
@@ -156,7 +93,7 @@ def _target(tx: Tx, seat: SeatState, aw: Awaiting, hand_arg: int | None, multi: 
 
 def hit(tx: Tx, cmd: Hit | HitFaceDown) -> None:
     """A card from the stock, face up (``hit``) or, after turning the hidden card up, face down."""
-    seat, aw = _turn(tx, cmd)
+    seat, aw = in_turn(tx, cmd)
     if aw.kind == WaitKind.BANKER:
         if isinstance(cmd, HitFaceDown):
             raise IllegalAction("the banker draws face up")
@@ -170,7 +107,7 @@ def hit(tx: Tx, cmd: Hit | HitFaceDown) -> None:
     multi = hungarian_multi(tx, seat.seat)
     if face_down and multi:
         raise IllegalAction("after a Hungarian split every card is dealt face up")
-    h = _target(tx, seat, aw, cmd.hand, multi)
+    h = target_hand(tx, seat, aw, cmd.hand, multi)
     acted(tx, seat)
     drawn = draw(tx)
     number = tx.hand.number
@@ -216,28 +153,28 @@ def hit(tx: Tx, cmd: Hit | HitFaceDown) -> None:
 
 def stand(tx: Tx, cmd: Stand) -> None:
     """End the turn on a hand (a Hungarian punter may stand any open hand)."""
-    seat, aw = _turn(tx, cmd)
+    seat, aw = in_turn(tx, cmd)
     if aw.kind == WaitKind.BANKER:
         acted(tx, seat)
         tx.emit(HandStood(seat=seat.seat, hand=0, banker=True, reason=StandReason.ACTION))
         return
     if aw.kind == WaitKind.ASSIGN:
         raise IllegalAction("give the drawn card to a hand first")
-    h = _target(tx, seat, aw, cmd.hand)
+    h = target_hand(tx, seat, aw, cmd.hand)
     acted(tx, seat)
     tx.emit(HandStood(seat=seat.seat, hand=h.hand_index, banker=False, reason=StandReason.ACTION))
 
 
 def raise_stake(tx: Tx, cmd: Raise) -> None:
     """Add to the stake of the live hand during one's turn (``raise_on_draw``), total within the maximum."""
-    seat, aw = _turn(tx, cmd)
+    seat, aw = in_turn(tx, cmd)
     if aw.kind == WaitKind.BANKER:
         raise IllegalAction("the banker does not raise")
     if not tx.rules.raise_on_draw:
         raise IllegalAction("raising needs the raise_on_draw rule", {"toggle": "raise_on_draw"})
     if aw.kind == WaitKind.ASSIGN:
         raise IllegalAction("give the drawn card to a hand first")
-    h = _target(tx, seat, aw, cmd.hand)
+    h = target_hand(tx, seat, aw, cmd.hand)
     room = tx.config.max_bet - h.stake
     if cmd.amount < 1 or cmd.amount > room:
         raise BetOutOfLimits(
@@ -260,100 +197,6 @@ def raise_stake(tx: Tx, cmd: Raise) -> None:
         )
     )
     commit_reserves(tx, cmd.player_id, pr, br)
-
-
-def _all_pictures(tx: Tx, seat: int) -> bool:
-    hand = tx.hand
-    cards = [c for h in hand.punters if h.seat == seat for c in h.cards]
-    if hand.pending is not None and hand.pending[0] == seat:
-        cards.append(hand.pending[1])
-    return all(is_picture(c) for c in cards)
-
-
-def split(tx: Tx, cmd: Split) -> None:
-    """Spanish split of two pictures, or a Hungarian new hand from the last picture received (§4.2)."""
-    seat, aw = _turn(tx, cmd)
-    rules = tx.rules
-    if aw.kind == WaitKind.BANKER:
-        raise IllegalAction("the banker does not split")
-    if rules.split_mode == "none":
-        raise IllegalAction("splitting needs a split_mode", {"toggle": "split_mode"})
-    if aw.kind == WaitKind.OWED_BET:
-        raise IllegalAction("bet first: a stake is owed before anything else")
-    hand = tx.hand
-    mine = hand.hands_of(seat.seat)
-    if len(mine) >= rules.max_hands_per_punter:
-        raise IllegalAction(f"at most {rules.max_hands_per_punter} hands per punter")
-    new_index = max(h.hand_index for h in mine) + 1
-    config = tx.config
-    source: PunterHand | None = None
-    if rules.split_mode == "spanish":
-        source = _target(tx, seat, aw, cmd.hand)
-        if len(source.cards) != 2 or not all(is_picture(c) for c in source.cards):
-            raise IllegalAction("only a hand of exactly two pictures can be split")
-        low = source.stake
-        card = source.cards[1]
-        open_now = False
-    else:
-        if not _all_pictures(tx, seat.seat):
-            raise IllegalAction("the split window is closed: a number card was received")
-        if aw.kind == WaitKind.ASSIGN:
-            if cmd.hand is not None:
-                raise IllegalAction("a drawn picture starts a new hand without a hand argument")
-            assert hand.pending is not None
-            card = hand.pending[1]
-        else:
-            source = _target(tx, seat, aw, cmd.hand)
-            if len(mine) != 1 or len(source.cards) < 2:
-                raise IllegalAction("only the last picture of a hand of several cards can start a new hand")
-            card = source.cards[-1]
-        low = config.min_bet
-        open_now = True
-    amount = cmd.amount if cmd.amount is not None else (tx.min_stake(hand) if rules.stake_mode == "bank_fixed" else low)
-    _check_amount(tx, amount, low=low, high=config.max_bet)
-    pr, br = check_reserves(tx, cmd.player_id, amount, None)
-    acted(tx, seat)
-    if rules.split_mode == "spanish":
-        assert source is not None
-        for code, up in zip(source.cards, source.face_up, strict=True):
-            if not up:
-                tx.emit(CardTurnedUp(seat=seat.seat, hand=source.hand_index, banker=False, card=code))
-    elif seat.seat not in hand.split_seats:
-        for h in mine:
-            for code, up in zip(h.cards, h.face_up, strict=True):
-                if not up:
-                    tx.emit(CardTurnedUp(seat=seat.seat, hand=h.hand_index, banker=False, card=code))
-    from_hand = source.hand_index if source is not None else None
-    tx.emit(
-        HandSplit(
-            seat=seat.seat,
-            player_id=cmd.player_id,
-            from_hand=from_hand,
-            new_hand=new_index,
-            card=card,
-            amount=amount,
-            punter_reserve=pr,
-            banker_reserve=br,
-            banker_id=banker_party(tx),
-            open_now=open_now,
-        )
-    )
-    commit_reserves(tx, cmd.player_id, pr, br)
-
-
-def assign(tx: Tx, cmd: Assign) -> None:
-    """Hungarian: give the drawn card to one of one's open hands."""
-    seat, aw = _turn(tx, cmd)
-    if aw.kind != WaitKind.ASSIGN:
-        raise IllegalAction("there is no drawn card to assign")
-    hand = tx.hand
-    h = own_hand(tx, seat, cmd.hand)
-    if h.status != HandStatus.PLAYING:
-        raise IllegalAction(f"hand {cmd.hand} is not open", {"hand": cmd.hand})
-    assert hand.pending is not None
-    acted(tx, seat)
-    tx.emit(CardAssigned(seat=seat.seat, hand=h.hand_index, card=hand.pending[1]))
-    show_if_done(tx, seat.seat, h.hand_index)
 
 
 # -- the player banker ---------------------------------------------------------------------------------------

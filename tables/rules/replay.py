@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from .events import Event
 from .evolve import evolve
@@ -25,10 +25,3 @@ def replay(events: Iterable[Event], state: TableState | None = None) -> list[Tab
         current = evolve(current, event)
         states.append(current)
     return states
-
-
-def state_after(events: Sequence[Event], n: int, state: TableState | None = None) -> TableState:
-    """The state after the first ``n`` events."""
-    if not 0 <= n <= len(events):
-        raise ValueError(f"n must be between 0 and {len(events)}")
-    return fold(events[:n], state)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .enums import HandStatus
-from .errors import BankCannotCover, InsufficientFunds
+from .errors import BankCannotCover, BetOutOfLimits, InsufficientFunds
 from .tx import Tx
 
 
@@ -20,13 +20,13 @@ def owed_bank_reserve(tx: Tx, exclude: tuple[int, int] | None) -> int:
     owing = sum(
         1 for h in hand.punters if h.stake == 0 and h.status != HandStatus.VOID and (h.seat, h.hand_index) != exclude
     )
-    return owing * tx.min_stake(hand) * tx.win_mult
+    return owing * tx.min_stake(hand) * tx.rules.banker_loss_multiplier
 
 
 def check_reserves(tx: Tx, player_id: str, amount: int, hand_key: tuple[int, int] | None) -> tuple[int, int]:
     """The (punter, banker) reserves of a stake of ``amount``; refuse what either side cannot cover (§7)."""
-    punter_reserve = amount * tx.loss_mult
-    banker_reserve = amount * tx.win_mult
+    punter_reserve = amount * tx.rules.punter_loss_multiplier
+    banker_reserve = amount * tx.rules.banker_loss_multiplier
     if not tx.covers(player_id, punter_reserve):
         raise InsufficientFunds(
             f"a stake of {amount} needs {punter_reserve} chips available",
@@ -45,3 +45,14 @@ def commit_reserves(tx: Tx, player_id: str, punter_reserve: int, banker_reserve:
     """Move the reserves out of both wallets (within this command's bookkeeping)."""
     tx.move(player_id, -punter_reserve)
     tx.move(banker_party(tx), -banker_reserve)
+
+
+def check_amount(tx: Tx, amount: int, *, low: int, high: int) -> None:
+    """A stake of ``amount``: exactly S under ``bank_fixed``, else between ``low`` and ``high``."""
+    if tx.rules.stake_mode == "bank_fixed":
+        fixed = tx.min_stake(tx.hand)
+        if amount != fixed:
+            raise BetOutOfLimits(f"the stake is fixed by the bank at {fixed}", {"stake": fixed, "amount": amount})
+        return
+    if not low <= amount <= high:
+        raise BetOutOfLimits(f"the stake must be between {low} and {high}", {"min": low, "max": high, "amount": amount})

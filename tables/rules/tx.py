@@ -56,14 +56,12 @@ class Tx:
         "config",
         "ctx",
         "events",
-        "loss_mult",
         "may_open",
         "rules",
         "state",
         "trigger",
         "wait_answered",
         "wait_expired",
-        "win_mult",
     )
 
     def __init__(self, state: TableState, ctx: Context) -> None:
@@ -93,11 +91,9 @@ class Tx:
             self.use_config(config)
 
     def use_config(self, config: TableConfig) -> None:
-        """The table's configuration, its rules and the reserve multipliers of a stake (§7)."""
+        """The table's configuration and its rules."""
         self.config: TableConfig = config
         self.rules: Rules = config.rules
-        self.loss_mult = config.rules.punter_loss_multiplier
-        self.win_mult = config.rules.banker_loss_multiplier
 
     def emit(self, event: Event) -> None:
         """Record ``event`` and fold it into the working state (``evolve``, without its dispatch call)."""

@@ -17,7 +17,7 @@ from .cards import CANONICAL_DECK, format_hp
 from .codec import event_to_json
 from .config import config_to_dict
 from .enums import HandStatus, Phase
-from .events import CardDealt, Event, HandOpened, SeedCommitted
+from .events import CardDealt, Event, HandOpened, HandResult, SeedCommitted
 from .legal import legal_actions
 from .scoring import Score, evaluate
 from .shuffle import shuffle_deck
@@ -52,6 +52,24 @@ def card_visible(viewer: Viewer, owner_id: str | None, face_up: bool, shown: boo
     if face_up or shown or settled:
         return True
     return viewer.kind == "player" and owner_id is not None and viewer.player_id == owner_id
+
+
+def result_row(result: HandResult) -> dict[str, Any]:
+    """One settled punter hand as the API shows it: the one shape of a result row, in the table view, the hand
+    history and the back office."""
+    return {
+        "seat": result.seat,
+        "player_id": result.player_id,
+        "hand": result.hand,
+        "bet": result.bet,
+        "category": result.category,
+        "total_half_points": result.total_half_points,
+        "matta_value": result.matta_value,
+        "outcome": result.outcome,
+        "tie": result.tie,
+        "multiplier": result.multiplier,
+        "net": result.net,
+    }
 
 
 def _total_fields(score: Score | None) -> dict[str, Any]:
@@ -150,22 +168,7 @@ def _hand_view(viewer: Viewer, state: TableState, hand: HandState) -> dict[str, 
         "stock_left": len(CANONICAL_DECK) - hand.next_card,
     }
     if settled:
-        out["results"] = [
-            {
-                "seat": r.seat,
-                "player_id": r.player_id,
-                "hand": r.hand,
-                "bet": r.bet,
-                "category": r.category,
-                "total_half_points": r.total_half_points,
-                "matta_value": r.matta_value,
-                "outcome": r.outcome,
-                "tie": r.tie,
-                "multiplier": r.multiplier,
-                "net": r.net,
-            }
-            for r in hand.results
-        ]
+        out["results"] = [result_row(r) for r in hand.results]
         out["payouts"] = dict(hand.payouts)
         out["next_banker"] = {"seat": hand.next_banker_seat, "username": names.get(hand.next_banker_seat or -1)}
         if viewer.kind == "auditor":

@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 
 import pytest
 from rules_helpers import Table
 
 from tables.rules import (
     EVENT_TYPES,
+    BetPlaced,
     Context,
+    HandBusted,
+    HandStood,
     Hit,
     InvalidRequest,
     PlaceBet,
     Raise,
+    SatIn,
     SitIn,
     Split,
     Stand,
@@ -23,7 +29,8 @@ from tables.rules import (
     event_from_json,
     event_to_json,
 )
-from tables.rules.codec import COMMAND_TYPES
+from tables.rules.codec import COMMAND_TYPES, UPCASTERS, added, upcast_event
+from tables.rules.enums import SitInReason, StandReason
 
 
 def test_event_json_has_a_stable_type_name_and_round_trips() -> None:
@@ -148,3 +155,69 @@ def test_a_state_that_does_not_decode_is_refused(data: object) -> None:
 
     with pytest.raises(InvalidRequest):
         state_from_json(data)
+
+
+# -- upcasting: a new field never breaks old rows ---------------------------------------------------------------
+
+
+def test_an_old_shape_event_missing_a_field_added_later_decodes_with_its_default() -> None:
+    # a bust recorded before the events carried the cards they show (no "cards" key)
+    old = {
+        "type": "HandBusted",
+        "seat": 2,
+        "hand": 0,
+        "banker": False,
+        "total_half_points": 17,
+        "matta_value": None,
+    }
+    event = event_from_json(old)
+    assert isinstance(event, HandBusted) and event.cards == ()
+    # a bet recorded before timeouts placed bets (no "by_timeout")
+    bet = event_from_json(
+        {
+            "type": "BetPlaced",
+            "seat": 1,
+            "player_id": "p",
+            "hand": 0,
+            "amount": 10,
+            "stake": 10,
+            "punter_reserve": 10,
+            "banker_reserve": 10,
+            "banker_id": "b",
+        }
+    )
+    assert isinstance(bet, BetPlaced) and bet.by_timeout is False
+
+
+def test_an_upcaster_fills_what_a_default_cannot(monkeypatch: pytest.MonkeyPatch) -> None:
+    def seat_from_player(data: Mapping[str, Any]) -> Mapping[str, Any]:
+        return data if "seat" in data else {**data, "seat": int(data["player_id"][1:])}
+
+    monkeypatch.setitem(UPCASTERS, "SatIn", (seat_from_player, added("reason", "request")))
+    assert event_from_json({"type": "SatIn", "player_id": "p3"}) == SatIn(
+        seat=3, player_id="p3", reason=SitInReason.REQUEST
+    )
+    assert upcast_event({"type": "SatIn", "seat": 1, "player_id": "p3", "reason": "ready"})["seat"] == 1
+
+
+def test_an_old_row_still_fails_clearly_where_nothing_upcasts_it() -> None:
+    with pytest.raises(InvalidRequest) as missing:
+        event_from_json({"type": "SatIn", "seat": 1, "player_id": "p"})
+    assert missing.value.details["field"] == "reason"
+    with pytest.raises(InvalidRequest) as unknown:
+        event_from_json({"type": "HandDoubled", "seat": 1})
+    assert unknown.value.details["field"] == "type" and "HandDoubled" in unknown.value.message
+    with pytest.raises(InvalidRequest) as extra:
+        event_from_json({"type": "SatIn", "seat": 1, "player_id": "p", "reason": "ready", "mood": "happy"})
+    assert extra.value.details["field"] == "mood"
+
+
+def test_the_words_of_the_rules_decode_to_their_enums_and_refuse_other_strings() -> None:
+    stood = event_from_json({"type": "HandStood", "seat": 1, "hand": 0, "banker": False, "reason": "timeout"})
+    assert isinstance(stood, HandStood) and stood.reason is StandReason.TIMEOUT and stood.reason == "timeout"
+    assert json.dumps(event_to_json(stood)) == json.dumps(
+        {"type": "HandStood", "seat": 1, "hand": 0, "banker": False, "reason": "timeout"}
+    )
+    with pytest.raises(InvalidRequest) as refused:
+        event_from_json({"type": "HandStood", "seat": 1, "hand": 0, "banker": False, "reason": "bored"})
+    assert refused.value.details["field"] == "reason"

@@ -1,0 +1,143 @@
+"""``evolve`` for the end of a hand: hands shown as they end, the banker's turn, settlement and abandonment."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .enums import HandStatus, Phase
+from .events import (
+    BankerTurnSkipped,
+    BankerTurnStarted,
+    Event,
+    HandAbandoned,
+    HandBusted,
+    HandMadePairOfSevens,
+    HandMadeSevenHalf,
+    HandSettled,
+)
+from .evolve_hand import hand_of, next_state, with_banker, with_punter
+from .scoring import PAIR7, PAIR7_HP
+from .state import TableState, replace
+
+
+def _shown(state: TableState, seat: int | None, index: int, banker: bool, **changes: Any) -> TableState:
+    """A hand that ended by itself is shown with its score (``changes``)."""
+    hand = hand_of(state)
+    if banker:
+        return next_state(state, hand=with_banker(hand, **changes))
+    return next_state(state, hand=with_punter(hand, seat, index, shown=True, **changes))
+
+
+def _hand_busted(state: TableState, e: HandBusted) -> TableState:
+    return _shown(
+        state,
+        e.seat,
+        e.hand,
+        e.banker,
+        status=HandStatus.BUST,
+        category="bust",
+        total_hp=e.total_half_points,
+        matta_hp=e.matta_value,
+    )
+
+
+def _hand_made_75(state: TableState, e: HandMadeSevenHalf) -> TableState:
+    return _shown(
+        state,
+        e.seat,
+        e.hand,
+        e.banker,
+        status=HandStatus.CLOSED,
+        category=e.category,
+        total_hp=e.total_half_points,
+        matta_hp=e.matta_value,
+    )
+
+
+def _hand_made_pair7(state: TableState, e: HandMadePairOfSevens) -> TableState:
+    """A punter's pair of sevens is settled at once; the banker's ends his turn."""
+    status = HandStatus.CLOSED if e.banker else HandStatus.SETTLED
+    return _shown(state, e.seat, e.hand, e.banker, status=status, category=PAIR7, total_hp=PAIR7_HP, matta_hp=None)
+
+
+def _banker_turn_started(state: TableState, e: BankerTurnStarted) -> TableState:
+    hand = hand_of(state)
+    banker = replace(hand.banker, status=HandStatus.PLAYING, played=True)
+    return next_state(state, hand=replace(hand, phase=Phase.BANKER, banker=banker), awaiting=None)
+
+
+def _banker_turn_skipped(state: TableState, e: BankerTurnSkipped) -> TableState:
+    """No punter hand is left for the banker to play against: his turn is over before it began."""
+    return next_state(state, hand=replace(hand_of(state), phase=Phase.BANKER), awaiting=None)
+
+
+def _hand_settled(state: TableState, e: HandSettled) -> TableState:
+    """Every hand is shown; staked hands carry their result; the bank goes to the next banker; the seed is
+    revealed (a hand committed ahead)."""
+    hand = hand_of(state)
+    results = {(r.seat, r.hand): r for r in e.results}
+    punters = []
+    for h in hand.punters:
+        r = results.get((h.seat, h.hand_index))
+        if r is None:
+            punters.append(replace(h, shown=True))
+        else:
+            punters.append(
+                replace(
+                    h,
+                    shown=True,
+                    category=r.category,
+                    total_hp=r.total_half_points,
+                    matta_hp=r.matta_value,
+                    result=r,
+                )
+            )
+    banker = hand.banker
+    if banker.played:
+        banker = replace(
+            banker, category=e.banker_category, total_hp=e.banker_total_half_points, matta_hp=e.banker_matta_value
+        )
+    hand = replace(
+        hand,
+        phase=Phase.SETTLED,
+        banker=banker,
+        server_seed=hand.server_seed or e.server_seed,
+        punters=tuple(punters),
+        results=e.results,
+        payouts=tuple(e.payouts.items()),
+        next_banker_seat=e.next_banker_seat,
+    )
+    pledge = state.pledge
+    if pledge is not None and pledge.number == e.number:
+        pledge = None  # revealed
+    return next_state(
+        state,
+        banker_seat=e.next_banker_seat,
+        last_banker_seat=e.next_banker_seat if e.next_banker_seat is not None else state.last_banker_seat,
+        banker_retiring=False,
+        settled_through=e.number,
+        hand=hand,
+        awaiting=None,
+        pledge=pledge,
+    )
+
+
+def _hand_abandoned(state: TableState, e: HandAbandoned) -> TableState:
+    hand = hand_of(state)
+    hand = replace(hand, phase=Phase.ABANDONED, server_seed=hand.server_seed or e.server_seed)
+    pledge = state.pledge
+    if pledge is not None and pledge.number == e.number:
+        pledge = None
+    return next_state(state, hand=hand, idle=True, settled_through=e.number, awaiting=None, pledge=pledge)
+
+
+END_HANDLERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {
+    HandBusted: _hand_busted,
+    HandMadeSevenHalf: _hand_made_75,
+    HandMadePairOfSevens: _hand_made_pair7,
+    BankerTurnStarted: _banker_turn_started,
+    BankerTurnSkipped: _banker_turn_skipped,
+    HandSettled: _hand_settled,
+    HandAbandoned: _hand_abandoned,
+}
