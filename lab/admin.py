@@ -9,6 +9,7 @@ from django.utils.safestring import SafeString
 
 from casino.admin_lookups import ViewOnlyAdmin
 from lab.models import DONE, FAILED, HouseEdge
+from lab.services import request_house_edge
 from tables.rules import TableConfig
 
 
@@ -40,8 +41,6 @@ def house_edge_for(config: TableConfig | None) -> SafeString:
     """The house-edge cell of a table page; asks for the figure the first time (see lab.services)."""
     if config is None:
         return SafeString("—")
-    from lab.services import request_house_edge
-
     return describe(request_house_edge(config))
 
 

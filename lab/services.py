@@ -11,10 +11,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from casino.celery import app as celery_app
 from lab.models import COMPUTING, DONE, FAILED, HouseEdge
 from lab.sim import ENGINE_VERSION, Spec, run
 from lab.strategies import DEFAULT_BANKER, DEFAULT_PUNTER
 from tables.rules import PRESETS, TableConfig
+
+COMPUTE_HOUSE_EDGE = "lab.compute_house_edge"  # the task's name (lab.tasks.compute_house_edge): (key,)
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +56,6 @@ def spec_key(config: TableConfig, spec: Spec) -> str:
 
 def request_house_edge(config: TableConfig) -> HouseEdge:
     """The figure of this rule set; the first request (or one left computing too long) enqueues the task."""
-    from lab.tasks import compute_house_edge
-
     spec = table_spec(config)
     key = spec_key(config, spec)
     now = timezone.now()
@@ -75,7 +76,9 @@ def request_house_edge(config: TableConfig) -> HouseEdge:
             HouseEdge.objects.filter(pk=row.pk, status=COMPUTING, requested_at__lt=stale).update(requested_at=now) == 1
         )
     if created and settings.HOUSE_EDGE_TASKS:
-        transaction.on_commit(lambda: compute_house_edge.apply_async(args=[key], queue=settings.HOUSE_EDGE_QUEUE))
+        transaction.on_commit(
+            lambda: celery_app.send_task(COMPUTE_HOUSE_EDGE, args=[key], queue=settings.HOUSE_EDGE_QUEUE)
+        )
     return row
 
 

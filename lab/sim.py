@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tables.rules import (
+    PRESETS,
     Assign,
     Command,
     Context,
@@ -110,8 +111,6 @@ class Spec:
 
 
 def _bank_fixed(preset: str, overrides: Mapping[str, Any]) -> bool:
-    from tables.rules import PRESETS
-
     base = PRESETS.get(preset)
     mode = overrides.get("stake_mode", base.stake_mode if base else "player_choice")
     return bool(mode == "bank_fixed")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from lab.services import COMPUTE_HOUSE_EDGE, compute
 
-@shared_task(name="lab.compute_house_edge", acks_late=True, ignore_result=True)
+
+@shared_task(name=COMPUTE_HOUSE_EDGE, acks_late=True, ignore_result=True)
 def compute_house_edge(key: str) -> None:
     """Simulate the rule set of ``key`` and store its edge (a no-op when already done)."""
-    from lab.services import compute
-
     compute(key)
