@@ -91,7 +91,7 @@ def _setup(players: int) -> list[tuple[str, int]]:
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
-    from casino.api.authentication import issue_token
+    from casino.tokens import issue_token
     from ledger import services as ledger
     from tables import services
     from tables.table_spec import TableSpec

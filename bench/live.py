@@ -45,7 +45,7 @@ def _spectator_tokens(count: int) -> list[str]:
     from django.contrib.auth import get_user_model
     from django.db import connections
 
-    from casino.api.authentication import issue_token
+    from casino.tokens import issue_token
 
     User = get_user_model()
     tokens = [issue_token(User.objects.create_user(username=f"watcher{i}")) for i in range(count)]
@@ -171,7 +171,15 @@ async def _client_main(
     for task in [*tasks, commits]:
         task.cancel()
     await asyncio.gather(*tasks, commits, return_exceptions=True)
-    out.put({"delays": delays, "messages": state["messages"], "still_open": still_open, "unmatched": state["unmatched"], "cpu": cpu})  # noqa: E501
+    out.put(
+        {
+            "delays": delays,
+            "messages": state["messages"],
+            "still_open": still_open,
+            "unmatched": state["unmatched"],
+            "cpu": cpu,
+        }
+    )
 
 
 def _measure(

@@ -7,4 +7,4 @@ class CasinoConfig(AppConfig):
 
     def ready(self) -> None:
         # Connects the signal that revokes a user's API tokens when his password changes.
-        from casino.api import authentication  # noqa: F401
+        from casino import tokens  # noqa: F401

@@ -13,8 +13,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connection, transaction
 
-from casino.api.authentication import issue_token
 from casino.errors import InvalidField
+from casino.tokens import issue_token
 from tables.models import PlayerProfile
 from tables.rules.client_seed import client_seed_error
 from tables.services import new_client_seed, player_set_client_seed

@@ -256,7 +256,7 @@ AXES_CLIENT_IP_CALLABLE = "casino.login_lockout.client_ip"
 AXES_USERNAME_CALLABLE = "casino.login_lockout.login_username"
 AXES_LOCKOUT_CALLABLE = "casino.login_lockout.lockout_response"
 AXES_VERBOSE = False
-# API tokens (casino/api/authentication.py): stored hashed (django-rest-knox), valid this long after issue.
+# API tokens (casino/tokens.py): stored hashed (django-rest-knox), valid this long after issue.
 API_TOKEN_TTL = timedelta(seconds=env_int("API_TOKEN_TTL_S", 24 * 3600))
 REST_KNOX = {
     "TOKEN_TTL": API_TOKEN_TTL,

@@ -19,7 +19,7 @@ import uuid
 import pytest
 from django.core.management import call_command
 
-from casino.api.authentication import issue_token
+from casino.tokens import issue_token
 from tables import engine
 from tables.models import Hand
 from tables.projections import rebuild

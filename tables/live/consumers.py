@@ -37,7 +37,7 @@ from django.conf import settings
 from django.http.request import validate_host
 from rest_framework.utils.encoders import JSONEncoder
 
-from casino.api.authentication import user_for_token
+from casino.tokens import user_for_token
 from tables import feed
 from tables.live import db, limits, reads
 from tables.live.watch import Watcher, watch

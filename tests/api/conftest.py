@@ -14,7 +14,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import Group
 from rest_framework.test import APIClient
 
-from casino.api.authentication import issue_token
+from casino.tokens import issue_token
 from ledger import services as ledger
 from tables.admin.roles import OPERATOR, sync_roles
 

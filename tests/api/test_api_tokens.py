@@ -12,7 +12,7 @@ from django.utils import timezone
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 
-from casino.api.authentication import issue_token, user_for_token
+from casino.tokens import issue_token, user_for_token
 
 pytestmark = pytest.mark.django_db
 
@@ -97,9 +97,7 @@ def test_a_password_hash_upgrade_at_sign_in_revokes_nothing(player, settings):
     assert user_for_token(key) == player
 
 
-@pytest.mark.parametrize(
-    "key", ["f" * 40, "0" * 64, "A" * 64, "z" * 64, "", "a\x00" * 32, "a" * 65, "é" * 64]
-)
+@pytest.mark.parametrize("key", ["f" * 40, "0" * 64, "A" * 64, "z" * 64, "", "a\x00" * 32, "a" * 65, "é" * 64])
 def test_user_for_token_refuses_what_is_no_live_token(player, key):
     issue_token(player)
     assert user_for_token(key) is None

@@ -14,8 +14,8 @@ from django.conf import settings
 from django.utils import timezone
 from pythonjsonlogger.json import JsonFormatter
 
-from casino.api.authentication import issue_token
 from casino.tasks import purge_idempotency, purge_idempotency_records
+from casino.tokens import issue_token
 from tables.models import Event, IdempotencyRecord, Table
 from tables.tasks import sweep_timeouts
 from tests.store.play import make_players, make_table

@@ -15,7 +15,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino.api.authentication import issue_token, revoke_token
 from casino.api.errors import error_response
 from casino.api.idempotency import idempotent
 from casino.api.schema import api_errors
@@ -23,6 +22,7 @@ from casino.api.serializers import StrictCharField, StrictSerializer
 from casino.api.throttling import AUTH_THROTTLES
 from casino.errors import InvalidField
 from casino.services import USERNAME_RULE, check_username, player_register
+from casino.tokens import issue_token, revoke_token
 
 PASSWORD_MAX_LENGTH = 128
 

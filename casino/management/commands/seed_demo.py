@@ -14,8 +14,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 
-from casino.api.authentication import issue_token
 from casino.demo import DEMO_AUDITOR, DEMO_OPERATOR, DEMO_PLAYERS, seed_chips, seed_tables
+from casino.tokens import issue_token
 from tables.admin.roles import AUDITOR, OPERATOR, sync_roles
 
 
