@@ -13,6 +13,7 @@ and load what the projection needs:
 from __future__ import annotations
 
 import dataclasses
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +26,7 @@ from tables import engine, verify
 from tables.errors import Forbidden, TableMissing
 from tables.models import Checkpoint, Hand, HandParticipant, Table
 from tables.pipeline import Outcome
-from tables.rules import Event, NotFound, TableState, Viewer, evolve
+from tables.rules import Event, NotFound, TableState, Viewer, evolve, legal_actions
 from tables.store import StoredEvent, load_stream
 
 MAX_FEED_EVENTS = 500
@@ -67,10 +68,39 @@ class TableRead:
     user_id: int
     wallets: dict[str, int]
     events: list[tuple[StoredEvent, Event]] = field(default_factory=list)
+    chain_hash: str = ""  # the hash of the state's last event, when known: names this state in any database
 
     @property
     def balance(self) -> int:
         return self.wallets.get(str(self.user_id), 0)
+
+
+# ``you.legal_actions`` worked out once per state, player and wallets (issue #15): the core probes ``decide``
+# with every action, so the answers are kept here, by the chain hash of the state's last event (which names one
+# state of one table, whatever the database), the player and the wallets. Bounded; a miss only costs the probes.
+_LEGAL: dict[tuple[str, str, tuple[tuple[str, int], ...]], list[str]] = {}
+_LEGAL_LOCK = threading.Lock()
+_LEGAL_SIZE = 4096
+
+
+def legal_actions_for(read: TableRead) -> list[str] | None:
+    """The read's player's legal actions (None for a spectator or an auditor), worked out once per state."""
+    player_id = read.viewer.player_id
+    if read.viewer.kind != "player" or player_id is None:
+        return None
+    if not read.chain_hash:
+        return legal_actions(read.state, player_id, read.wallets)
+    key = (read.chain_hash, player_id, tuple(sorted(read.wallets.items())))
+    with _LEGAL_LOCK:
+        known = _LEGAL.get(key)
+    if known is not None:
+        return list(known)
+    answer = legal_actions(read.state, player_id, read.wallets)
+    with _LEGAL_LOCK:
+        if len(_LEGAL) >= _LEGAL_SIZE:
+            _LEGAL.clear()
+        _LEGAL[key] = answer
+    return list(answer)
 
 
 def _not_found(table_id: int) -> NotFound:
@@ -110,7 +140,8 @@ def table_read(*, table_id: int, user: AbstractBaseUser) -> TableRead:
     # the load's one statement read the table row, the state at its version and the wallets
     hand_id = loaded.current_hand_id if state.hand is not None else None
     wallets = {str(uid): loaded.wallets[uid] for uid in ids}
-    return TableRead(table_id, loaded.name, state, hand_id, viewer_for(state, user), int(user.pk), wallets)
+    viewer = viewer_for(state, user)
+    return TableRead(table_id, loaded.name, state, hand_id, viewer, int(user.pk), wallets, chain_hash=loaded.last_hash)
 
 
 def outcome_read(*, outcome: Outcome, user: AbstractBaseUser) -> TableRead:
@@ -122,7 +153,10 @@ def outcome_read(*, outcome: Outcome, user: AbstractBaseUser) -> TableRead:
         return dataclasses.replace(_read(outcome.table_id, state, user), events=decoded)
     hand_id = outcome.hand_id if state.hand is not None else None
     viewer = viewer_for(state, user)
-    return TableRead(outcome.table_id, outcome.name, state, hand_id, viewer, int(user.pk), outcome.wallets, decoded)
+    last = outcome.events[-1].hash if outcome.events and not outcome.repeated else ""
+    return TableRead(
+        outcome.table_id, outcome.name, state, hand_id, viewer, int(user.pk), outcome.wallets, decoded, last
+    )
 
 
 def _read(table_id: int, state: TableState, user: AbstractBaseUser) -> TableRead:

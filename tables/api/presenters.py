@@ -28,7 +28,7 @@ from tables.rules import (
     view,
     view_event,
 )
-from tables.selectors import EventsRead, HandRead, TableRead
+from tables.selectors import EventsRead, HandRead, TableRead, legal_actions_for
 from tables.store import StoredEvent, public_command
 
 #: What ``POST /tables/{id}/actions`` accepts (sit_down and leave are the seat endpoints).
@@ -54,7 +54,7 @@ def _results(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def present_table(read: TableRead) -> dict[str, Any]:
     """``GET /tables/{id}`` (and ``table`` of an action's answer) for the read's viewer."""
-    core = view(read.state, read.viewer, read.wallets)
+    core = view(read.state, read.viewer, read.wallets, legal=legal_actions_for(read))
     you = core.get("you") or {}
     legal = [action for action in you.get("legal_actions", ()) if action in API_ACTIONS]
     return {

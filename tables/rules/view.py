@@ -9,7 +9,7 @@ the hand is settled, and the whole deck order after.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -176,11 +176,19 @@ def _hand_view(viewer: Viewer, state: TableState, hand: HandState) -> dict[str, 
     return out
 
 
-def view(state: TableState, viewer: Viewer, wallets: Mapping[str, int] | None = None) -> dict[str, Any]:
+def view(
+    state: TableState,
+    viewer: Viewer,
+    wallets: Mapping[str, int] | None = None,
+    *,
+    legal: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """The table as ``viewer`` may see it, as a JSON-ready dict in the shape of API.md's table view.
 
     For a player viewer ``you.legal_actions`` lists what he may send now (funds are checked against
-    ``wallets`` when given). The shell adds the table id and name and the player's balance.
+    ``wallets`` when given): ``legal`` when the caller already worked it out for this state, player and
+    wallets (the shell keeps the answers, so a state is probed once), else :func:`legal_actions`. The shell
+    adds the table id and name and the player's balance.
     """
     config = state.config
     out: dict[str, Any] = {
@@ -213,7 +221,7 @@ def view(state: TableState, viewer: Viewer, wallets: Mapping[str, int] | None = 
         out["you"] = {
             "player_id": viewer.player_id,
             "seat": seat.seat if seat else None,
-            "legal_actions": legal_actions(state, viewer.player_id, wallets),
+            "legal_actions": list(legal) if legal is not None else legal_actions(state, viewer.player_id, wallets),
         }
     return out
 
