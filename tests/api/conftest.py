@@ -12,6 +12,7 @@ from django.apps import apps as django_apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import Group
+from game_helpers import ok
 from rest_framework.test import APIClient
 
 from casino.tokens import issue_token
@@ -147,3 +148,20 @@ def asgi_server(django_db_setup: Any, django_db_blocker: Any) -> Iterator[str]:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def house_table(as_staff: Any, player: Any, fund: Any, client_for: Any) -> tuple[Any, int]:
+    """A house-banked classic table (2 seats, bets 10-100) with ``player`` funded and seated: (his client, id)."""
+    table = ok(
+        as_staff.post(
+            "/api/v1/tables",
+            {"name": "counted", "preset": "classic", "min_bet": 10, "max_bet": 100, "max_seats": 2, "bank": "house"},
+            format="json",
+        ),
+        201,
+    )
+    fund(player, 10**6)
+    client = client_for(player)
+    ok(client.post(f"/api/v1/tables/{table['id']}/seats", {}, format="json"), 201)
+    return client, table["id"]

@@ -17,22 +17,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def seated(as_staff: Any, player: Any, fund: Any, client_for: Any) -> tuple[Any, int]:
-    table = ok(
-        as_staff.post(
-            "/api/v1/tables",
-            {"name": "once", "preset": "classic", "min_bet": 10, "max_bet": 100, "max_seats": 2, "bank": "house"},
-            format="json",
-        ),
-        201,
-    )
-    fund(player, 10**6)
-    client = client_for(player)
-    ok(client.post(f"/api/v1/tables/{table['id']}/seats", {}, format="json"), 201)
-    return client, table["id"]
-
-
-@pytest.fixture
 def probes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, str]]:
     """Every time the shell asks the core for legal actions: (state version, player)."""
     calls: list[tuple[int, str]] = []
@@ -45,8 +29,8 @@ def probes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, str]]:
     return calls
 
 
-def test_views_of_one_state_probe_once(seated: tuple[Any, int], probes: list[tuple[int, str]]) -> None:
-    client, table_id = seated
+def test_views_of_one_state_probe_once(house_table: tuple[Any, int], probes: list[tuple[int, str]]) -> None:
+    client, table_id = house_table
     first = ok(client.get(f"/api/v1/tables/{table_id}"))
     for _ in range(5):
         again = ok(client.get(f"/api/v1/tables/{table_id}"))
@@ -63,9 +47,9 @@ def test_views_of_one_state_probe_once(seated: tuple[Any, int], probes: list[tup
 
 
 def test_a_wallet_change_is_probed_again(
-    seated: tuple[Any, int], probes: list[tuple[int, str]], fund: Any, player: Any
+    house_table: tuple[Any, int], probes: list[tuple[int, str]], fund: Any, player: Any
 ) -> None:
-    client, table_id = seated
+    client, table_id = house_table
     ok(client.get(f"/api/v1/tables/{table_id}"))
     count = len(probes)
     fund(player, 5)  # same table state, other wallets: the answer may differ (funds are checked)
@@ -73,8 +57,8 @@ def test_a_wallet_change_is_probed_again(
     assert len(probes) == count + 1
 
 
-def test_the_kept_answer_is_the_cores(seated: tuple[Any, int], player: Any) -> None:
-    client, table_id = seated
+def test_the_kept_answer_is_the_cores(house_table: tuple[Any, int], player: Any) -> None:
+    client, table_id = house_table
     for _ in range(3):
         view = ok(client.get(f"/api/v1/tables/{table_id}"))
         read = selectors.table_read(table_id=table_id, user=player)

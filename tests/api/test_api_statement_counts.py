@@ -58,22 +58,6 @@ def _play(client: Any, table_id: int) -> dict[str, Sent]:
     return seen
 
 
-@pytest.fixture
-def house_table(as_staff: Any, player: Any, fund: Any, client_for: Any) -> tuple[Any, int]:
-    table = ok(
-        as_staff.post(
-            "/api/v1/tables",
-            {"name": "counted", "preset": "classic", "min_bet": 10, "max_bet": 100, "max_seats": 2, "bank": "house"},
-            format="json",
-        ),
-        201,
-    )
-    fund(player, 10**6)
-    client = client_for(player)
-    ok(client.post(f"/api/v1/tables/{table['id']}/seats", {}, format="json"), 201)
-    return client, table["id"]
-
-
 def test_statements_per_request_stay_within_the_targets(house_table: tuple[Any, int]) -> None:
     client, table_id = house_table
     for _warm in range(2):  # the first round fills this process's cache of the table's state
