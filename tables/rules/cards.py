@@ -27,11 +27,6 @@ def is_card(code: object) -> bool:
     return isinstance(code, str) and code in _RANK_OF
 
 
-def rank_of(code: str) -> int:
-    """The rank (1-7, 10, 11, 12) of a card code."""
-    return _RANK_OF[code]
-
-
 def suit_of(code: str) -> str:
     """The suit letter of a card code."""
     return code[-1]

@@ -20,7 +20,7 @@ from casino.services import check_client_seed, player_profile, set_client_seed
 from ledger.models import Posting
 from ledger.selectors import ledger_row, wallet_balance
 from tables.models import HandParticipant
-from tables.rules.client_seed import CLIENT_SEED_RULE
+from tables.rules.client_seed import CLIENT_SEED_MAX_LENGTH, CLIENT_SEED_RULE
 
 
 class MeView(APIView):
@@ -49,7 +49,11 @@ class MeView(APIView):
 
 class ClientSeedView(APIView):
     class InputSerializer(StrictSerializer):
-        client_seed = StrictCharField(min_length=1, max_length=64, trim_whitespace=False, help_text=CLIENT_SEED_RULE)
+        # the bounds come from the core's one client-seed rule (shown in the schema; the rule itself is checked
+        # by check_client_seed below)
+        client_seed = StrictCharField(
+            min_length=1, max_length=CLIENT_SEED_MAX_LENGTH, trim_whitespace=False, help_text=CLIENT_SEED_RULE
+        )
 
         class Meta:
             ref_name = "ClientSeedRequest"
