@@ -27,7 +27,7 @@ def can_hold_bank(tx: Tx, seat: SeatState) -> bool:
     """True if this seated player may hold the bank for the next hand."""
     if seat.sitting_out or seat.leaving:
         return False
-    return tx.covers(seat.player_id, tx.min_stake() * tx.rules.banker_loss_multiplier)
+    return tx.covers(seat.player_id, tx.min_stake() * tx.config.banker_loss_multiplier)
 
 
 def offer_from(tx: Tx, from_seat: int | None, *, include_from: bool = False) -> SeatState | None:
@@ -49,7 +49,7 @@ def ensure_banker(tx: Tx) -> bool:
     """Make sure the table has a banker who covers the bank; emit the draw or the passing. False: wait."""
     state = tx.state
     if tx.config.house_bank:
-        return tx.covers(None, tx.min_stake() * tx.rules.banker_loss_multiplier)
+        return tx.covers(None, tx.min_stake() * tx.config.banker_loss_multiplier)
     current = state.seat_at(state.banker_seat) if state.banker_seat is not None else None
     if current is not None:
         if can_hold_bank(tx, current):

@@ -46,9 +46,10 @@ _STATE_DECODER: Decoder = record_decoder(TableState)
 
 
 def to_jsonable(value: Any) -> Any:
-    """Dataclasses as dicts, tuples as lists, mappings as dicts; scalars unchanged."""
+    """Dataclasses as dicts (their constructor's fields: a field derived in ``__post_init__`` is not stored),
+    tuples as lists, mappings as dicts; scalars unchanged."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
     if isinstance(value, (tuple, list)):
         return [to_jsonable(v) for v in value]
     if isinstance(value, Mapping):
@@ -127,7 +128,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return {name: _plain(getattr(value, name)) for name in value._fields}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
     if isinstance(value, (frozenset, set)):
         return sorted((_plain(v) for v in value), key=repr)
     if isinstance(value, (tuple, list)):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import invalid
-from .ruleset import Rules, resolve_rules
+from .ruleset import Rules, banker_loss_multiplier, punter_loss_multiplier, resolve_rules
 
 BANKS = ("player", "house")
 DEFAULT_TIMEOUT_S = 30
@@ -27,6 +27,14 @@ class TableConfig:
     fixed_stake: int | None = None
     turn_timeout_s: int = DEFAULT_TIMEOUT_S
     betting_timeout_s: int = DEFAULT_TIMEOUT_S
+    #: The largest multiple of a stake a punter can lose, and a banker (§7): what every reserve is made of,
+    #: derived from the rules once here rather than on every bet.
+    punter_loss_multiplier: int = field(init=False, repr=False, compare=False)
+    banker_loss_multiplier: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "punter_loss_multiplier", punter_loss_multiplier(self.rules))
+        object.__setattr__(self, "banker_loss_multiplier", banker_loss_multiplier(self.rules))
 
     @property
     def house_bank(self) -> bool:

@@ -30,6 +30,8 @@ def record_decoder(cls: type) -> Decoder:
     fields: list[tuple[str, Decoder, bool]] = []
     if dataclasses.is_dataclass(cls):
         for f in dataclasses.fields(cls):
+            if not f.init:  # derived in __post_init__, never stored
+                continue
             required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
             fields.append((f.name, decoder_for(hints[f.name]), required))
     else:  # a NamedTuple

@@ -17,8 +17,8 @@ def _entrants(tx: Tx) -> tuple[int, ...]:
     banker = by_number.get(banker_seat) if banker_seat is not None else None
     bank_left = tx.available(banker.player_id if banker is not None else None)
     betting_first = tx.rules.bet_timing == "before_deal"
-    punter_need = minimum * tx.rules.punter_loss_multiplier
-    bank_need = minimum * tx.rules.banker_loss_multiplier
+    punter_need = minimum * tx.config.punter_loss_multiplier
+    bank_need = minimum * tx.config.banker_loss_multiplier
     chosen: list[int] = []
     for number in state.play_order():
         if number == banker_seat:

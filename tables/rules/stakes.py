@@ -20,13 +20,13 @@ def owed_bank_reserve(tx: Tx, exclude: tuple[int, int] | None) -> int:
     owing = sum(
         1 for h in hand.punters if h.stake == 0 and h.status != HandStatus.VOID and (h.seat, h.hand_index) != exclude
     )
-    return owing * tx.min_stake(hand) * tx.rules.banker_loss_multiplier
+    return owing * tx.min_stake(hand) * tx.config.banker_loss_multiplier
 
 
 def check_reserves(tx: Tx, player_id: str, amount: int, hand_key: tuple[int, int] | None) -> tuple[int, int]:
     """The (punter, banker) reserves of a stake of ``amount``; refuse what either side cannot cover (§7)."""
-    punter_reserve = amount * tx.rules.punter_loss_multiplier
-    banker_reserve = amount * tx.rules.banker_loss_multiplier
+    punter_reserve = amount * tx.config.punter_loss_multiplier
+    banker_reserve = amount * tx.config.banker_loss_multiplier
     if not tx.covers(player_id, punter_reserve):
         raise InsufficientFunds(
             f"a stake of {amount} needs {punter_reserve} chips available",
