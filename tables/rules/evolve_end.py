@@ -16,7 +16,7 @@ from .events import (
     HandMadeSevenHalf,
     HandSettled,
 )
-from .evolve_hand import hand_of, next_state, with_banker, with_punter
+from .evolve_hand import hand_of, next_state, with_banker, with_hand, with_punter
 from .scoring import PAIR7, PAIR7_HP
 from .state import TableState, replace
 
@@ -25,8 +25,8 @@ def _shown(state: TableState, seat: int | None, index: int, banker: bool, **chan
     """A hand that ended by itself is shown with its score (``changes``)."""
     hand = hand_of(state)
     if banker:
-        return next_state(state, hand=with_banker(hand, **changes))
-    return next_state(state, hand=with_punter(hand, seat, index, shown=True, **changes))
+        return with_hand(state, with_banker(hand, **changes))
+    return with_hand(state, with_punter(hand, seat, index, shown=True, **changes))
 
 
 def _hand_busted(state: TableState, e: HandBusted) -> TableState:

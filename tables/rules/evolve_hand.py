@@ -37,6 +37,11 @@ def next_state(state: TableState, **changes: Any) -> TableState:
     return replace(state, version=state.version + 1, **changes)
 
 
+def with_hand(state: TableState, hand: HandState) -> TableState:
+    """``state`` one event later, with ``hand`` (what most events of a hand change, and only that)."""
+    return replace(state, version=state.version + 1, hand=hand)
+
+
 def hand_of(state: TableState) -> HandState:
     hand = state.hand
     if hand is None:  # pragma: no cover - decide never emits a hand event without a hand
@@ -44,24 +49,30 @@ def hand_of(state: TableState) -> HandState:
     return hand
 
 
-def _position(hand: HandState, seat: int | None, index: int) -> int:
-    """Where punter hand (seat, index) is in ``hand.punters``."""
-    for position, h in enumerate(hand.punters):
+def find_position(hand: HandState, seat: int | None, index: int) -> int | None:
+    """Where punter hand (seat, index) is in ``hand.punters``, if there (a hand holds a few: a search is cheapest)."""
+    for at, h in enumerate(hand.punters):
         if h.seat == seat and h.hand_index == index:
-            return position
-    raise ValueError(f"no hand {index} at seat {seat}")  # pragma: no cover
+            return at
+    return None
 
 
-def punters_with(hand: HandState, seat: int | None, index: int, **changes: Any) -> tuple[PunterHand, ...]:
-    """``hand.punters`` with punter hand (seat, index) changed."""
-    position = _position(hand, seat, index)
-    punters = hand.punters
-    return (*punters[:position], replace(punters[position], **changes), *punters[position + 1 :])
+def position(hand: HandState, seat: int | None, index: int) -> int:
+    """Where punter hand (seat, index) is in ``hand.punters`` (the events name only hands that exist)."""
+    at = find_position(hand, seat, index)
+    if at is None:  # pragma: no cover
+        raise ValueError(f"no hand {index} at seat {seat}")
+    return at
+
+
+def punters_with(punters: tuple[PunterHand, ...], at: int, **changes: Any) -> tuple[PunterHand, ...]:
+    """``punters`` with the punter hand at position ``at`` changed."""
+    return (*punters[:at], replace(punters[at], **changes), *punters[at + 1 :])
 
 
 def with_punter(hand: HandState, seat: int | None, index: int, **changes: Any) -> HandState:
     """``hand`` with punter hand (seat, index) changed."""
-    return replace(hand, punters=punters_with(hand, seat, index, **changes))
+    return replace(hand, punters=punters_with(hand.punters, position(hand, seat, index), **changes))
 
 
 def with_banker(hand: HandState, **changes: Any) -> HandState:
@@ -102,35 +113,33 @@ def _hand_opened(state: TableState, e: HandOpened) -> TableState:
 def _action_awaited(state: TableState, e: ActionAwaited) -> TableState:
     """A wait: a betting window, or a punter's decision (his hand now plays), or the banker's."""
     hand = hand_of(state)
-    changes: dict[str, Any] = {}
-    if e.kind == WaitKind.BETTING_WINDOW:
-        changes["phase"] = Phase.BETTING
-    elif e.kind != WaitKind.BANKER:
-        if e.seat is not None and e.hand is not None:
-            h = hand.find(e.seat, e.hand)
-            if h is not None and h.status == HandStatus.WAITING:
-                changes["punters"] = punters_with(hand, e.seat, e.hand, status=HandStatus.PLAYING)
-        if hand.phase != Phase.PUNTERS:
-            changes["phase"] = Phase.PUNTERS
-    if changes:
-        hand = replace(hand, **changes)
     awaiting = Awaiting(seat=e.seat, hand=e.hand, kind=e.kind, deadline_ms=e.deadline_ms)
+    if e.kind == WaitKind.BETTING_WINDOW:
+        hand = replace(hand, phase=Phase.BETTING)
+    elif e.kind != WaitKind.BANKER:
+        punters = hand.punters
+        if e.seat is not None and e.hand is not None:
+            at = find_position(hand, e.seat, e.hand)
+            if at is not None and punters[at].status == HandStatus.WAITING:
+                punters = punters_with(punters, at, status=HandStatus.PLAYING)
+        if punters is not hand.punters or hand.phase != Phase.PUNTERS:
+            hand = replace(hand, phase=Phase.PUNTERS, punters=punters)
     return next_state(state, hand=hand, awaiting=awaiting)
 
 
 def _staked(state: TableState, e: BetPlaced | StakeRaised) -> TableState:
     """A bet or a raise: the hand's stake is now ``e.stake``; both reserves grow."""
     hand = hand_of(state)
-    h = hand.punters[_position(hand, e.seat, e.hand)]
-    hand = with_punter(
-        hand,
-        e.seat,
-        e.hand,
+    at = position(hand, e.seat, e.hand)
+    h = hand.punters[at]
+    punters = punters_with(
+        hand.punters,
+        at,
         stake=e.stake,
         punter_reserve=h.punter_reserve + e.punter_reserve,
         banker_reserve=h.banker_reserve + e.banker_reserve,
     )
-    return next_state(state, hand=hand)
+    return with_hand(state, replace(hand, punters=punters))
 
 
 def _punter_skipped(state: TableState, e: PunterSkipped) -> TableState:
@@ -142,7 +151,7 @@ def _punter_skipped(state: TableState, e: PunterSkipped) -> TableState:
         if h.seat != e.seat or h.cards
     )
     entrants = tuple(s for s in hand.entrants if s != e.seat)
-    return next_state(state, hand=replace(hand, punters=punters, entrants=entrants))
+    return with_hand(state, replace(hand, punters=punters, entrants=entrants))
 
 
 def _betting_closed(state: TableState, e: BettingClosed) -> TableState:
@@ -161,10 +170,11 @@ def _card_dealt(state: TableState, e: CardDealt) -> TableState:
         assert e.seat is not None
         hand = replace(hand, next_card=next_card, pending=(e.seat, e.card))
     else:
-        h = hand.punters[_position(hand, e.seat, e.hand)]
-        punters = punters_with(hand, e.seat, e.hand, cards=(*h.cards, e.card), face_up=(*h.face_up, e.face_up))
+        at = position(hand, e.seat, e.hand)
+        h = hand.punters[at]
+        punters = punters_with(hand.punters, at, cards=(*h.cards, e.card), face_up=(*h.face_up, e.face_up))
         hand = replace(hand, next_card=next_card, punters=punters)
-    return next_state(state, hand=hand)
+    return with_hand(state, hand)
 
 
 def _turned_up(cards: tuple[str, ...], face_up: tuple[bool, ...], card: str) -> tuple[bool, ...]:
@@ -178,16 +188,18 @@ def _card_turned_up(state: TableState, e: CardTurnedUp) -> TableState:
         b = hand.banker
         hand = with_banker(hand, face_up=_turned_up(b.cards, b.face_up, e.card))
     else:
-        h = hand.punters[_position(hand, e.seat, e.hand)]
-        hand = with_punter(hand, e.seat, e.hand, face_up=_turned_up(h.cards, h.face_up, e.card))
-    return next_state(state, hand=hand)
+        at = position(hand, e.seat, e.hand)
+        h = hand.punters[at]
+        hand = replace(hand, punters=punters_with(hand.punters, at, face_up=_turned_up(h.cards, h.face_up, e.card)))
+    return with_hand(state, hand)
 
 
 def _card_assigned(state: TableState, e: CardAssigned) -> TableState:
     hand = hand_of(state)
-    h = hand.punters[_position(hand, e.seat, e.hand)]
-    punters = punters_with(hand, e.seat, e.hand, cards=(*h.cards, e.card), face_up=(*h.face_up, True))
-    return next_state(state, hand=replace(hand, punters=punters, pending=None))
+    at = position(hand, e.seat, e.hand)
+    h = hand.punters[at]
+    punters = punters_with(hand.punters, at, cards=(*h.cards, e.card), face_up=(*h.face_up, True))
+    return with_hand(state, replace(hand, punters=punters, pending=None))
 
 
 def _hand_split(state: TableState, e: HandSplit) -> TableState:
@@ -197,11 +209,12 @@ def _hand_split(state: TableState, e: HandSplit) -> TableState:
     if e.from_hand is None:
         hand = replace(hand, pending=None)
     else:
-        h = hand.punters[_position(hand, e.seat, e.from_hand)]
+        at = position(hand, e.seat, e.from_hand)
+        h = hand.punters[at]
         i = h.cards.index(e.card)
         cards = h.cards[:i] + h.cards[i + 1 :]
         face_up = h.face_up[:i] + h.face_up[i + 1 :]
-        hand = with_punter(hand, e.seat, e.from_hand, cards=cards, face_up=face_up)
+        hand = replace(hand, punters=punters_with(hand.punters, at, cards=cards, face_up=face_up))
     new = PunterHand(
         seat=e.seat,
         hand_index=e.new_hand,
@@ -216,14 +229,14 @@ def _hand_split(state: TableState, e: HandSplit) -> TableState:
     punters = hand.punters
     last = max(i for i, h in enumerate(punters) if h.seat == e.seat)
     punters = (*punters[: last + 1], new, *punters[last + 1 :])
-    return next_state(state, hand=replace(hand, punters=punters, split_seats=hand.split_seats | {e.seat}))
+    return with_hand(state, replace(hand, punters=punters, split_seats=hand.split_seats | {e.seat}))
 
 
 def _hand_stood(state: TableState, e: HandStood) -> TableState:
     hand = hand_of(state)
     if e.banker:
-        return next_state(state, hand=with_banker(hand, status=HandStatus.STOOD))
-    return next_state(state, hand=with_punter(hand, e.seat, e.hand, status=HandStatus.STOOD))
+        return with_hand(state, with_banker(hand, status=HandStatus.STOOD))
+    return with_hand(state, with_punter(hand, e.seat, e.hand, status=HandStatus.STOOD))
 
 
 def _seed_committed(state: TableState, e: SeedCommitted) -> TableState:
@@ -232,7 +245,7 @@ def _seed_committed(state: TableState, e: SeedCommitted) -> TableState:
 
 
 def _client_seed_fixed(state: TableState, e: ClientSeedFixed) -> TableState:
-    return next_state(state, hand=replace(hand_of(state), client_seed=e.client_seed))
+    return with_hand(state, replace(hand_of(state), client_seed=e.client_seed))
 
 
 HAND_HANDLERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {

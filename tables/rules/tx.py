@@ -45,6 +45,16 @@ def _deck(server_seed: str, client_seed: str, number: int) -> tuple[str, ...]:
     return tuple(shuffle_deck(bytes.fromhex(server_seed), client_seed, number))
 
 
+@lru_cache(maxsize=16)
+def _opens(plain: str, commitment: str) -> bool:
+    """Whether ``plain`` is the seed ``commitment`` commits to (64 lowercase hex whose sha256 it is).
+
+    Why a cache: every command that deals from a hand committed ahead checks the seed it carries again (about
+    ten per hand); keyed by value and bounded like ``_deck``, it never changes the answer.
+    """
+    return _HEX64.fullmatch(plain) is not None and seed_commitment(bytes.fromhex(plain)) == commitment
+
+
 class Tx:
     """Accumulates the events of one command and the state they lead to."""
 
@@ -196,11 +206,7 @@ class Tx:
             and pledge.sealed.startswith(PLAIN_PREFIX)
         ):
             plain = pledge.sealed[len(PLAIN_PREFIX) :]
-        if (
-            not isinstance(plain, str)
-            or not _HEX64.fullmatch(plain)
-            or seed_commitment(bytes.fromhex(plain)) != hand.seed_commitment
-        ):
+        if not isinstance(plain, str) or not _opens(plain, hand.seed_commitment):
             raise SeedUnavailable(hand.number)
         return plain
 
