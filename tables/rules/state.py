@@ -197,14 +197,18 @@ _FIELD_POSITIONS: dict[type, dict[str, int]] = {
 }
 
 
+_tuple_new = tuple.__new__  # builds the record from its values, as ``_replace`` does, without ``_make``'s checks
+
+
 def replace[R: tuple[Any, ...]](record: R, **changes: Any) -> R:
     """A copy of the state record ``record`` with ``changes`` (what ``_replace`` does, in one step: ``evolve``
     copies a record or three for every event, so this is on the hot path of every command)."""
+    cls = type(record)
+    positions = _FIELD_POSITIONS[cls]
     values = list(record)
-    positions = _FIELD_POSITIONS[type(record)]
-    for name, value in changes.items():
-        values[positions[name]] = value
-    return tuple.__new__(type(record), values)
+    for name in changes:
+        values[positions[name]] = changes[name]
+    return _tuple_new(cls, values)
 
 
 def initial_state() -> TableState:
