@@ -926,36 +926,33 @@ class Injector(threading.Thread):
         fault.detail = "kill -9 Celery beat"
         self._restart_process(fault, "beat", 1 + 4 * u)
 
-    def redis_restart(self, fault: Fault, u: float) -> None:
-        window = self.record.open_window("redis", fault.kind)
-        self.stack.redis.kill()
+    def _service_outage(
+        self, fault: Fault, area: str, stop: Callable[[], object], start: Callable[[], object], down: float, wait: float
+    ) -> None:
+        """Take a service down for ``down`` seconds, start it again, and wait (up to ``wait`` s) until the stack
+        answers healthy: the window of ``area`` the invariants are judged around."""
+        window = self.record.open_window(area, fault.kind)
+        stop()
         window.down_from = time.monotonic()
-        time.sleep(1 + 2 * u)
+        time.sleep(down)
         window.down_to = time.monotonic()
         fault.down_s = window.down_to - fault.at
         fault.back = time.monotonic()
-        self.stack.redis.start()
-        fault.detail = "kill -9 Redis, start it again (empty: queued timers are lost)"
-        wait_until(self.stack.healthy, 60, 0.1)
+        start()
+        wait_until(self.stack.healthy, wait, 0.1)
         window.end = time.monotonic()
         fault.ready_s = window.end - fault.back
         self.record.timers_up_since = max(self.record.timers_up_since, window.end)
 
+    def redis_restart(self, fault: Fault, u: float) -> None:
+        fault.detail = "kill -9 Redis, start it again (empty: queued timers are lost)"
+        self._service_outage(fault, "redis", self.stack.redis.kill, self.stack.redis.start, 1 + 2 * u, 60)
+
     def pg_restart(self, fault: Fault, u: float) -> None:
+        fault.detail = "PostgreSQL immediate shutdown (a crash), started again (recovery)"
+        postgres = self.stack.postgres
         with self.database_lock:
-            window = self.record.open_window("database", fault.kind)
-            self.stack.postgres.stop("immediate")
-            window.down_from = time.monotonic()
-            time.sleep(2 + 2 * u)
-            window.down_to = time.monotonic()
-            fault.down_s = window.down_to - fault.at
-            fault.back = time.monotonic()
-            self.stack.postgres.start()
-            fault.detail = "PostgreSQL immediate shutdown (a crash), started again (recovery)"
-            wait_until(self.stack.healthy, 120, 0.1)
-            window.end = time.monotonic()
-            fault.ready_s = window.end - fault.back
-            self.record.timers_up_since = max(self.record.timers_up_since, window.end)
+            self._service_outage(fault, "database", lambda: postgres.stop("immediate"), postgres.start, 2 + 2 * u, 120)
 
     def pg_terminate(self, fault: Fault, u: float) -> None:
         with self.database_lock:
