@@ -12,33 +12,11 @@ from ledger.accounts import BANKROLL, FEES
 from tables.api.serializers import MAX_TABLE_BET, MAX_TIMEOUT_S, TableCreateInput
 from tables.models import Dispute, Table
 from tables.rules import PRESETS
-from tables.rules.ruleset import (
-    BANK_ROTATIONS,
-    BANK_TRIGGERS,
-    BET_TIMINGS,
-    MATTA_ALONE,
-    MATTA_VALUES,
-    REALE_WITH_MATTA,
-    SPLIT_MODES,
-    STAKE_MODES,
-    TIE_RULES,
-    Rules,
-)
+from tables.rules.ruleset import ENUM_TOGGLES, Rules
 from tables.table_spec import TableSpec
 
 RULE_PREFIX = "rule_"
 PRESET_VALUE = ("", "— the preset's value —")
-_ENUM_CHOICES: dict[str, tuple[str, ...]] = {
-    "bet_timing": BET_TIMINGS,
-    "stake_mode": STAKE_MODES,
-    "reale_with_matta": REALE_WITH_MATTA,
-    "matta_values": MATTA_VALUES,
-    "matta_alone_value": MATTA_ALONE,
-    "split_mode": SPLIT_MODES,
-    "tie_rule": TIE_RULES,
-    "bank_transfer_trigger": BANK_TRIGGERS,
-    "bank_rotation": BANK_ROTATIONS,
-}
 TABLE_FIELDS = (
     "name",
     "preset",
@@ -67,9 +45,9 @@ def _toggle_field(toggle: str, kind: Any) -> forms.Field:
             required=False,
             help_text=help_text,
         )
-    if toggle in _ENUM_CHOICES:
+    if toggle in ENUM_TOGGLES:
         return forms.ChoiceField(
-            choices=[PRESET_VALUE, *[(v, v) for v in _ENUM_CHOICES[toggle]]], required=False, help_text=help_text
+            choices=[PRESET_VALUE, *[(v, v) for v in ENUM_TOGGLES[toggle]]], required=False, help_text=help_text
         )
     if kind == "int":
         return forms.IntegerField(required=False, help_text=help_text)

@@ -29,7 +29,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from casino.admin_lookups import DeclaredLookupsOnly
+from casino.admin_lookups import DeclaredLookupsOnly, ViewOnlyAdmin
 from casino.paginator import EstimatedCountAdminMixin
 from lab.admin import house_edge_for
 from ledger.errors import LedgerError
@@ -64,19 +64,6 @@ def _hand_url(hand_id: int) -> str:
 
 def _player_url(user_id: int | str) -> str:
     return reverse("admin:casino_player_change", args=[user_id])
-
-
-class NoEditsAdmin(DeclaredLookupsOnly):
-    """No add, change or delete through the admin, for anybody (superusers included)."""
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 # --- tables -------------------------------------------------------------------------------------------------------
@@ -233,7 +220,7 @@ class TableAdmin(DeclaredLookupsOnly):
 
 
 @admin.register(Hand)
-class HandAdmin(EstimatedCountAdminMixin, NoEditsAdmin):
+class HandAdmin(EstimatedCountAdminMixin, ViewOnlyAdmin):
     """Hands, newest first. At millions of rows: estimated counts (casino/paginator.py), filters that list no
     values from the table (table id typed, presets and statuses from code), no date hierarchy (it reads the
     distinct dates of every hand); the rare filters have partial indexes (tables/models.py)."""
@@ -349,7 +336,7 @@ class HandAdmin(EstimatedCountAdminMixin, NoEditsAdmin):
 
 
 @admin.register(Event)
-class EventAdmin(EstimatedCountAdminMixin, NoEditsAdmin):
+class EventAdmin(EstimatedCountAdminMixin, ViewOnlyAdmin):
     """The event store, read-only. Data and metadata are shown through the hiding rule (a face-down card or
     the seed of a hand in play is hidden, the command's context never shown), never as stored. Estimated
     counts (casino/paginator.py); one table's events are read through ``UNIQUE (stream_id, version)``."""

@@ -125,30 +125,20 @@ def deal_round(tx: Tx) -> None:
     """One card face down to each punter hand in play order, then one to the banker."""
     hand = tx.hand
     for h in hand.punters:
-        if h.status == HandStatus.VOID:
-            continue
-        card, i = _draw_for_deal(tx)
-        tx.emit(
-            CardDealt(
-                number=hand.number,
-                seat=h.seat,
-                player_id=h.player_id,
-                hand=0,
-                banker=False,
-                card=card,
-                face_up=False,
-                deck_index=i,
-            )
-        )
-    b = hand.banker
+        if h.status != HandStatus.VOID:
+            _deal_face_down(tx, seat=h.seat, player_id=h.player_id, banker=False)
+    _deal_face_down(tx, seat=hand.banker.seat, player_id=hand.banker.player_id, banker=True)
+
+
+def _deal_face_down(tx: Tx, *, seat: int | None, player_id: str | None, banker: bool) -> None:
     card, i = _draw_for_deal(tx)
     tx.emit(
         CardDealt(
-            number=hand.number,
-            seat=b.seat,
-            player_id=b.player_id,
+            number=tx.hand.number,
+            seat=seat,
+            player_id=player_id,
             hand=0,
-            banker=True,
+            banker=banker,
             card=card,
             face_up=False,
             deck_index=i,

@@ -25,7 +25,8 @@ BANK_TRIGGERS = ("any_75", "reale_or_pair7", "none")
 BANK_ROTATIONS = ("never", "every_hand")
 PRESET_NAMES = ("classic", "italian", "spanish", "hungarian")
 
-_ENUMS: dict[str, tuple[str, ...]] = {
+#: The values each enumerated toggle may take (the admin offers them as choices).
+ENUM_TOGGLES: dict[str, tuple[str, ...]] = {
     "bet_timing": BET_TIMINGS,
     "stake_mode": STAKE_MODES,
     "reale_with_matta": REALE_WITH_MATTA,
@@ -183,9 +184,9 @@ def _check_value(name: str, value: object) -> None:
     if name in _BOOLS:
         if not isinstance(value, bool):
             raise invalid(name, f"toggle {name} must be true or false")
-    elif name in _ENUMS:
-        if value not in _ENUMS[name]:
-            raise invalid(name, f"toggle {name} must be one of {', '.join(_ENUMS[name])}")
+    elif name in ENUM_TOGGLES:
+        if value not in ENUM_TOGGLES[name]:
+            raise invalid(name, f"toggle {name} must be one of {', '.join(ENUM_TOGGLES[name])}")
     elif name == "matta":
         if value != "none" and not is_card(value):
             raise invalid(name, "toggle matta must be 'none' or a card code such as '12O'")
