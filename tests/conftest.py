@@ -92,6 +92,18 @@ def owner_cursor(*, triggers_off: Sequence[str] = ()) -> Iterator[Any]:
             cursor.execute(sql.SQL("ALTER TABLE {} ENABLE TRIGGER USER").format(sql.Identifier(table)))
 
 
+def celery_worker_args(
+    queue: str, *, pool: str | None = None, concurrency: int | None = None, hostname: str | None = None
+) -> list[str]:
+    """The arguments (after the interpreter) of a test's Celery worker consuming ``queue``: quiet, and without
+    gossip, mingle or heartbeat (a test's worker talks to nobody but its broker)."""
+    args = ["-m", "celery", "-A", "casino", "worker", "-Q", queue]
+    args += [f"--pool={pool}"] if pool else []
+    args += [f"--concurrency={concurrency}"] if concurrency else []
+    args += ["--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel=WARNING"]
+    return args + (["--hostname", hostname] if hostname else [])
+
+
 def wait_for(predicate, timeout: float, interval: float = 0.05):  # type: ignore[no-untyped-def]
     """Poll predicate until it returns a truthy value or timeout passes; return the last value."""
     deadline = time.monotonic() + timeout

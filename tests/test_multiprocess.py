@@ -26,7 +26,7 @@ from tables.projections import rebuild
 from tables.rules import fold
 from tables.store import chain_problems, load_stream
 from tables.verify import verification_ok, verify_hand
-from tests.conftest import child_database_url, free_port, wait_for
+from tests.conftest import celery_worker_args, child_database_url, free_port, wait_for
 from tests.store.play import make_players, make_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -69,25 +69,7 @@ def test_two_web_servers_and_a_worker_pool_share_tables_correctly(spawn, child_e
         port = free_port()
         spawn(["-m", "gunicorn", "casino.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", "2"], env=env)
         bases.append(f"http://127.0.0.1:{port}")
-    worker = spawn(
-        [
-            "-m",
-            "celery",
-            "-A",
-            "casino",
-            "worker",
-            "-Q",
-            queue,
-            "--concurrency=2",
-            "--loglevel=WARNING",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "--hostname",
-            f"{queue}@{socket.gethostname()}",
-        ],
-        env=env,
-    )
+    worker = spawn(celery_worker_args(queue, concurrency=2, hostname=f"{queue}@{socket.gethostname()}"), env=env)
     for base in bases:
         assert wait_for(lambda b=base: _healthy(b), 60), f"{base} never became healthy"
 

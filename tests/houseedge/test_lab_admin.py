@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from lab.models import DONE, HouseEdge
-from tests.conftest import child_database_url, wait_for
+from tests.conftest import celery_worker_args, child_database_url, wait_for
 from tests.store.play import make_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -32,24 +32,7 @@ def lab_worker(spawn, child_env, edge_queue):
     def start():
         env = {**child_env, "DATABASE_URL": child_database_url()}
         worker = spawn(
-            [
-                "-m",
-                "celery",
-                "-A",
-                "casino",
-                "worker",
-                "-Q",
-                edge_queue,
-                "--pool=prefork",
-                "--concurrency=1",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "--loglevel=WARNING",
-                "--hostname",
-                f"{edge_queue}@%h",
-            ],
-            env=env,
+            celery_worker_args(edge_queue, pool="prefork", concurrency=1, hostname=f"{edge_queue}@%h"), env=env
         )
         from casino.celery import app
 

@@ -16,7 +16,7 @@ from casino.models import VerificationFailure
 from tables import services
 from tables.errors import TimeoutNotDue
 from tables.rules import DomainError
-from tests.conftest import child_database_url, free_port, wait_for
+from tests.conftest import celery_worker_args, child_database_url, free_port, wait_for
 from tests.store.play import make_players, make_table, state_of
 
 pytestmark = pytest.mark.django_db
@@ -182,24 +182,7 @@ def test_a_worker_container_serves_its_own_metrics_with_the_same_protection(spaw
         "METRICS_WORKER_ADDR": "127.0.0.1",
         "METRICS_TOKEN": "worker-secret",
     }
-    spawn(
-        [
-            "-m",
-            "celery",
-            "-A",
-            "casino",
-            "worker",
-            "-Q",
-            f"metrics-{port}",
-            "--pool=threads",
-            "--concurrency=1",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "--loglevel=WARNING",
-        ],
-        env=env,
-    )
+    spawn(celery_worker_args(f"metrics-{port}", pool="threads", concurrency=1), env=env)
     url = f"http://127.0.0.1:{port}/metrics"
 
     def status(headers: dict[str, str]) -> int:

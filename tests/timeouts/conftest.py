@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from tests.conftest import child_database_url, wait_for
+from tests.conftest import celery_worker_args, child_database_url, wait_for
 
 
 @pytest.fixture
@@ -36,26 +36,7 @@ def celery_env(queue, child_env) -> dict[str, str]:
 @pytest.fixture
 def start_worker(spawn, celery_env, queue):
     def start() -> subprocess.Popen[bytes]:
-        worker = spawn(
-            [
-                "-m",
-                "celery",
-                "-A",
-                "casino",
-                "worker",
-                "-Q",
-                queue,
-                "--pool=threads",
-                "--concurrency=4",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "--loglevel=WARNING",
-                "--hostname",
-                f"{queue}@%h",
-            ],
-            env=celery_env,
-        )
+        worker = spawn(celery_worker_args(queue, pool="threads", concurrency=4, hostname=f"{queue}@%h"), env=celery_env)
         from casino.celery import app
 
         assert wait_for(lambda: app.control.ping(destination=[f"{queue}@{socket.gethostname()}"], timeout=0.5), 30), (
