@@ -8,7 +8,8 @@ and no event that moves chips exists without its postings (they commit or roll b
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
+
+from msgspec import structs
 
 from ledger import services as ledger
 from tables.rules import HOUSE, BetPlaced, Event, HandAbandoned, HandOpened, HandSettled, HandSplit, StakeRaised
@@ -78,7 +79,7 @@ def post_ledger_entries(
                 memo=f"{type(event).__name__}: seat {event.seat} hand {index} stake {event.amount}",
             )
         elif isinstance(event, HandSettled):
-            results = [{**asdict(result), "user_id": int(result.player_id)} for result in event.results]
+            results = [{**structs.asdict(result), "user_id": int(result.player_id)} for result in event.results]
             ledger.post_settlement(
                 cause=event_cause(table_id, stored.version),
                 table_id=table_id,

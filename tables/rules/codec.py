@@ -14,6 +14,8 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import msgspec
+
 from . import commands as _commands
 from .commands import Command
 from .decoding import Decoder, record_decoder
@@ -46,8 +48,10 @@ _STATE_DECODER: Decoder = record_decoder(TableState)
 
 
 def to_jsonable(value: Any) -> Any:
-    """Dataclasses as dicts (their constructor's fields: a field derived in ``__post_init__`` is not stored),
-    tuples as lists, mappings as dicts; scalars unchanged."""
+    """Records (Structs, dataclasses) as dicts (their constructor's fields: a field derived in ``__post_init__``
+    is not stored), tuples as lists, mappings as dicts; scalars unchanged."""
+    if isinstance(value, msgspec.Struct):
+        return {name: to_jsonable(getattr(value, name)) for name in value.__struct_fields__}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
     if isinstance(value, (tuple, list)):
@@ -124,9 +128,9 @@ def command_from_json(data: Mapping[str, Any]) -> Command:
 
 
 def _plain(value: Any) -> Any:
-    """Named tuples and dataclasses as dicts, tuples as lists, frozensets as sorted lists; scalars unchanged."""
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return {name: _plain(getattr(value, name)) for name in value._fields}
+    """Records (Structs, dataclasses) as dicts, tuples as lists, frozensets as sorted lists; scalars unchanged."""
+    if isinstance(value, msgspec.Struct):
+        return {name: _plain(getattr(value, name)) for name in value.__struct_fields__}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
     if isinstance(value, (frozenset, set)):

@@ -1,7 +1,7 @@
 """Type-directed decoding of plain JSON into the core's records (events, commands, states), field by field.
 
-``record_decoder(cls)`` reads the type hints of a dataclass or named tuple once and returns a function that
-checks every field's type and builds the record; malformed input raises
+``record_decoder(cls)`` reads the type hints of a record (a ``msgspec.Struct`` or a dataclass) once and returns
+a function that checks every field's type and builds the record; malformed input raises
 :class:`~tables.rules.errors.InvalidRequest` naming the field (``"ctx.now_ms"``, ``"amount"``). No stored row
 can run code: only these records, scalars, the rules' words (``StrEnum``s), tuples, frozensets and mappings
 are built.
@@ -16,6 +16,8 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import msgspec
+
 from .config import TableConfig
 from .errors import InvalidRequest, invalid
 from .ruleset import Rules, rules_from_dict
@@ -25,19 +27,20 @@ Decoder = Callable[[Any, str], Any]
 
 
 def record_decoder(cls: type) -> Decoder:
-    """The decoder of a dataclass or named tuple ``cls`` (an object with exactly its fields)."""
+    """The decoder of a record ``cls`` (a Struct or a dataclass: an object with exactly its fields)."""
     hints = typing.get_type_hints(cls, localns={"TableConfig": TableConfig, "Rules": Rules})
     fields: list[tuple[str, Decoder, bool]] = []
-    if dataclasses.is_dataclass(cls):
+    if issubclass(cls, msgspec.Struct):
+        for info in msgspec.structs.fields(cls):
+            fields.append((info.name, decoder_for(hints[info.name]), info.required))
+    elif dataclasses.is_dataclass(cls):
         for f in dataclasses.fields(cls):
             if not f.init:  # derived in __post_init__, never stored
                 continue
             required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
             fields.append((f.name, decoder_for(hints[f.name]), required))
-    else:  # a NamedTuple
-        defaults = getattr(cls, "_field_defaults", {})
-        for name in getattr(cls, "_fields", ()):
-            fields.append((name, decoder_for(hints[name]), name not in defaults))
+    else:  # pragma: no cover - a programming error
+        raise TypeError(f"{cls!r} is not a record")
     known = frozenset(name for name, _, _ in fields)
 
     def decode_record(data: Any, where: str) -> Any:
@@ -71,7 +74,7 @@ def decoder_for(hint: Any) -> Decoder:
         return _word(hint)
     if hint is Rules:
         return _rules
-    if isinstance(hint, type) and (dataclasses.is_dataclass(hint) or hasattr(hint, "_fields")):
+    if isinstance(hint, type) and (issubclass(hint, msgspec.Struct) or dataclasses.is_dataclass(hint)):
         return record_decoder(hint)
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)

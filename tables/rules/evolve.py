@@ -39,7 +39,7 @@ def _table_created(state: TableState, e: TableCreated) -> TableState:
 
 
 def _seat_taken(state: TableState, e: SeatTaken) -> TableState:
-    seat = SeatState(e.seat, e.player_id, e.username, e.client_seed)
+    seat = SeatState(seat=e.seat, player_id=e.player_id, username=e.username, client_seed=e.client_seed)
     seats = tuple(sorted((*state.seats, seat), key=lambda s: s.seat))
     return replace(state, version=state.version + 1, seats=seats)
 

@@ -1,4 +1,7 @@
-"""The table state: immutable named tuples (cheap to copy with ``_replace``), folded from events by ``evolve``.
+"""The table state, folded from events by ``evolve``: immutable records (frozen, keyword-only ``msgspec.Struct``s,
+compared by value like frozen dataclasses); an event makes a changed copy of the records it touches
+(``replace``) and shares the rest. A hand changes its records some forty times, so they are Structs, whose copy
+costs a fraction of a dataclass's or a named tuple's.
 
 ``TableState.version`` is the number of events folded so far. ``waiting_on`` and ``deadline_ms`` tell the
 shell whom the table waits on and until when (schedule ``Timeout(expected_version=state.version)`` then).
@@ -6,14 +9,15 @@ shell whom the table waits on and until when (schedule ``Timeout(expected_versio
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from msgspec import Struct
+from msgspec.structs import replace as replace  # a copy of a record with some fields changed, the rest shared
 
 from .config import TableConfig
 from .enums import OVER, HandStatus, Phase, SitOutReason, WaitKind
 from .events import HandResult
 
 
-class SeatState(NamedTuple):
+class SeatState(Struct, frozen=True, kw_only=True):
     """A seated player."""
 
     seat: int
@@ -26,7 +30,7 @@ class SeatState(NamedTuple):
     leaving: bool = False
 
 
-class PunterHand(NamedTuple):
+class PunterHand(Struct, frozen=True, kw_only=True):
     """One punter hand of the current hand (a punter who splits has several, by ``index``)."""
 
     seat: int
@@ -45,7 +49,7 @@ class PunterHand(NamedTuple):
     result: HandResult | None = None
 
 
-class BankerHand(NamedTuple):
+class BankerHand(Struct, frozen=True, kw_only=True):
     """The banker's hand (``seat``/``player_id`` None for the house)."""
 
     seat: int | None
@@ -59,7 +63,7 @@ class BankerHand(NamedTuple):
     matta_hp: int | None = None
 
 
-class Awaiting(NamedTuple):
+class Awaiting(Struct, frozen=True, kw_only=True):
     """Whom the table waits on: ``seat`` (None: every punter owing a bet), ``hand``, ``kind``, deadline."""
 
     seat: int | None
@@ -68,7 +72,7 @@ class Awaiting(NamedTuple):
     deadline_ms: int
 
 
-class Pledge(NamedTuple):
+class Pledge(Struct, frozen=True, kw_only=True):
     """The server seed committed for hand ``number`` and not yet revealed (``sealed``: as ``SeedCommitted``)."""
 
     number: int
@@ -76,7 +80,7 @@ class Pledge(NamedTuple):
     sealed: str
 
 
-class HandState(NamedTuple):
+class HandState(Struct, frozen=True, kw_only=True):
     """The current (or last) hand and its :class:`Phase`."""
 
     number: int
@@ -113,7 +117,7 @@ class HandState(NamedTuple):
         return None
 
 
-class TableState(NamedTuple):
+class TableState(Struct, frozen=True, kw_only=True):
     """Everything the rules need about one table. ``initial_state()`` is the state before any event."""
 
     version: int = 0
@@ -188,27 +192,6 @@ class TableState(NamedTuple):
         after = [n for n in seats if n > b]
         before = [n for n in seats if n < b]
         return tuple(after + before)
-
-
-#: Where each field sits in each state record (derived from the classes, used only by ``replace``).
-_FIELD_POSITIONS: dict[type, dict[str, int]] = {
-    cls: {name: position for position, name in enumerate(cls._fields)}
-    for cls in (SeatState, PunterHand, BankerHand, Awaiting, Pledge, HandState, TableState)
-}
-
-
-_tuple_new = tuple.__new__  # builds the record from its values, as ``_replace`` does, without ``_make``'s checks
-
-
-def replace[R: tuple[Any, ...]](record: R, **changes: Any) -> R:
-    """A copy of the state record ``record`` with ``changes`` (what ``_replace`` does, in one step: ``evolve``
-    copies a record or three for every event, so this is on the hot path of every command)."""
-    cls = type(record)
-    positions = _FIELD_POSITIONS[cls]
-    values = list(record)
-    for name in changes:
-        values[positions[name]] = changes[name]
-    return _tuple_new(cls, values)
 
 
 def initial_state() -> TableState:

@@ -18,7 +18,7 @@ from .enums import BankReason
 from .events import BankPassed, Event, SeatTaken, SeedCommitted, TableCreated
 from .evolve import evolve
 from .shuffle import seed_commitment
-from .state import TableState, initial_state
+from .state import TableState, initial_state, replace
 from .tx import PLAIN_PREFIX
 
 
@@ -26,7 +26,7 @@ def rig_next_hand(state: TableState, stock: Sequence[str]) -> TableState:
     """A copy of ``state`` whose next opened hand deals ``stock`` first (test-only)."""
     if len(set(stock)) != len(stock) or not all(is_card(c) for c in stock):
         raise ValueError("a rigged stock holds distinct card codes")
-    return state._replace(rigged_stock=tuple(stock))
+    return replace(state, rigged_stock=tuple(stock))
 
 
 def seated_table(

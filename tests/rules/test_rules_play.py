@@ -21,6 +21,7 @@ from tables.rules import (
     shuffle_deck,
     verify_deck,
 )
+from tables.rules.state import replace
 
 
 def test_at_turn_after_peek_the_punter_must_bet_before_anything_else() -> None:
@@ -113,7 +114,7 @@ def test_an_exhausted_stock_treats_a_request_for_a_card_as_standing() -> None:
     t.when(SitIn, player_id="B")
     t.when(PlaceBet, player_id="P1", amount=10)
     # test-only: pretend every other card has left the stock
-    t.state = t.state._replace(hand=t.hand._replace(next_card=40))
+    t.state = replace(t.state, hand=replace(t.hand, next_card=40))
     t.when(Hit, player_id="P1")
     assert HandStood(seat=2, hand=0, banker=False, reason="stock_exhausted") in t.last
     assert not t.of_type(CardDealt)

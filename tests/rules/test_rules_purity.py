@@ -8,6 +8,10 @@ from pathlib import Path
 import tables.rules
 
 FORBIDDEN_MODULES = ("django", "rest_framework", "celery", "redis", "psycopg", "random", "secrets", "kombu")
+#: The one library beside the standard library the core may use, and why: msgspec's ``Struct`` gives the core's
+#: events and state records (frozen, keyword-only, compared by value) at a fraction of a dataclass's cost to build
+#: and copy. It does no I/O and reads no clock or randomness; the core uses only its records, not its codecs.
+ALLOWED_LIBRARIES = {"msgspec": {"msgspec", "msgspec.structs"}}
 PACKAGE = Path(tables.rules.__file__).parent
 
 
@@ -46,10 +50,25 @@ def test_no_module_reads_the_clock() -> None:
                 assert node.func.attr not in clock_calls, f"{path.name}:{node.lineno} calls .{node.func.attr}()"
 
 
-def test_only_the_standard_library_is_imported() -> None:
+def test_only_the_standard_library_and_msgspec_records_are_imported() -> None:
     import sys
 
     for path in _modules():
         for name in _imported(ast.parse(path.read_text(), str(path))):
             root = name.split(".")[0]
+            if root in ALLOWED_LIBRARIES:
+                assert name in ALLOWED_LIBRARIES[root], f"{path.name} imports {name}"
+                continue
             assert root in sys.stdlib_module_names or root == "__future__", f"{path.name} imports {name}"
+
+
+def test_the_core_takes_only_records_from_msgspec() -> None:
+    used: set[str] = set()
+    for path in _modules():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "msgspec":
+                used.update(f"{node.module}.{alias.name}" for alias in node.names)
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "msgspec":
+                used.add(f"msgspec.{node.attr}")
+    assert used <= {"msgspec.Struct", "msgspec.field", "msgspec.structs", "msgspec.structs.replace"}, used
+    assert "msgspec.Struct" in used

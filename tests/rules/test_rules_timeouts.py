@@ -7,6 +7,7 @@ from rules_helpers import Table
 from tables.rules import (
     ActionAwaited,
     Assign,
+    Awaiting,
     BetPlaced,
     CardAssigned,
     HandOpened,
@@ -21,6 +22,7 @@ from tables.rules import (
     Split,
     Stand,
     TimeoutStreakReset,
+    WaitKind,
 )
 
 
@@ -30,7 +32,8 @@ def test_every_wait_carries_a_deadline_from_the_clock_and_the_table_timeouts() -
     awaited = t.of_type(ActionAwaited)[-1]
     assert (awaited.seat, awaited.hand, awaited.kind) == (2, 0, "bet")
     assert awaited.deadline_ms == t.now_ms + t.config.turn_timeout_s * 1000
-    assert t.state.waiting_on == (2, 0, "bet", awaited.deadline_ms) and t.state.deadline_ms == awaited.deadline_ms
+    assert t.state.waiting_on == Awaiting(seat=2, hand=0, kind=WaitKind.OWED_BET, deadline_ms=awaited.deadline_ms)
+    assert t.state.deadline_ms == awaited.deadline_ms
 
 
 def test_a_punter_who_owes_a_bet_at_his_turn_bets_the_minimum_and_stands() -> None:
