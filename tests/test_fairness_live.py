@@ -47,7 +47,18 @@ def _get(base: str, token: str, path: str) -> dict:
 
 def _verify_tool(base: str, token: str, hand_id: int) -> tuple[int, str]:
     done = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "verify_hand.py"), "--url", base, "--token", token, str(hand_id)],
+        # -I -S: no site-packages, no environment; the tool must need nothing beyond the standard library
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            str(ROOT / "tools" / "verify_hand.py"),
+            "--url",
+            base,
+            "--token",
+            token,
+            str(hand_id),
+        ],
         capture_output=True,
         text=True,
         timeout=120,

@@ -3,8 +3,9 @@
 
     python tools/verify_hand.py --url https://casino.example --token YOUR_TOKEN HAND_ID
 
-Uses only the Python standard library and the project's rules core (``tables/rules``, itself standard-library
-only), plus the pure-Python Ed25519 check beside this file. It fetches the hand's history, the table's events
+Uses only the Python standard library, the standard-library modules of the project's rules core (``tables/rules``:
+the card codes, the published shuffle, scoring and the rule sets) and the pure-Python Ed25519 check beside this
+file. It fetches the hand's history, the table's events
 feed, its signed checkpoints and the public signing key, and checks, one line each:
 
 - commitment   sha256(revealed server seed) is the hand's seed commitment;
@@ -31,19 +32,31 @@ import base64
 import hashlib
 import json
 import sys
+import types
 import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the project's root: tables.rules
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the project's root: tables.rules
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import ed25519
+# Only the core's standard-library modules are loaded. The package's __init__ re-exports the whole core, whose
+# events and state records are msgspec Structs; the verifier needs none of them, and a player should be able to run
+# it with nothing installed and every line it runs readable. So ``tables.rules`` is registered as a bare package of
+# its directory (its __init__ is not run) and the four modules are imported one by one. The live fairness test runs
+# this tool with ``python -I -S`` (no site-packages at all), so it fails if anything else gets imported.
+_core = types.ModuleType("tables.rules")
+_core.__path__ = [str(ROOT / "tables" / "rules")]
+sys.modules.setdefault("tables.rules", _core)
 
-from tables.rules import evaluate, settle_hand, shuffle_deck
-from tables.rules.ruleset import rules_from_dict
+import ed25519  # noqa: E402 - after the bare package above, on purpose
+
+from tables.rules.ruleset import rules_from_dict  # noqa: E402
+from tables.rules.scoring import evaluate, settle_hand  # noqa: E402
+from tables.rules.shuffle import shuffle_deck  # noqa: E402
 
 GENESIS = "0" * 64
 

@@ -72,3 +72,25 @@ def test_the_core_takes_only_records_from_msgspec() -> None:
                 used.add(f"msgspec.{node.attr}")
     assert used <= {"msgspec.Struct", "msgspec.field", "msgspec.structs", "msgspec.structs.replace"}, used
     assert "msgspec.Struct" in used
+
+
+def test_the_modules_the_outside_verifier_loads_use_only_the_standard_library() -> None:
+    """tools/verify_hand.py loads these modules without the package's __init__ (which pulls in msgspec): they and
+    everything they import from the core must stay standard library only."""
+    import sys
+
+    seen: set[str] = set()
+    todo = ["ruleset", "scoring", "shuffle"]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        tree = ast.parse((PACKAGE / f"{name}.py").read_text(), name)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+                todo.append(node.module)
+        for imported in _imported(tree):
+            root = imported.split(".")[0]
+            assert root in sys.stdlib_module_names or root == "__future__", f"{name}.py imports {imported}"
+    assert {"cards", "enums", "errors"} <= seen
