@@ -1,0 +1,118 @@
+"""The rules core's cost per hand, steady enough to compare two versions on a shared machine.
+
+Usage: python bench/engine_replay.py [--hands 600] [--passes 9] [--rounds 2] [--preset P ...] [--against REV]
+
+``bench/engine.py`` times a driver playing random hands with the wall clock; on a shared 2-vCPU machine its runs
+vary by +-30%. This script records what that driver sends (the same driver, seed 1, 4 punters, player bank), then
+replays the recorded ``(command, state)`` pairs through ``handle`` and keeps the fastest of ``--passes`` passes:
+the time the core itself needs, per hand, with other processes' interference filtered out the way ``timeit``
+does (the minimum).
+
+``--against REV`` measures a git revision too, in a temporary worktree, and prints both figures and their ratio;
+the two versions run in separate processes (two versions of ``tables`` never meet in one process), alternating,
+``--rounds`` times each, keeping each one's fastest. Any revision works whose ``bench/engine.py`` has the
+``Bench(preset, punters, bank, seed)`` driver (3466ab3, the core before issue #18, has it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+PRESETS = ("classic", "italian", "spanish", "hungarian")
+
+
+def measure_here(checkout: Path, presets: list[str], hands: int, passes: int) -> dict[str, float]:
+    """Microseconds per hand of ``checkout``'s core for each preset (call in a process of its own)."""
+    sys.path.insert(0, str(checkout))
+    spec = importlib.util.spec_from_file_location("checkout_bench_engine", checkout / "bench" / "engine.py")
+    assert spec is not None and spec.loader is not None
+    engine: Any = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(engine)
+    from tables.rules import DomainError, handle
+
+    figures: dict[str, float] = {}
+    for preset in presets:
+        recorded: list[tuple[Any, Any]] = []
+
+        def record(command: Any, state: Any, recorded: list[tuple[Any, Any]] = recorded) -> Any:
+            recorded.append((command, state))
+            return handle(command, state)
+
+        engine.handle = record  # the driver calls its module's handle: it now records each call first
+        bench = engine.Bench(preset, 4, "player", 1)
+        bench.play(hands)
+        engine.handle = handle
+        fastest = float("inf")
+        for _ in range(passes):
+            start = time.perf_counter()
+            for command, state in recorded:
+                with contextlib.suppress(DomainError):  # a refused try of the driver costs its checks, as in the game
+                    handle(command, state)
+            fastest = min(fastest, time.perf_counter() - start)
+        figures[preset] = fastest / bench.hands * 1e6
+    return figures
+
+
+def measure(checkout: Path, presets: list[str], hands: int, passes: int) -> dict[str, float]:
+    """``measure_here`` in a fresh process for ``checkout``."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", str(checkout), "--hands", str(hands)]
+    command += ["--passes", str(passes), *(f"--preset={p}" for p in presets)]
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    figures: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=600)
+    parser.add_argument("--passes", type=int, default=9)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--preset", choices=PRESETS, action="append")
+    parser.add_argument("--against", metavar="REV", help="a git revision to measure beside this checkout")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    presets = args.preset or list(PRESETS)
+    if args.child is not None:
+        print(json.dumps(measure_here(args.child, presets, args.hands, args.passes)))
+        return
+    print(
+        f"rules core: the recorded commands of {args.hands} hands per preset (4 punters, player bank) replayed "
+        f"through handle, fastest of {args.passes} passes, best of {args.rounds} rounds; microseconds per hand"
+    )
+    versions: dict[str, Path] = {"this checkout": ROOT}
+    with tempfile.TemporaryDirectory() as scratch:
+        if args.against:
+            tree = Path(scratch) / "against"
+            add = ["git", "-C", str(ROOT), "worktree", "add", "--quiet", "--detach", str(tree), args.against]
+            subprocess.run(add, check=True)
+            versions = {args.against: tree, **versions}
+        try:
+            best: dict[str, dict[str, float]] = {name: {} for name in versions}
+            for _ in range(args.rounds):
+                for name, checkout in versions.items():  # alternating, so both see the same machine
+                    for preset, us in measure(checkout, presets, args.hands, args.passes).items():
+                        best[name][preset] = min(us, best[name].get(preset, float("inf")))
+        finally:
+            if args.against:
+                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True)
+    names = list(versions)
+    header = "".join(f"{name:>16s}" for name in names)
+    print(f"{'preset':10s}{header}" + ("   speed, this checkout / " + names[0] if len(names) == 2 else ""))
+    for preset in presets:
+        row = "".join(f"{best[name][preset]:14.0f}us" for name in names)
+        ratio = f"   {best[names[0]][preset] / best[names[1]][preset]:.2f}x" if len(names) == 2 else ""
+        print(f"{preset:10s}{row}{ratio}")
+
+
+if __name__ == "__main__":
+    main()
