@@ -4,6 +4,9 @@ Usage: python bench/engine.py [--hands N] [--punters 4] [--bank player|house] [-
 
 Each hand is played through ``tables.rules.handle`` (decide + the folded state) by a driver that picks a
 random legal move at every decision; entropy for the shuffles is precomputed so the figure is the core's.
+To compare two versions of the core on a shared machine, where single runs of this script move by +-30%, use
+``bench/engine_replay.py --against REV`` (the same driver's commands replayed, fastest of several passes, both
+versions in one run).
 """
 
 from __future__ import annotations

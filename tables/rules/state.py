@@ -1,7 +1,7 @@
 """The table state, folded from events by ``evolve``: immutable records (frozen, keyword-only ``msgspec.Struct``s,
 compared by value like frozen dataclasses); an event makes a changed copy of the records it touches
-(``replace``) and shares the rest. A hand changes its records some forty times, so they are Structs, whose copy
-costs a fraction of a dataclass's or a named tuple's.
+(``replace``) and shares the rest. The forty-odd events of a hand copy its records about a hundred times, so
+they are Structs, whose copy costs a fraction of a dataclass's or a named tuple's.
 
 ``TableState.version`` is the number of events folded so far. ``waiting_on`` and ``deadline_ms`` tell the
 shell whom the table waits on and until when (schedule ``Timeout(expected_version=state.version)`` then).
