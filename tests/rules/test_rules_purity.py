@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import tables.rules
@@ -29,6 +30,12 @@ def _imported(tree: ast.AST) -> set[str]:
     return names
 
 
+def _standard(name: str) -> bool:
+    """Whether the module ``name`` is of the standard library (``__future__`` included)."""
+    root = name.split(".")[0]
+    return root in sys.stdlib_module_names or root == "__future__"
+
+
 def test_the_scan_sees_every_module() -> None:
     assert {p.name for p in _modules()} >= {"decide.py", "evolve.py", "shuffle.py", "view.py", "__init__.py"}
 
@@ -51,15 +58,13 @@ def test_no_module_reads_the_clock() -> None:
 
 
 def test_only_the_standard_library_and_msgspec_records_are_imported() -> None:
-    import sys
-
     for path in _modules():
         for name in _imported(ast.parse(path.read_text(), str(path))):
             root = name.split(".")[0]
             if root in ALLOWED_LIBRARIES:
                 assert name in ALLOWED_LIBRARIES[root], f"{path.name} imports {name}"
                 continue
-            assert root in sys.stdlib_module_names or root == "__future__", f"{path.name} imports {name}"
+            assert _standard(name), f"{path.name} imports {name}"
 
 
 def test_the_core_takes_only_records_from_msgspec() -> None:
@@ -77,8 +82,6 @@ def test_the_core_takes_only_records_from_msgspec() -> None:
 def test_the_modules_the_outside_verifier_loads_use_only_the_standard_library() -> None:
     """tools/verify_hand.py loads these modules without the package's __init__ (which pulls in msgspec): they and
     everything they import from the core must stay standard library only."""
-    import sys
-
     seen: set[str] = set()
     todo = ["ruleset", "scoring", "shuffle"]
     while todo:
@@ -91,6 +94,5 @@ def test_the_modules_the_outside_verifier_loads_use_only_the_standard_library() 
             if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
                 todo.append(node.module)
         for imported in _imported(tree):
-            root = imported.split(".")[0]
-            assert root in sys.stdlib_module_names or root == "__future__", f"{name}.py imports {imported}"
+            assert _standard(imported), f"{name}.py imports {imported}"
     assert {"cards", "enums", "errors"} <= seen
