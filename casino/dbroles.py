@@ -6,12 +6,17 @@
   migrate, :func:`grant_app_privileges` (run by the owner) gives it, on every table of the schema:
 
   * ``SELECT, INSERT`` on the guarded tables (those with a trigger refusing TRUNCATE: the event store, the
-    ledger's transactions and postings), plus ``UPDATE`` where the rows change through their triggers
-    (:data:`GUARDED_UPDATABLE`: balance rows, accounts);
-  * ``SELECT`` only on ``django_migrations`` (which migrations ran is the owner's record);
+    ledger's transactions and postings, checkpoints);
+  * on a few tables, exactly what :data:`EXPLICIT_PRIVILEGES` says (column-level where it updates only some
+    columns: nothing on ``ledger_balance.balance`` or ``ledger_account.code``);
   * ``SELECT, INSERT, UPDATE, DELETE`` on every other table (read models, sessions, tokens, caches);
-  * never ``TRUNCATE``, ``REFERENCES`` or ``TRIGGER``; ``USAGE, SELECT`` on sequences; ``EXECUTE`` on the
-    schema's functions; ``USAGE`` on the schema and no ``CREATE`` in it.
+  * never ``TRUNCATE``, ``REFERENCES`` or ``TRIGGER``; ``USAGE, SELECT`` on sequences; ``EXECUTE`` only on the
+    schema's functions that are not trigger functions (PUBLIC has none); ``USAGE`` on the schema and no
+    ``CREATE`` in it; ``CONNECT`` on the database and no ``TEMPORARY`` (a temporary table would shadow a table
+    for anything that names it without a schema).
+
+  The reviewed list of what it holds is ``tests/app_role_privileges.txt`` (``tests/test_database_roles.py``
+  compares it with the catalog, so a new grant is a visible change).
 
   So it cannot UPDATE/DELETE/TRUNCATE events or postings, cannot ALTER a table or disable a trigger (only an
   owner can), cannot set ``session_replication_role`` (superusers only) and cannot create objects. Grants are
@@ -30,12 +35,18 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import quote, unquote, urlsplit
 
-#: Guarded tables whose rows the application updates through their triggers (which refuse anything else).
-GUARDED_UPDATABLE = frozenset({"ledger_balance", "ledger_account"})
-#: Tables the application only reads.
-READ_ONLY = frozenset({"django_migrations"})
+#: The application's privileges on the tables where they are not the default of their kind (issue #26):
+#: - ``ledger_balance``: rows are inserted at 0 and change only through postings (the SECURITY DEFINER posting
+#:   trigger); ``UPDATE (kind)`` only because ``SELECT ... FOR UPDATE`` needs UPDATE on some column, and the
+#:   balance row's trigger refuses any change to ``kind``;
+#: - ``ledger_account``: created, never updated (its code names the house bankroll of a table);
+#: - ``django_migrations``: which migrations ran is the owner's record.
+EXPLICIT_PRIVILEGES = {
+    "ledger_balance": "SELECT, INSERT, UPDATE (kind)",
+    "ledger_account": "SELECT, INSERT",
+    "django_migrations": "SELECT",
+}
 APPEND_ONLY_PRIVILEGES = "SELECT, INSERT"
-GUARDED_UPDATABLE_PRIVILEGES = "SELECT, INSERT, UPDATE"
 TABLE_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE"
 
 # Tables, views and sequences of the current schema, with whether a user trigger refuses TRUNCATE on them
@@ -61,11 +72,9 @@ def _ident(name: str) -> str:
 
 def app_privileges(table: str, guarded: bool) -> str:
     """The privileges the application role holds on ``table``."""
-    if table in READ_ONLY:
-        return "SELECT"
-    if not guarded:
-        return TABLE_PRIVILEGES
-    return GUARDED_UPDATABLE_PRIVILEGES if table in GUARDED_UPDATABLE else APPEND_ONLY_PRIVILEGES
+    if table in EXPLICIT_PRIVILEGES:
+        return EXPLICIT_PRIVILEGES[table]
+    return APPEND_ONLY_PRIVILEGES if guarded else TABLE_PRIVILEGES
 
 
 def grant_statements(cursor: Cursor, app_role: str) -> list[str]:
@@ -97,8 +106,65 @@ def grant_app_privileges(cursor: Cursor, app_role: str) -> None:
     (schema,) = cursor.fetchall()[0]
     for statement in grant_statements(cursor, app_role):
         cursor.execute(statement)
-    cursor.execute(f"GRANT USAGE ON SCHEMA {_ident(schema)} TO {_ident(app_role)}")
-    cursor.execute(f"GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA {_ident(schema)} TO {_ident(app_role)}")
+    role = _ident(app_role)
+    cursor.execute(f"GRANT USAGE ON SCHEMA {_ident(schema)} TO {role}")
+    # functions: EXECUTE only on those the application calls (not trigger functions), and not for PUBLIC
+    cursor.execute(f"REVOKE ALL ON ALL FUNCTIONS IN SCHEMA {_ident(schema)} FROM PUBLIC, {role}")
+    cursor.execute(
+        "SELECT p.oid::regprocedure::text FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace "
+        "AND p.prorettype <> 'trigger'::regtype AND p.prokind = 'f' ORDER BY 1"
+    )
+    for (signature,) in cursor.fetchall():
+        cursor.execute(f"GRANT EXECUTE ON FUNCTION {signature} TO {role}")
+    # the database: connect, and no temporary objects (a temporary table shadows a table of the same name
+    # for whatever names it without a schema); the owner keeps its own rights as the database's owner
+    cursor.execute("SELECT current_database()")
+    (database,) = cursor.fetchall()[0]
+    cursor.execute(f"REVOKE TEMPORARY, CREATE ON DATABASE {_ident(database)} FROM PUBLIC, {role}")
+    cursor.execute(f"GRANT CONNECT ON DATABASE {_ident(database)} TO {role}")
+
+
+_TABLE_PRIVILEGES = ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER")
+_PRIVILEGES_HELD = """
+SELECT 'role: ' || concat_ws(' ', CASE WHEN r.rolsuper THEN 'SUPERUSER' END,
+       CASE WHEN r.rolcreaterole THEN 'CREATEROLE' END, CASE WHEN r.rolcreatedb THEN 'CREATEDB' END,
+       CASE WHEN r.rolreplication THEN 'REPLICATION' END, CASE WHEN r.rolbypassrls THEN 'BYPASSRLS' END,
+       CASE WHEN r.rolcanlogin THEN 'LOGIN' END)
+  FROM pg_roles r WHERE r.rolname = %(role)s
+UNION ALL
+SELECT 'member of ' || m.rolname FROM pg_auth_members a JOIN pg_roles m ON m.oid = a.roleid
+ WHERE a.member = to_regrole(%(role)s)
+UNION ALL
+SELECT 'database ' || p FROM unnest(ARRAY['CONNECT', 'CREATE', 'TEMPORARY']) AS p
+ WHERE has_database_privilege(%(role)s, current_database(), p)
+UNION ALL
+SELECT 'schema ' || n.nspname || ' ' || p FROM pg_namespace n, unnest(ARRAY['USAGE', 'CREATE']) AS p
+ WHERE n.nspname = current_schema() AND has_schema_privilege(%(role)s, n.oid, p)
+UNION ALL
+SELECT 'table ' || c.relname || ' ' || p FROM pg_class c, unnest(%(privileges)s::text[]) AS p
+ WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm')
+   AND has_table_privilege(%(role)s, c.oid, p)
+UNION ALL
+SELECT 'column ' || c.relname || '.' || a.attname || ' ' || p
+  FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped,
+       unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'REFERENCES']) AS p
+ WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm')
+   AND has_column_privilege(%(role)s, c.oid, a.attnum, p) AND NOT has_table_privilege(%(role)s, c.oid, p)
+UNION ALL
+SELECT 'sequence ' || c.relname || ' ' || p FROM pg_class c, unnest(ARRAY['USAGE', 'SELECT', 'UPDATE']) AS p
+ WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'S'
+   AND has_sequence_privilege(%(role)s, c.oid, p)
+UNION ALL
+SELECT 'function ' || f.oid::regprocedure::text || ' EXECUTE' FROM pg_proc f
+ WHERE f.pronamespace = current_schema()::regnamespace AND has_function_privilege(%(role)s, f.oid, 'EXECUTE')
+"""
+
+
+def privileges_held(cursor: Cursor, role: str) -> list[str]:
+    """Every privilege ``role`` holds on the current database and schema, granted to it or to PUBLIC, one
+    sorted line each (what ``tests/app_role_privileges.txt`` lists for the application role)."""
+    cursor.execute(_PRIVILEGES_HELD, {"role": role, "privileges": list(_TABLE_PRIVILEGES)})
+    return sorted(row[0] for row in cursor.fetchall())
 
 
 # --- provisioning with a superuser (development, CI, tests) ------------------------------------------------------

@@ -85,6 +85,10 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "casino.urls"
+# Error pages and reports (DEBUG on too) show no settings, environment, cookies, POST values or local variables
+# (casino/error_reports.py, docs/security.md "Error pages and logs").
+DEFAULT_EXCEPTION_REPORTER = "casino.error_reports.NoSecretsReporter"
+DEFAULT_EXCEPTION_REPORTER_FILTER = "casino.error_reports.NoSecretsFilter"
 WSGI_APPLICATION = "casino.wsgi.application"
 ASGI_APPLICATION = "casino.asgi.application"
 
