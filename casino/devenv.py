@@ -270,45 +270,82 @@ def cmd_bench(args: list[str]) -> int:
 
 
 def cmd_run(args: list[str]) -> int:
+    """Migrate (as the owner), seed the demo data, then serve with honcho: each process with only the credentials
+    it uses (casino/procenv.py)."""
+    from casino import procenv
+
     port = os.environ.get("PORT", "8000")
     live_port = os.environ.get("LIVE_PORT") or str(int(port) + 1)
     with services(fallback=False) as svc:
-        svc.pop("DATABASE_SUPERUSER_URL", None)  # the programs get the two roles' URLs only
-        env = {
+        secrets = {
             **_dev_keys(),
-            **{k: v for k, v in os.environ.items() if k != "DATABASE_SUPERUSER_URL"},
+            **{k: v for k, v in os.environ.items() if k in procenv.SECRET_VARIABLES},
             **svc,
-            "DJANGO_SETTINGS_MODULE": "casino.settings",
-            "DEBUG": os.environ.get("DEBUG", "1"),
             "SECRET_KEY": os.environ.get("SECRET_KEY") or _local_secret(),
             "DEMO_PASSWORD": os.environ.get("DEMO_PASSWORD") or _local_secret("demo_password", nbytes=12),
+        }
+        secrets.pop("DATABASE_SUPERUSER_URL", None)  # the programs get the two roles' URLs only
+        base = {
+            **{k: v for k, v in os.environ.items() if k not in procenv.SECRET_VARIABLES},
+            "REDIS_URL": svc["REDIS_URL"],
+            "DJANGO_SETTINGS_MODULE": "casino.settings",
+            "DEBUG": os.environ.get("DEBUG", "1"),
             "PORT": port,
             "LIVE_PORT": live_port,
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         }
-        env.update(_metrics_env())
+        base.update(_metrics_env())
         manage = [sys.executable, str(ROOT / "manage.py")]
-        for step in (["migrate", "--noinput"], ["seed_demo"]):
-            code = _run([*manage, *step], env)
+        owner = {k: secrets[k] for k in ("DATABASE_URL", "MIGRATE_DATABASE_URL", "SECRET_KEY") if secrets.get(k)}
+        demo = {**procenv.variables_for("seed_demo", secrets), "DEMO_PASSWORD": secrets["DEMO_PASSWORD"]}
+        for step, extra in ((["migrate", "--noinput"], owner), (["seed_demo"], demo)):
+            code = _run([*manage, *step], {**base, **extra})
             if code:
                 log(f"`manage.py {' '.join(step)}` failed with exit code {code}")
                 return code
-        base = f"http://127.0.0.1:{port}"
+        base_url = f"http://127.0.0.1:{port}"
         log("the casino is starting:")
-        log(f"  API        {base}/api/v1/")
-        log(f"  API docs   {base}/api/docs/ (ReDoc: {base}/api/redoc/)")
-        log(f"  admin      {base}/admin/ (the operator's dashboard)")
-        log(f"  metrics    {base}/metrics (Prometheus; from {env['METRICS_ALLOW_IPS'] or 'the token holder'})")
-        log(f"  health     {base}/healthz")
+        log(f"  API        {base_url}/api/v1/")
+        log(f"  API docs   {base_url}/api/docs/ (ReDoc: {base_url}/api/redoc/)")
+        log(f"  admin      {base_url}/admin/ (the operator's dashboard)")
+        log(f"  metrics    {base_url}/metrics (Prometheus; from {base['METRICS_ALLOW_IPS'] or 'the token holder'})")
+        log(f"  health     {base_url}/healthz")
         live = f"127.0.0.1:{live_port}"
         log(f"  live (ASGI: WebSocket and long-polls) ws://{live}/ws/v1/tables/<id>")
         log(f"                                        http://{live}/api/v1/tables/<id>/events?wait=30")
-        log(f"  table page {base}/play/tables/1/")
-        log(f"  demo accounts operator, auditor, alice, bob, carol, dave: password {env['DEMO_PASSWORD']}")
+        log(f"  table page {base_url}/play/tables/1/")
+        log(f"  demo accounts operator, auditor, alice, bob, carol, dave: password {secrets['DEMO_PASSWORD']}")
         log("  (kept in .local/demo_password; listening on 127.0.0.1 only: HOST=0.0.0.0 make run to open it)")
         log("Ctrl-C stops the web server, the live server, the Celery worker and Celery beat together.")
         honcho = shutil.which("honcho", path=str(Path(sys.executable).parent)) or "honcho"
-        return _run([honcho, "-f", str(ROOT / "Procfile"), "start", *args], env)
+        with _process_secrets(secrets) as (procfile, secrets_file):
+            env = {**base, procenv.SECRETS_FILE_VARIABLE: str(secrets_file)}
+            return _run([honcho, "-f", str(procfile), "start", *args], env)
+
+
+@contextlib.contextmanager
+def _process_secrets(secrets: dict[str, str]) -> Iterator[tuple[Path, Path]]:
+    """This run's secrets file (this user only) and a Procfile whose every line starts through
+    ``casino.procenv``, which gives each process its own variables; both deleted when the run ends."""
+    import json
+
+    directory = LOCAL / "run"
+    directory.mkdir(parents=True, exist_ok=True)
+    secrets_file, procfile = directory / f"secrets.{os.getpid()}.json", directory / f"Procfile.{os.getpid()}"
+    fd = os.open(secrets_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        json.dump(secrets, out)
+    lines = []
+    for line in (ROOT / "Procfile").read_text().splitlines():
+        name, colon, command = line.partition(":")
+        if colon and name.strip() and not name.lstrip().startswith("#"):
+            lines.append(f"{name.strip()}: python -m casino.procenv {name.strip()} -- {command.strip()}")
+    procfile.write_text("\n".join(lines) + "\n")
+    try:
+        yield procfile, secrets_file
+    finally:
+        secrets_file.unlink(missing_ok=True)
+        procfile.unlink(missing_ok=True)
 
 
 def _dev_keys() -> dict[str, str]:

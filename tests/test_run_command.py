@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import signal
 import subprocess
 import sys
 import urllib.error
 import urllib.request
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import psutil
@@ -97,14 +99,71 @@ def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
                 )
             }
         assert users == {f"{name}_app"}, f"the running casino connects as {users}, not only its application role"
+        environments = _environments(tree)
     finally:
         proc.send_signal(signal.SIGINT)
         output = proc.communicate(timeout=60)[0].decode(errors="replace")
+    _each_process_holds_only_the_credentials_it_uses(environments, name, password)
+    assert not re.search(r"\btoken [0-9a-f]{64}\b|\b[0-9a-f]{64}\b", output), "make run printed a token"
     assert "operator" in output and "alice" in output, "demo credentials were not printed"
     assert password in output, "the demo password was not printed"
     assert f"{base}/api/docs/" in output
     still_running = [p for p in tree if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert not still_running, f"left running after Ctrl-C: {still_running}"
+
+
+def _environments(tree: list[psutil.Process]) -> dict[str, dict[str, str]]:
+    """``/proc/<pid>/environ`` of every process of the run, by its command line."""
+    found: dict[str, dict[str, str]] = {}
+    for process in tree:
+        try:
+            raw = (Path("/proc") / str(process.pid) / "environ").read_bytes()
+            cmdline = " ".join(process.cmdline())
+        except (OSError, psutil.Error):
+            continue
+        pairs = (item.partition(b"=") for item in raw.split(b"\0") if item)
+        found[f"{process.pid} {cmdline}"] = {k.decode(): v.decode(errors="replace") for k, _, v in pairs}
+    return found
+
+
+def _each_process_holds_only_the_credentials_it_uses(
+    environments: dict[str, dict[str, str]], database: str, demo_password: str
+) -> None:
+    """Issue #26: the owner's URL reaches only `migrate` (gone by now), the demo password only `seed_demo`; the
+    processes that deal hold the sealing key, beat and the lab's worker no fairness key; honcho and the shells
+    between hold no credential at all."""
+    from casino import dbroles
+
+    owner_password = dbroles.role_password(
+        (ROOT / ".local" / "db_role_secret").read_text().strip().encode(), f"{database}_owner"
+    )
+    keys = ("SEED_SEALING_KEYS", "SEED_SEALING_KEY_FILE", "CHECKPOINT_SIGNING_KEYS", "CHECKPOINT_SIGNING_KEY_FILE")
+    servers = {
+        "runserver": "web",
+        "uvicorn": "live",
+        "casino worker --loglevel": "worker",
+        "-Q lab": "lab",
+        "beat": "beat",
+    }
+    seen: set[str] = set()
+    assert environments
+    for process, env in environments.items():
+        values = "\n".join(env.values())
+        assert owner_password not in values and "MIGRATE_DATABASE_URL" not in env, f"the owner's URL in {process}"
+        assert "DATABASE_SUPERUSER_URL" not in env, process
+        assert demo_password not in values and "DEMO_PASSWORD" not in env, f"the demo password in {process}"
+        role = next((r for marker, r in servers.items() if marker in process and "procenv" not in process), None)
+        if role is None:  # honcho, the shells it starts, the redis/postgres helpers: nothing secret
+            assert not {"DATABASE_URL", "SECRET_KEY", *keys} & env.keys(), f"credentials in {process}"
+            continue
+        seen.add(role)
+        assert env.get("DATABASE_URL", "").startswith("postgres://") and f"{database}_app:" in env["DATABASE_URL"]
+        held = {key for key in keys if key in env}
+        if role in ("beat", "lab"):
+            assert not held, f"{role} holds fairness keys it never uses: {held}"
+        else:
+            assert "SEED_SEALING_KEY_FILE" in held or "SEED_SEALING_KEYS" in held, f"{role} cannot deal"
+    assert {"web", "live", "worker", "beat"} <= seen, seen
 
 
 def test_run_refuses_a_set_database_that_does_not_answer_instead_of_using_another():

@@ -1,0 +1,59 @@
+"""Each process of ``make run`` gets the credentials it uses and no other (issue #26, docs/security.md).
+
+``make run`` (casino/devenv.py) starts honcho with no secret in its environment: it writes each process's own
+variables to a file readable by this user only (``PROCESS_SECRETS_FILE``, deleted when the run ends) and runs
+every Procfile line as ``python -m casino.procenv <name> -- <command>``, which adds that process's variables,
+drops the file's name, and executes the command in its place (same process id). So ``/proc/<pid>/environ`` of the
+web server holds the application's database URL and the sealing key file, and not the owner's URL (only
+``migrate`` ever gets it), and beat holds no fairness key.
+
+Who gets what is :func:`variables_for`. Imports no Django code (it runs before each server starts).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+
+SECRETS_FILE_VARIABLE = "PROCESS_SECRETS_FILE"
+#: every process that runs Django: its database (the application role) and the settings' secret key
+DJANGO = ("DATABASE_URL", "SECRET_KEY")
+#: processes that deal (run table commands): they open sealed seeds and seal new ones, and sign checkpoints
+DEALING = (
+    *DJANGO,
+    "SEED_SEALING_KEYS",
+    "SEED_SEALING_KEY_FILE",
+    "CHECKPOINT_SIGNING_KEYS",
+    "CHECKPOINT_SIGNING_KEY_FILE",
+)
+#: the Procfile's processes that deal no card: beat (schedules) and the lab's worker (simulations)
+NOT_DEALING = frozenset({"beat", "lab"})
+#: every variable a process of the run may get through this file (the rest of the environment holds none)
+SECRET_VARIABLES = frozenset({*DEALING, "MIGRATE_DATABASE_URL", "DEMO_PASSWORD", "DATABASE_SUPERUSER_URL"})
+
+
+def variables_for(name: str, secrets: Mapping[str, str]) -> dict[str, str]:
+    """The secret variables process ``name`` of the Procfile gets: the dealing set unless it is one that deals
+    no card (a process added to the Procfile later deals, by default, like web and worker)."""
+    wanted = DJANGO if name in NOT_DEALING else DEALING
+    return {key: secrets[key] for key in wanted if secrets.get(key)}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 3 or argv[1] != "--":
+        print("usage: python -m casino.procenv <process name> -- <command> [args...]", file=sys.stderr)
+        return 2
+    name, command = argv[0], argv[2:]
+    env = dict(os.environ)
+    path = env.pop(SECRETS_FILE_VARIABLE, "")
+    if path:
+        with open(path, encoding="utf-8") as handle:
+            env.update(variables_for(name, json.load(handle)))
+    os.execvpe(command[0], command, env)
+    return 127  # not reached
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
