@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import DatabaseError, connection, transaction
 
 from ledger.accounts import wallet_for
@@ -172,3 +173,35 @@ def test_the_application_role_cannot_change_an_account_code(casino, target):
     with pytest.raises(Exception, match="cannot change"), owner_cursor() as owner:  # the owner: the trigger
         owner.execute(attacks[target].replace("UPDATE ledger_account", "UPDATE public.ledger_account"))
     assert _everything() == before
+
+
+def test_the_checkpoint_squat_is_refused_and_the_table_plays_on(casino):
+    """Unsigned checkpoints at future versions of a table would make each later hand end fail on the unique
+    (table, version): stakes stuck in escrow. The database refuses a checkpoint that names no stored event."""
+    from tables import verify
+    from tables.models import Hand, Table
+
+    table = casino["table"]
+    version = _rows("SELECT max(version) FROM tables_event WHERE stream_id = %s", [table])[0][0]
+    before = _everything()
+    squat = (
+        "INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
+        f"SELECT {table}, v, repeat('0', 64), 'forged', 'AAAA', now() FROM generate_series({version + 1}, "
+        f"{version + 200}) AS v"
+    )
+    _attack(squat, refusal="has no event")
+    assert _everything() == before
+    # a copy of a stored hash at a future version is no better
+    _attack(
+        squat.replace("repeat('0', 64)", f"(SELECT hash FROM tables_event WHERE stream_id = {table} LIMIT 1)"),
+        refusal="has no event",
+    )
+    assert _everything() == before
+    # the table plays on: its next hands end, are signed and verify
+    players = list(get_user_model().objects.filter(username__startswith="atk"))
+    play_hands(Table.objects.get(pk=table), players, 2, random.Random(27))
+    signed = _rows("SELECT count(*) FROM tables_checkpoint WHERE table_id = %s AND version > %s", [table, version])
+    assert signed[0][0] >= 2
+    for hand in Hand.objects.filter(table_id=table).exclude(status="in_play"):
+        report = verify.verify_hand(hand, record=False)
+        assert {k: v for k, v in report.items() if k != "deck" and v != "ok"} == {}, report
