@@ -7,7 +7,7 @@ version, hash) is not a stored event's, so nothing can be planted ahead of the c
 past version does is seen, not prevented: ``verify`` reports a checkpoint that no configured key signed.)
 """
 
-from django.db import migrations
+from django.db import migrations, models
 
 FORWARD = """
 CREATE FUNCTION public.tables_checkpoint_names_a_stored_event() RETURNS trigger LANGUAGE plpgsql
@@ -35,4 +35,10 @@ DROP FUNCTION public.tables_checkpoint_names_a_stored_event();
 
 class Migration(migrations.Migration):
     dependencies = [("tables", "0011_pinned_search_path")]
-    operations = [migrations.RunSQL(FORWARD, REVERSE)]
+    operations = [
+        migrations.RunSQL(FORWARD, REVERSE),
+        # GET /fairness/public-key: each key's `valid_from`, its first checkpoint (API.md v1.2)
+        migrations.AddIndex(
+            model_name="checkpoint", index=models.Index(fields=["key_id", "at"], name="checkpoint_key_first_use")
+        ),
+    ]
