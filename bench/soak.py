@@ -732,31 +732,34 @@ class Stack:
 
     def define_processes(self) -> None:
         py = sys.executable
+        # credentials per process (docs/security.md): the owner's URL is migrate's alone; beat deals no card
+        served = {k: v for k, v in self.env.items() if k != "MIGRATE_DATABASE_URL"}
+        keyless = {k: v for k, v in served.items() if not k.startswith(("SEED_SEALING_", "CHECKPOINT_SIGNING_"))}
         self.processes = {
             "web": Process(
                 "web",
                 [py, "-m", "gunicorn", "casino.wsgi:application", "--bind", f"127.0.0.1:{self.web_port}",
                  "--workers", str(self.workers), "--worker-class", "gthread", "--threads", str(self.threads),
                  "--timeout", "60", "--graceful-timeout", "5", "--keep-alive", "30"],
-                self.env, self.logdir,
+                served, self.logdir,
             ),
             "worker": Process(
                 "worker",
                 [py, "-m", "celery", "-A", "casino", "worker", "--concurrency=2", "--loglevel=INFO",
                  "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", "soak@%h"],
-                self.env, self.logdir,
+                served, self.logdir,
             ),
             "beat": Process(
                 "beat",
                 [py, "-m", "celery", "-A", "casino", "beat", "--loglevel=INFO", "--max-interval", "1",
                  "--schedule", str(self.workdir / "celerybeat-schedule")],
-                self.env, self.logdir,
+                keyless, self.logdir,
             ),
         }  # fmt: skip
         live = live_server_command()
         if live is not None and self.live_port is not None:
             argv = [py, "-m", *live, "--host", "127.0.0.1", "--port", str(self.live_port)]
-            self.processes["live"] = Process("live", argv, self.env, self.logdir)
+            self.processes["live"] = Process("live", argv, served, self.logdir)
 
     def start_all(self) -> None:
         for process in self.processes.values():
