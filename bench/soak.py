@@ -733,7 +733,7 @@ class Stack:
     def define_processes(self) -> None:
         py = sys.executable
         # credentials per process (docs/security.md): the owner's URL is migrate's alone; beat deals no card
-        served = {k: v for k, v in self.env.items() if k != "MIGRATE_DATABASE_URL"}
+        served = {k: v for k, v in self.env.items() if k not in ("MIGRATE_DATABASE_URL", "SIGNER_DATABASE_URL")}
         keyless = {k: v for k, v in served.items() if not k.startswith(("SEED_SEALING_", "CHECKPOINT_SIGNING_"))}
         self.processes = {
             "web": Process(

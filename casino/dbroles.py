@@ -70,14 +70,32 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def app_privileges(table: str, guarded: bool) -> str:
-    """The privileges the application role holds on ``table``."""
+#: written only by the signer when it has a role of its own (``CHECKPOINT_SIGNER = "signer"``)
+SIGNER_WRITES = ("tables_checkpoint", "casino_verificationfailure")
+#: what the signer may not read: credentials, sessions, sign-in records, players' stored answers
+SIGNER_HIDDEN = frozenset(
+    {
+        "auth_user",  # but its id and username (the ledger check names wallets by username)
+        "knox_authtoken",
+        "django_session",
+        "axes_accessattempt",
+        "axes_accesslog",
+        "axes_accessfailurelog",
+        "tables_idempotencyrecord",
+    }
+)
+
+
+def app_privileges(table: str, guarded: bool, *, signer: bool = False) -> str:
+    """The privileges the application role holds on ``table`` (``signer``: a signer role writes checkpoints)."""
+    if signer and table == "tables_checkpoint":
+        return "SELECT"
     if table in EXPLICIT_PRIVILEGES:
         return EXPLICIT_PRIVILEGES[table]
     return APPEND_ONLY_PRIVILEGES if guarded else TABLE_PRIVILEGES
 
 
-def grant_statements(cursor: Cursor, app_role: str) -> list[str]:
+def grant_statements(cursor: Cursor, app_role: str, *, signer: bool = False) -> list[str]:
     """The statements that set the application role's privileges on everything in the current schema."""
     cursor.execute(_RELATIONS)
     role = _ident(app_role)
@@ -87,7 +105,7 @@ def grant_statements(cursor: Cursor, app_role: str) -> list[str]:
         if kind == "S":
             sequences.append(_ident(name))
         else:
-            by_privileges.setdefault(app_privileges(name, guarded), []).append(_ident(name))
+            by_privileges.setdefault(app_privileges(name, guarded, signer=signer), []).append(_ident(name))
     statements: list[str] = []
     tables = [t for names in by_privileges.values() for t in names]
     if tables:
@@ -100,11 +118,15 @@ def grant_statements(cursor: Cursor, app_role: str) -> list[str]:
     return statements
 
 
-def grant_app_privileges(cursor: Cursor, app_role: str) -> None:
-    """Give ``app_role`` exactly its privileges on the current schema (run by the owner, after migrate)."""
+def grant_app_privileges(cursor: Cursor, app_role: str, *, signer_role: str = "") -> None:
+    """Give ``app_role`` exactly its privileges on the current schema (run by the owner, after migrate); with a
+    ``signer_role``, checkpoints are the signer's to write, and it gets its own privileges."""
     cursor.execute("SELECT current_schema()")
     (schema,) = cursor.fetchall()[0]
-    for statement in grant_statements(cursor, app_role):
+    if signer_role:
+        for statement in signer_statements(cursor, signer_role):
+            cursor.execute(statement)
+    for statement in grant_statements(cursor, app_role, signer=bool(signer_role)):
         cursor.execute(statement)
     role = _ident(app_role)
     cursor.execute(f"GRANT USAGE ON SCHEMA {_ident(schema)} TO {role}")
@@ -122,6 +144,36 @@ def grant_app_privileges(cursor: Cursor, app_role: str) -> None:
     (database,) = cursor.fetchall()[0]
     cursor.execute(f"REVOKE TEMPORARY, CREATE ON DATABASE {_ident(database)} FROM PUBLIC, {role}")
     cursor.execute(f"GRANT CONNECT ON DATABASE {_ident(database)} TO {role}")
+
+
+def signer_statements(cursor: Cursor, signer_role: str) -> list[str]:
+    """The signer's privileges: read what a hand's verification reads (not credentials, sessions or sign-in
+    records; of the users only id and username), insert checkpoints and verification failures, nothing else."""
+    cursor.execute(_RELATIONS)
+    rows = cursor.fetchall()
+    role = _ident(signer_role)
+    tables = [name for name, kind, _ in rows if kind != "S"]
+    sequences = {name for name, kind, _ in rows if kind == "S"}
+    cursor.execute("SELECT current_database(), current_schema()")
+    database, schema = cursor.fetchall()[0]
+    statements = [
+        f"GRANT CONNECT ON DATABASE {_ident(database)} TO {role}",
+        f"GRANT USAGE ON SCHEMA {_ident(schema)} TO {role}",
+    ]
+    if tables:
+        statements.append(f"REVOKE ALL ON TABLE {', '.join(_ident(t) for t in tables)} FROM {role}")
+        readable = [_ident(t) for t in tables if t not in SIGNER_HIDDEN]
+        statements.append(f"GRANT SELECT ON TABLE {', '.join(readable)} TO {role}")
+    if "auth_user" in tables:
+        statements.append(f"GRANT SELECT (id, username) ON TABLE auth_user TO {role}")
+    if sequences:
+        statements.append(f"REVOKE ALL ON SEQUENCE {', '.join(_ident(q) for q in sorted(sequences))} FROM {role}")
+    for table in SIGNER_WRITES:
+        if table in tables:
+            statements.append(f"GRANT INSERT ON TABLE {_ident(table)} TO {role}")
+        if f"{table}_id_seq" in sequences:
+            statements.append(f"GRANT USAGE ON SEQUENCE {_ident(table + '_id_seq')} TO {role}")
+    return statements
 
 
 _TABLE_PRIVILEGES = ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER")
@@ -172,17 +224,24 @@ def privileges_held(cursor: Cursor, role: str) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Roles:
-    """The two roles of one database and the URLs to connect as each."""
+    """The roles of one database and the URLs to connect as each."""
 
     owner: str
     app: str
     owner_url: str
     app_url: str
+    signer: str = ""
+    signer_url: str = ""
 
 
 def role_names(database: str) -> tuple[str, str]:
     """(owner, app) role names for ``database``: derived from its name, so two databases never share one."""
     return f"{database}_owner"[:63], f"{database}_app"[:63]
+
+
+def signer_role_name(database: str) -> str:
+    """The checkpoint signer's role for ``database``."""
+    return f"{database}_signer"[:63]
 
 
 def role_password(secret: bytes, role: str) -> str:
@@ -225,10 +284,16 @@ def provision(superuser_url: str, secret: bytes) -> Roles:
 
     database = database_of(superuser_url)
     owner, app = role_names(database)
+    signer = signer_role_name(database)
     owner_password, app_password = role_password(secret, owner), role_password(secret, app)
+    signer_password = role_password(secret, signer)
     with psycopg.connect(_libpq(superuser_url), connect_timeout=5) as conn, conn.cursor() as cur:
         cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"casino.dbroles:{database}"])
-        for role, password, extra in ((owner, owner_password, "CREATEDB"), (app, app_password, "NOCREATEDB")):
+        for role, password, extra in (
+            (owner, owner_password, "CREATEDB"),
+            (app, app_password, "NOCREATEDB"),
+            (signer, signer_password, "NOCREATEDB"),
+        ):
             cur.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role])
             verb = "ALTER" if cur.fetchone() else "CREATE"
             cur.execute(
@@ -243,12 +308,14 @@ def provision(superuser_url: str, secret: bytes) -> Roles:
         if cur.fetchone():
             cur.execute(f"ALTER DATABASE {_ident('test_' + database)} OWNER TO {_ident(owner)}")
         cur.execute(f"SET LOCAL ROLE {_ident(owner)}")
-        grant_app_privileges(cur, app)
+        grant_app_privileges(cur, app)  # (migrate grants the signer, in the mode the programs run in)
     return Roles(
         owner=owner,
         app=app,
         owner_url=url_as(superuser_url, owner, owner_password),
         app_url=url_as(superuser_url, app, app_password),
+        signer=signer,
+        signer_url=url_as(superuser_url, signer, signer_password),
     )
 
 

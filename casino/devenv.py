@@ -210,6 +210,7 @@ def database_roles(url: str) -> dict[str, str]:
     return {
         "DATABASE_URL": roles.app_url,
         "MIGRATE_DATABASE_URL": roles.owner_url,
+        "SIGNER_DATABASE_URL": roles.signer_url,
         "DATABASE_SUPERUSER_URL": url,
     }
 
@@ -265,6 +266,7 @@ def cmd_bench(args: list[str]) -> int:
         if "DATABASE_SUPERUSER_URL" in svc:
             svc["DATABASE_URL"] = svc.pop("DATABASE_SUPERUSER_URL")
             svc.pop("MIGRATE_DATABASE_URL")
+            svc.pop("SIGNER_DATABASE_URL", None)
         env = {**_dev_keys(), **os.environ, **svc, "PYTHONPATH": str(ROOT)}
         return _run([sys.executable, *args], env)
 
@@ -295,9 +297,19 @@ def cmd_run(args: list[str]) -> int:
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         }
         base.update(_metrics_env())
+        # checkpoints are signed by the signer process alone (its role, its key); the others get the public keys
+        base.setdefault("CHECKPOINT_SIGNER", "signer")
+        if not base.get("CHECKPOINT_PUBLIC_KEYS") and not base.get("CHECKPOINT_PUBLIC_KEY_FILE"):
+            from casino.devkeys import public_key_lines
+
+            signing = secrets.get("CHECKPOINT_SIGNING_KEYS") or Path(secrets["CHECKPOINT_SIGNING_KEY_FILE"]).read_text()
+            base["CHECKPOINT_PUBLIC_KEYS"] = public_key_lines(signing)
+        if secrets.get("SIGNER_DATABASE_URL"):  # its name only: migrate grants it
+            base["DATABASE_SIGNER_ROLE"] = urlsplit(secrets["SIGNER_DATABASE_URL"]).username or ""
         manage = [sys.executable, str(ROOT / "manage.py")]
         owner = {k: secrets[k] for k in ("DATABASE_URL", "MIGRATE_DATABASE_URL", "SECRET_KEY") if secrets.get(k)}
-        demo = {**procenv.variables_for("seed_demo", secrets), "DEMO_PASSWORD": secrets["DEMO_PASSWORD"]}
+        signs = base["CHECKPOINT_SIGNER"] == "signer"
+        demo = {**procenv.variables_for("seed_demo", secrets, signer=signs), "DEMO_PASSWORD": secrets["DEMO_PASSWORD"]}
         for step, extra in ((["migrate", "--noinput"], owner), (["seed_demo"], demo)):
             code = _run([*manage, *step], {**base, **extra})
             if code:

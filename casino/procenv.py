@@ -20,24 +20,28 @@ from collections.abc import Mapping
 SECRETS_FILE_VARIABLE = "PROCESS_SECRETS_FILE"
 #: every process that runs Django: its database (the application role) and the settings' secret key
 DJANGO = ("DATABASE_URL", "SECRET_KEY")
-#: processes that deal (run table commands): they open sealed seeds and seal new ones, and sign checkpoints
-DEALING = (
-    *DJANGO,
-    "SEED_SEALING_KEYS",
-    "SEED_SEALING_KEY_FILE",
-    "CHECKPOINT_SIGNING_KEYS",
-    "CHECKPOINT_SIGNING_KEY_FILE",
-)
+SEALING = ("SEED_SEALING_KEYS", "SEED_SEALING_KEY_FILE")
+SIGNING = ("CHECKPOINT_SIGNING_KEYS", "CHECKPOINT_SIGNING_KEY_FILE")
 #: the Procfile's processes that deal no card: beat (schedules) and the lab's worker (simulations)
 NOT_DEALING = frozenset({"beat", "lab"})
+#: the checkpoint signer's process (Procfile ``signer``): its own database role and the signing key
+SIGNER = "signer"
 #: every variable a process of the run may get through this file (the rest of the environment holds none)
-SECRET_VARIABLES = frozenset({*DEALING, "MIGRATE_DATABASE_URL", "DEMO_PASSWORD", "DATABASE_SUPERUSER_URL"})
+SECRET_VARIABLES = frozenset(
+    {*DJANGO, *SEALING, *SIGNING, "MIGRATE_DATABASE_URL", "SIGNER_DATABASE_URL", "DEMO_PASSWORD",
+     "DATABASE_SUPERUSER_URL"}
+)  # fmt: skip
 
 
-def variables_for(name: str, secrets: Mapping[str, str]) -> dict[str, str]:
-    """The secret variables process ``name`` of the Procfile gets: the dealing set unless it is one that deals
-    no card (a process added to the Procfile later deals, by default, like web and worker)."""
-    wanted = DJANGO if name in NOT_DEALING else DEALING
+def variables_for(name: str, secrets: Mapping[str, str], *, signer: bool = True) -> dict[str, str]:
+    """The secret variables process ``name`` of the Procfile gets. ``signer``: the signer process signs (then
+    no other process holds a signing key); else the processes that deal sign as they end a hand. A process
+    added to the Procfile later deals, by default, like web and worker."""
+    if name == SIGNER:
+        found = {"DATABASE_URL": secrets.get("SIGNER_DATABASE_URL", ""), "SECRET_KEY": secrets.get("SECRET_KEY", "")}
+        found.update({key: secrets.get(key, "") for key in SIGNING})
+        return {key: value for key, value in found.items() if value}
+    wanted = DJANGO if name in NOT_DEALING else (*DJANGO, *SEALING, *(() if signer else SIGNING))
     return {key: secrets[key] for key in wanted if secrets.get(key)}
 
 
@@ -50,7 +54,7 @@ def main(argv: list[str]) -> int:
     path = env.pop(SECRETS_FILE_VARIABLE, "")
     if path:
         with open(path, encoding="utf-8") as handle:
-            env.update(variables_for(name, json.load(handle)))
+            env.update(variables_for(name, json.load(handle), signer=env.get("CHECKPOINT_SIGNER") == "signer"))
     os.execvpe(command[0], command, env)
     return 127  # not reached
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -98,7 +98,13 @@ def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
                     [name],
                 )
             }
-        assert users == {f"{name}_app"}, f"the running casino connects as {users}, not only its application role"
+        assert users <= {f"{name}_app", f"{name}_signer"} and f"{name}_app" in users, (
+            f"the running casino connects as {users}, not only its application role and its signer"
+        )
+        may = "SELECT has_table_privilege(%s, %s, 'INSERT')"
+        with psycopg.connect(db.replace("postgres://", "postgresql://", 1)) as conn:  # only the signer signs
+            assert conn.execute(may, [f"{name}_app", "public.tables_checkpoint"]).fetchone() == (False,)
+            assert conn.execute(may, [f"{name}_signer", "public.tables_checkpoint"]).fetchone() == (True,)
         environments = _environments(tree)
     finally:
         proc.send_signal(signal.SIGINT)
@@ -143,6 +149,7 @@ def _each_process_holds_only_the_credentials_it_uses(
         "uvicorn": "live",
         "casino worker --loglevel": "worker",
         "-Q lab": "lab",
+        "-Q signer": "signer",
         "beat": "beat",
     }
     seen: set[str] = set()
@@ -157,13 +164,18 @@ def _each_process_holds_only_the_credentials_it_uses(
             assert not {"DATABASE_URL", "SECRET_KEY", *keys} & env.keys(), f"credentials in {process}"
             continue
         seen.add(role)
-        assert env.get("DATABASE_URL", "").startswith("postgres://") and f"{database}_app:" in env["DATABASE_URL"]
         held = {key for key in keys if key in env}
+        if role == "signer":  # its own role, the signing key, nothing to deal with
+            assert f"{database}_signer:" in env.get("DATABASE_URL", ""), process
+            assert held == {"CHECKPOINT_SIGNING_KEY_FILE"}, f"the signer holds {held}"
+            continue
+        assert env.get("DATABASE_URL", "").startswith("postgres://") and f"{database}_app:" in env["DATABASE_URL"]
+        assert env.get("CHECKPOINT_SIGNER") == "signer" and env.get("CHECKPOINT_PUBLIC_KEYS"), process
         if role in ("beat", "lab"):
             assert not held, f"{role} holds fairness keys it never uses: {held}"
         else:
-            assert "SEED_SEALING_KEY_FILE" in held or "SEED_SEALING_KEYS" in held, f"{role} cannot deal"
-    assert {"web", "live", "worker", "beat"} <= seen, seen
+            assert held == {"SEED_SEALING_KEY_FILE"}, f"{role} holds {held}: the sealing key only"
+    assert {"web", "live", "worker", "beat", "signer"} <= seen, seen
 
 
 def test_run_refuses_a_set_database_that_does_not_answer_instead_of_using_another():
