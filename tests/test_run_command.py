@@ -68,7 +68,7 @@ def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
     )
     try:
         base = f"http://127.0.0.1:{port}"
-        assert wait_for(lambda: _status(f"{base}/healthz") == 200, timeout=90), "healthz never answered 200"
+        assert wait_for(lambda: _status(f"{base}/healthz") == 200, timeout=180), "healthz never answered 200"
         assert _status(f"{base}/admin/login/") == 200
         assert _status(f"{base}/api/docs/") == 200
         assert wait_for(lambda: _status(f"http://127.0.0.1:{live_port}/healthz") == 200, timeout=30), "no live server"
