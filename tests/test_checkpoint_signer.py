@@ -141,3 +141,28 @@ def test_the_signers_role_reads_no_credential_and_writes_only_checkpoints_and_al
     assert "column auth_user.password SELECT" not in held and "column auth_user.username SELECT" in held
     assert "database TEMPORARY" not in held
     assert settings.CHECKPOINT_SIGNER == "signer"
+
+
+def test_a_real_signer_worker_signs_what_the_commands_ask_for(signer_mode, settings, spawn, child_env, monkeypatch):
+    """The whole path: a command ends a hand, asks the signer's queue after commit; a Celery worker connected as
+    the signer's role, holding the signing key, replays and signs."""
+    import uuid
+
+    from tests.conftest import celery_worker_args, child_database_url, wait_for
+
+    queue = f"signer-test-{uuid.uuid4().hex[:12]}"  # this test's own queue: nothing shared with other runs
+    settings.CHECKPOINT_SIGNER_QUEUE = queue
+    monkeypatch.undo()  # the commands really ask (after_commit.hand_ended is no longer recorded)
+    credentials = _signer_credentials()
+    url = urlsplit(child_database_url())
+    signer_url = url._replace(netloc=f"{credentials['USER']}:{credentials['PASSWORD']}@{url.netloc.rsplit('@', 1)[-1]}")
+    env = {**child_env, "DATABASE_URL": signer_url.geturl(), "CHECKPOINT_SIGNER": "signer"}
+    spawn(celery_worker_args(queue, pool="threads", concurrency=1), env=env)
+    players = make_players(2, chips=1000, prefix="sgw")
+    table = make_table("classic", bank="house")
+    play_hands(table, players, 1, random.Random(28))
+    assert wait_for(lambda: Checkpoint.objects.filter(table_id=table.pk).exists(), timeout=90), "nothing signed"
+    checkpoint = Checkpoint.objects.get(table_id=table.pk)
+    assert fairness.checkpoint_signature_ok(
+        table.pk, checkpoint.version, checkpoint.hash, checkpoint.key_id, checkpoint.signature
+    )
