@@ -98,6 +98,18 @@ def _one_legged_million(wallet: int) -> tuple[str, str]:
     )
 
 
+def _lever_on_a_temporary_table(wallet: int) -> tuple[str, ...]:
+    """Variant 2: a temporary table whose trigger adds a million to ``wallet`` (at trigger depth 2)."""
+    return (
+        "CREATE FUNCTION pg_temp.boost() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        f"UPDATE public.ledger_balance SET balance = balance + {MILLION} WHERE account_id = {wallet}; "
+        "RETURN NEW; END $$",
+        "CREATE TEMPORARY TABLE lever (id int)",
+        "CREATE TRIGGER lever_pull AFTER INSERT ON pg_temp.lever FOR EACH ROW EXECUTE FUNCTION pg_temp.boost()",
+        "INSERT INTO pg_temp.lever VALUES (1)",
+    )
+
+
 def test_the_application_role_may_not_create_temporary_tables(casino):
     before = _everything()
     _attack(
@@ -125,15 +137,9 @@ def test_a_trigger_on_a_temporary_table_cannot_move_a_balance(casino):
     """Variant 2, with TEMPORARY granted: the UPDATE of ``ledger_balance`` comes at trigger depth 2, from a
     temporary table's trigger. Refused for want of UPDATE on the balance column."""
     before = _everything()
-    wallet = casino["wallet"]
     with granted("TEMPORARY ON DATABASE {db} TO {app}"):
         _attack(
-            "CREATE FUNCTION pg_temp.boost() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-            f"UPDATE public.ledger_balance SET balance = balance + {MILLION} WHERE account_id = {wallet}; "
-            "RETURN NEW; END $$",
-            "CREATE TEMPORARY TABLE lever (id int)",
-            "CREATE TRIGGER lever_pull AFTER INSERT ON pg_temp.lever FOR EACH ROW EXECUTE FUNCTION pg_temp.boost()",
-            "INSERT INTO pg_temp.lever VALUES (1)",
+            *_lever_on_a_temporary_table(casino["wallet"]),
             refusal="permission denied for table ledger_balance",
         )
     assert _everything() == before
@@ -143,15 +149,9 @@ def test_even_with_update_on_the_balance_column_only_the_posting_trigger_moves_a
     """Variant 2 again, with UPDATE on ``ledger_balance.balance`` granted as well: the balance row's trigger
     refuses a change at depth 2 that does not run as the table's owner (inside the posting trigger)."""
     before = _everything()
-    wallet = casino["wallet"]
     with granted("TEMPORARY ON DATABASE {db} TO {app}", "UPDATE (balance) ON TABLE public.ledger_balance TO {app}"):
         _attack(
-            "CREATE FUNCTION pg_temp.boost() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-            f"UPDATE public.ledger_balance SET balance = balance + {MILLION} WHERE account_id = {wallet}; "
-            "RETURN NEW; END $$",
-            "CREATE TEMPORARY TABLE lever (id int)",
-            "CREATE TRIGGER lever_pull AFTER INSERT ON pg_temp.lever FOR EACH ROW EXECUTE FUNCTION pg_temp.boost()",
-            "INSERT INTO pg_temp.lever VALUES (1)",
+            *_lever_on_a_temporary_table(casino["wallet"]),
             refusal="changes only through postings",
         )
     assert _everything() == before
