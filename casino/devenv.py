@@ -328,7 +328,7 @@ def cmd_run(args: list[str]) -> int:
         log(f"  table page {base_url}/play/tables/1/")
         log(f"  demo accounts operator, auditor, alice, bob, carol, dave: password {secrets['DEMO_PASSWORD']}")
         log("  (kept in .local/demo_password; listening on 127.0.0.1 only: HOST=0.0.0.0 make run to open it)")
-        log("Ctrl-C stops the web server, the live server, the Celery worker and Celery beat together.")
+        log("Ctrl-C stops the web server, the live server, the Celery workers (the signer's too) and beat together.")
         honcho = shutil.which("honcho", path=str(Path(sys.executable).parent)) or "honcho"
         with _process_secrets(secrets) as (procfile, secrets_file):
             env = {**base, procenv.SECRETS_FILE_VARIABLE: str(secrets_file)}
