@@ -659,6 +659,24 @@ def provision(superuser_url: str) -> dict[str, str]:
     return env
 
 
+def signer_settings(env: dict[str, str]) -> dict[str, str]:
+    """With a signer role provisioned, the signer signs (as `make run` runs it): the mode, the role's name for
+    migrate, and the public keys the other processes verify with."""
+    signer_url = env.get("SIGNER_DATABASE_URL", "")
+    signing = env.get("CHECKPOINT_SIGNING_KEYS") or (
+        Path(env["CHECKPOINT_SIGNING_KEY_FILE"]).read_text() if env.get("CHECKPOINT_SIGNING_KEY_FILE") else ""
+    )
+    if not signer_url or not signing:
+        return {}
+    from casino.devkeys import public_key_lines
+
+    return {
+        "CHECKPOINT_SIGNER": "signer",
+        "DATABASE_SIGNER_ROLE": urlsplit(signer_url).username or "",
+        "CHECKPOINT_PUBLIC_KEYS": public_key_lines(signing),
+    }
+
+
 class Stack:
     """The private services and the processes of the casino, and how to break each of them."""
 
@@ -722,6 +740,7 @@ class Stack:
             "PYTHONPATH": str(ROOT),
             "PATH": f"{python_bin}{os.pathsep}{os.environ.get('PATH', '')}",
         }
+        self.env.update(signer_settings(self.env))
 
     def migrate(self) -> None:
         code = subprocess.run(
@@ -732,8 +751,13 @@ class Stack:
 
     def define_processes(self) -> None:
         py = sys.executable
-        # credentials per process (docs/security.md): the owner's URL is migrate's alone; beat deals no card
+        # credentials per process (docs/security.md): the owner's URL is migrate's alone; the signing keys and the
+        # signer's role are the signer's (when devenv provisions one); beat deals no card
+        signing = {k: v for k, v in self.env.items() if k.startswith("CHECKPOINT_SIGNING_")}
+        signer_url = self.env.get("SIGNER_DATABASE_URL", "")
         served = {k: v for k, v in self.env.items() if k not in ("MIGRATE_DATABASE_URL", "SIGNER_DATABASE_URL")}
+        if signer_url:
+            served = {k: v for k, v in served.items() if k not in signing}
         keyless = {k: v for k, v in served.items() if not k.startswith(("SEED_SEALING_", "CHECKPOINT_SIGNING_"))}
         self.processes = {
             "web": Process(
@@ -756,6 +780,13 @@ class Stack:
                 keyless, self.logdir,
             ),
         }  # fmt: skip
+        if signer_url:
+            self.processes["signer"] = Process(
+                "signer",
+                [py, "-m", "celery", "-A", "casino", "worker", "-Q", "signer", "--concurrency=1", "--loglevel=INFO",
+                 "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", "soak-signer@%h"],
+                {**keyless, **signing, "DATABASE_URL": signer_url}, self.logdir,
+            )  # fmt: skip
         live = live_server_command()
         if live is not None and self.live_port is not None:
             argv = [py, "-m", *live, "--host", "127.0.0.1", "--port", str(self.live_port)]
@@ -766,7 +797,7 @@ class Stack:
             process.start()
         if not wait_until(self.healthy, 90, 0.3):
             raise RuntimeError(f"the web server did not become healthy (see {self.logdir})")
-        for name in ("worker", "beat", "live"):
+        for name in ("worker", "beat", "live", "signer"):
             if name in self.processes and not self.wait_ready(name, 90):
                 raise RuntimeError(f"{name} did not start (see {self.logdir})")
 
@@ -780,7 +811,7 @@ class Stack:
 
     def wait_ready(self, name: str, timeout: float) -> bool:
         process = self.processes[name]
-        marker = {"worker": "ready.", "beat": "Starting...", "live": "Uvicorn running on"}[name]
+        marker = {"worker": "ready.", "signer": "ready.", "beat": "Starting...", "live": "Uvicorn running on"}[name]
         return wait_until(lambda: process.alive() and marker in process.log_since_start(), timeout, 0.1)
 
     def web_worker_pids(self) -> list[int]:
