@@ -26,7 +26,7 @@ from django.db import connection, transaction
 from django.utils.crypto import salted_hmac
 
 from ledger.selectors import wallet_balances_sql
-from tables import rules
+from tables import fairness, rules
 from tables.errors import TableMissing
 from tables.rules import Event, TableState
 from tables.store import GENESIS, NewEvent, StoredEvent, Write, fold_rows
@@ -96,15 +96,35 @@ def state_from_db(stored: Any, *, binding: str, version: int | None, what: str) 
     return state
 
 
+def event_from_stored(table_id: int, type_name: str, data: dict[str, Any]) -> Event:
+    """The rules event of a stored event's type and data: a sealed face-down card opened (``tables.fairness``).
+
+    A card written in clear beside the sealed one (only a rewrite of history does that) is the one decoded, so
+    the shuffle check and the replay see it and fail, as the chain does (the hash covers ``card`` null)."""
+    sealed = data.get("sealed_card")
+    if type_name == "CardDealt" and isinstance(sealed, str) and data.get("card") is None:
+        card = fairness.unseal_card(table_id, int(data["number"]), int(data["deck_index"]), sealed)
+        data = data | {"card": card}
+    if type_name == "CardDealt":
+        data = {key: value for key, value in data.items() if key != "sealed_card"}
+    return rules.event_from_json({"type": type_name, **data})
+
+
 def decode(stored: StoredEvent) -> Event:
     """The rules event of a stored event."""
-    return rules.event_from_json({"type": stored.type, **stored.data})
+    return event_from_stored(stored.stream_id, stored.type, stored.data)
 
 
-def encode(event: Event, metadata: dict[str, object]) -> NewEvent:
-    """The stored form of a rules event: type name, JSON data, metadata."""
+def encode(event: Event, metadata: dict[str, object], *, table_id: int) -> NewEvent:
+    """The stored form of a rules event: type name, JSON data, metadata.
+
+    A face-down card is stored sealed (``card`` null, ``sealed_card``): nobody reading the database, the admin
+    or a chain hash can tell it; it follows from the deck index and the seed revealed when the hand ends."""
     data = rules.event_to_json(event)
     type_name = data.pop("type")
+    if isinstance(event, rules.CardDealt) and not event.face_up:
+        data["sealed_card"] = fairness.seal_card(table_id, event.number, event.deck_index, event.card)
+        data["card"] = None
     return NewEvent(type=type_name, data=data, metadata=metadata)
 
 
@@ -219,7 +239,7 @@ def load_table(
         base, source = state.version, "cache"
     rows = fold_rows(table_id, after_version=base)
     for _version, type_name, data, digest in rows:
-        state = rules.evolve(state, rules.event_from_json({"type": type_name, **data}))
+        state = rules.evolve(state, event_from_stored(table_id, type_name, data))
         last_hash = digest
     if rows or source != "cache":
         loaded_state, loaded_hash = state, last_hash
