@@ -264,6 +264,7 @@ def visible_event_data(event: Event, state: TableState) -> dict[str, Any]:
     return data
 
 
+
 def _seat(seat: Any, names: Mapping[int, str]) -> str:
     if seat is None:
         return "the house"
