@@ -12,7 +12,6 @@ stream's latest version (one statement, nothing to fold) or as a newer base than
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import logging
 import threading
@@ -23,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from django.db import connection, transaction
-from django.utils.crypto import salted_hmac
 
 from ledger.selectors import wallet_balances_sql
 from tables import fairness, rules
@@ -56,21 +54,27 @@ def hand_start_binding(table_id: int, start_version: int) -> str:
     return f"hand-start:{table_id}:{start_version}:{SNAPSHOT_SCHEMA}"
 
 
-def _seal(binding: str, data: Any) -> str:
-    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return salted_hmac("tables.engine.state", f"{binding}\n{canonical}", algorithm="sha256").hexdigest()
-
-
 def state_to_db(state: TableState, *, binding: str) -> str:
-    """The stored (JSON) form of a state (snapshots, cached starting states of hands): the rules codec's JSON and
-    an HMAC (keyed by ``SECRET_KEY``, held outside the database) over it and ``binding`` (which row it is for).
+    """The stored (JSON) form of a state (snapshots, cached starting states of hands): ``{"sealed": ...}``, the
+    rules codec's JSON encrypted with AES-256-GCM under the current seed-sealing key (held outside the database),
+    ``binding`` (which row it is for) as associated data.
 
-    The application's role may write these caches, so without the seal its credentials could plant a state (a
-    deck of its choosing) that the next load would trust. A row is believed only if sealed by this server for
-    exactly this table, version and rules core.
+    Encrypted, because a state holds the face-down cards of a hand in play (nobody reading the database may see
+    them); authenticated, because the application's role may write these caches, so without the seal its
+    credentials could plant a state (a deck of its choosing) that the next load would trust. A row is believed
+    only if sealed by this server for exactly this table, version and rules core.
     """
-    data = rules.state_to_json(state)
-    return json.dumps({"state": data, "seal": _seal(binding, data)}, separators=(",", ":"))
+    data = json.dumps(rules.state_to_json(state), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps({"sealed": fairness.seal_blob(binding, data.encode())}, separators=(",", ":"))
+
+
+def state_json_from_db(stored: Any, *, binding: str) -> Any:
+    """The rules codec's JSON a snapshot-like row seals; raises ValueError if it is not such a row and
+    ``fairness.NotSealedHere`` if it was not sealed by this server for ``binding``."""
+    row = json.loads(stored) if isinstance(stored, (str, bytes, bytearray)) else stored
+    if not isinstance(row, dict) or set(row) != {"sealed"} or not isinstance(row["sealed"], str):
+        raise ValueError("not a sealed state")
+    return json.loads(fairness.open_blob(binding, row["sealed"]))
 
 
 def state_from_db(stored: Any, *, binding: str, version: int | None, what: str) -> TableState | None:
@@ -80,13 +84,15 @@ def state_from_db(stored: Any, *, binding: str, version: int | None, what: str) 
     The row is data only: decoding checks every field's type and builds nothing but rules values.
     """
     try:
-        row = json.loads(stored) if isinstance(stored, (str, bytes, bytearray)) else stored
-        if not isinstance(row, dict) or set(row) != {"state", "seal"} or not isinstance(row["seal"], str):
-            raise ValueError("not a sealed state")
-        if not hmac.compare_digest(row["seal"], _seal(binding, row["state"])):
-            log.warning("%s is not sealed by this server for %s: ignored, rebuilt from the events", what, binding)
-            return None
-        state = rules.state_from_json(row["state"])
+        data = state_json_from_db(stored, binding=binding)
+    except fairness.NotSealedHere:
+        log.warning("%s is not sealed by this server for %s: ignored, rebuilt from the events", what, binding)
+        return None
+    except (ValueError, TypeError) as exc:
+        log.warning("%s does not decode (%s): ignored, rebuilt from the events", what, exc)
+        return None
+    try:
+        state = rules.state_from_json(data)
     except (ValueError, TypeError, rules.InvalidRequest) as exc:
         log.warning("%s does not decode (%s): ignored, rebuilt from the events", what, exc)
         return None
@@ -96,6 +102,10 @@ def state_from_db(stored: Any, *, binding: str, version: int | None, what: str) 
     return state
 
 
+#: What a face-down card whose sealed form cannot be opened (a lost key) decodes to; logged by ``tables.fairness``.
+UNKNOWN_CARD = "?"
+
+
 def event_from_stored(table_id: int, type_name: str, data: dict[str, Any]) -> Event:
     """The rules event of a stored event's type and data: a sealed face-down card opened (``tables.fairness``).
 
@@ -103,7 +113,11 @@ def event_from_stored(table_id: int, type_name: str, data: dict[str, Any]) -> Ev
     the shuffle check and the replay see it and fail, as the chain does (the hash covers ``card`` null)."""
     sealed = data.get("sealed_card")
     if type_name == "CardDealt" and isinstance(sealed, str) and data.get("card") is None:
-        card = fairness.unseal_card(table_id, int(data["number"]), int(data["deck_index"]), sealed)
+        try:
+            card = fairness.unseal_card(table_id, int(data["number"]), int(data["deck_index"]), sealed)
+        except fairness.CardUnavailable:
+            # its key is lost (the seed of that hand then is too: the hand is abandoned, nobody wins or loses)
+            card = UNKNOWN_CARD
         data = data | {"card": card}
     if type_name == "CardDealt":
         data = {key: value for key, value in data.items() if key != "sealed_card"}

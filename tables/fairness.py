@@ -7,6 +7,8 @@
 - **Sealed face-down cards.** A face-down ``CardDealt`` is stored with ``card`` null and ``sealed_card``, the card
   sealed the same way (a fresh nonce each time, bound to the table, hand and deck index): nobody who reads the
   database, the admin or a chain hash can tell the card (docs/fairness.md). Loading a table opens it again.
+  The cached states (snapshots, hands' starting states), which hold the face-down cards of a hand in play, are
+  sealed the same way, bound to their row (``tables.engine.state_to_db``).
 - **Signed checkpoints.** When a hand ends, ``f"{table_id}:{version}:{hash}"`` of the table's last event is
   signed with the current Ed25519 signing key; the key id travels with each checkpoint, and older keys stay in
   the key list so their checkpoints keep verifying after a rotation.
@@ -176,6 +178,30 @@ def unseal_card(table_id: int, number: int, deck_index: int, sealed_card: str) -
         )
         raise CardUnavailable(f"table {table_id} hand {number}: sealed card {deck_index} cannot be opened") from exc
     return plain.decode()
+
+
+class NotSealedHere(Exception):
+    """A sealed blob that this server's keys do not open for the row it claims to be."""
+
+
+def seal_blob(binding: str, plain: bytes) -> str:
+    """``v1:<key id>:<base64 nonce>:<base64 ciphertext>`` of a cached state (snapshots), bound to ``binding``."""
+    ring = sealing_keys()
+    nonce = secrets.token_bytes(12)
+    sealed = _aead(ring.keys[ring.current]).encrypt(nonce, plain, f"casino-state:{binding}".encode())
+    return ":".join((SEALED_VERSION, ring.current, base64.b64encode(nonce).decode(), base64.b64encode(sealed).decode()))
+
+
+def open_blob(binding: str, sealed_text: str) -> bytes:
+    """The plain bytes of :func:`seal_blob`; raises NotSealedHere (unknown key, another row's, tampered)."""
+    try:
+        version, key_id, nonce, sealed = sealed_text.split(":")
+        key = sealing_keys().keys.get(key_id)
+        if version != SEALED_VERSION or key is None:
+            raise ValueError(f"unknown sealing key {key_id!r}")
+        return _aead(key).decrypt(base64.b64decode(nonce), base64.b64decode(sealed), f"casino-state:{binding}".encode())
+    except (ValueError, binascii.Error, InvalidTag) as exc:
+        raise NotSealedHere(str(exc) or "does not open") from exc
 
 
 def draw_next_seed(table_id: int, number: int) -> NextSeed:
