@@ -113,15 +113,34 @@ def event_from_stored(table_id: int, type_name: str, data: dict[str, Any]) -> Ev
     the shuffle check and the replay see it and fail, as the chain does (the hash covers ``card`` null)."""
     sealed = data.get("sealed_card")
     if type_name == "CardDealt" and isinstance(sealed, str) and data.get("card") is None:
+        number, index = int(data["number"]), int(data["deck_index"])
         try:
-            card = fairness.unseal_card(table_id, int(data["number"]), int(data["deck_index"]), sealed)
+            card = fairness.unseal_card(table_id, number, index, sealed)
         except fairness.CardUnavailable:
-            # its key is lost (the seed of that hand then is too: the hand is abandoned, nobody wins or loses)
-            card = UNKNOWN_CARD
+            # its key is gone: once the hand has ended its seed is public and the card is the deck's at its index;
+            # before (a hand in play whose seed is sealed under the same key, so it is abandoned), unknown
+            card = _card_from_revealed_deck(table_id, number, index) or UNKNOWN_CARD
         data = data | {"card": card}
     if type_name == "CardDealt":
         data = {key: value for key, value in data.items() if key != "sealed_card"}
     return rules.event_from_json({"type": type_name, **data})
+
+
+def _card_from_revealed_deck(table_id: int, number: int, deck_index: int) -> str | None:
+    """The card at ``deck_index`` of hand ``number``'s deck, from the seed revealed at its end (None before)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT type, data->>'server_seed', data->>'client_seed' FROM tables_event WHERE stream_id = %s "
+            "AND type IN ('ClientSeedFixed', 'HandOpened', 'HandSettled', 'HandAbandoned') "
+            "AND (data->>'number')::int = %s ORDER BY version",
+            [table_id, number],
+        )
+        rows = cursor.fetchall()
+    client_seed = next((c for t, _, c in rows if t in ("ClientSeedFixed", "HandOpened") and c), None)
+    server_seed = next((s for t, s, _ in rows if t in ("HandSettled", "HandAbandoned") and s), None)
+    if client_seed is None or server_seed is None or not 0 <= deck_index < 40:
+        return None
+    return rules.shuffle_deck(bytes.fromhex(server_seed), client_seed, number)[deck_index]
 
 
 def decode(stored: StoredEvent) -> Event:

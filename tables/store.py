@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.db import IntegrityError, connection
@@ -72,7 +72,7 @@ def event_hash(
             type_name=type,
             data=stored_public_data(data),
             private=private_sha256(data, metadata),
-            at=canonical_time(recorded_at),
+            at=canonical_time(recorded_at.astimezone(UTC).isoformat()),
         )
     return form1_hash(
         prev_hash=prev_hash,
@@ -81,7 +81,7 @@ def event_hash(
         type_name=type,
         data=data,
         metadata=metadata,
-        recorded_at=recorded_at,
+        recorded_at=recorded_at.isoformat(),
     )
 
 

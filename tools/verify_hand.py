@@ -256,10 +256,11 @@ def _check_ledger(report: Report, history: dict[str, Any], settled: dict[str, An
 
 
 def _check_chain(report: Report, table_id: int, events: list[dict[str, Any]]) -> dict[int, str]:
-    """Recompute every event's hash from the event as served and check the links; the seq -> hash of the events
-    whose hash holds (the checkpoints are compared with these)."""
+    """Recompute every event's hash from the event as served and check the links; the seq -> hash of the linked
+    events (the checkpoints are compared with these)."""
     problems: list[str] = []
-    good: dict[int, str] = {}
+    linked: dict[int, str] = {}
+    altered = False
     recomputed = old = 0
     previous: dict[str, Any] | None = None
     seen_form2 = False
@@ -281,19 +282,19 @@ def _check_chain(report: Report, table_id: int, events: list[dict[str, Any]]) ->
         else:
             seen_form2 = True
             recomputed += 1
-            if digest != e["hash"]:
+            if digest != e["hash"] and not altered:
+                altered = True
                 problems.append(
                     f"seq {e['seq']} ({e['type']}): its content does not give its hash (the event was altered)"
                 )
-                break
-        good[e["seq"]] = e["hash"]
+        linked[e["seq"]] = e["hash"]
         previous = e
     first, last = (events[0]["seq"], events[-1]["seq"]) if events else (0, 0)
     text = f"seq {first}-{last}: {recomputed} hashes recomputed from the content, links unbroken"
     report.line(not problems, "chain", "; ".join(problems) or text)
     if old and not problems:
         report.note("chain", f"{old} events of the old hash form (before API v1.2): linked, not recomputable")
-    return good if not problems else {}
+    return linked
 
 
 def _check_checkpoints(
@@ -534,7 +535,7 @@ def check_export(
         differ = [seq for seq, digest in chain.items() if feed_chain.get(seq, digest) != digest]
         if differ:
             report.line(False, "chain", f"the feed and the export show different hashes from seq {differ[0]}")
-        chain = {**feed_chain, **chain} if chain else {}
+        chain = {**feed_chain, **chain}
     checkpoints = export.get("checkpoints") or []
     if all_checkpoints is not None:
         known = {c["version"] for c in checkpoints}

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 HASH_FORM = 2
@@ -37,14 +37,16 @@ def canonical_json(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def canonical_time(at: datetime) -> str:
-    """An event's time as form 2 hashes it: UTC, microseconds, ``Z``."""
-    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+_UTC_TIME = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(?:Z|\+00:00)")
 
 
-def parse_time(text: str) -> datetime:
-    """An ISO 8601 time as the API serves it (``Z`` or an offset)."""
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+def canonical_time(text: str) -> str:
+    """An event's time (ISO 8601 in UTC, as served: ``Z`` or ``+00:00``, any number of fraction digits up to
+    six) as form 2 hashes it: ``YYYY-MM-DDTHH:MM:SS.ffffffZ``. Raises ValueError for anything else."""
+    match = _UTC_TIME.fullmatch(text)
+    if match is None:
+        raise ValueError(f"not a UTC time: {text!r}")
+    return f"{match.group(1)}.{(match.group(2) or '').ljust(6, '0')}Z"
 
 
 def stored_public_data(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -86,9 +88,10 @@ def form2_hash(
 
 
 def form1_hash(
-    *, prev_hash: str, stream: int, version: int, type_name: str, data: Any, metadata: Any, recorded_at: datetime
+    *, prev_hash: str, stream: int, version: int, type_name: str, data: Any, metadata: Any, recorded_at: str
 ) -> str:
-    """Form 1's hash (events recorded before v1.2): the whole stored event, metadata included."""
+    """Form 1's hash (events recorded before v1.2): the whole stored event, metadata included; ``recorded_at`` is
+    the time's ``isoformat()``."""
     content = canonical_json(
         {
             "stream": stream,
@@ -96,7 +99,7 @@ def form1_hash(
             "type": type_name,
             "data": data,
             "metadata": metadata,
-            "recorded_at": recorded_at.isoformat(),
+            "recorded_at": recorded_at,
         }
     )
     return hashlib.sha256(prev_hash.encode() + content).hexdigest()
@@ -119,5 +122,5 @@ def served_hash(table_id: int, event: Mapping[str, Any]) -> str | None:
         type_name=str(event["type"]),
         data=served_public_data(str(event["type"]), event["data"]),
         private=str(event["private_sha256"]),
-        at=canonical_time(parse_time(str(event["at"]))),
+        at=canonical_time(str(event["at"])),
     )

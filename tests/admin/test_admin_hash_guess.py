@@ -8,6 +8,7 @@ so the search is not failing for want of the right formula."""
 from __future__ import annotations
 
 import json
+from datetime import UTC
 
 import pytest
 
@@ -31,21 +32,25 @@ def _guesses(stored, card: str, index: int) -> set[str]:
     common = {"prev_hash": stored.prev_hash, "stream": stored.stream_id, "version": stored.version}
     return {
         form1_hash(
-            **common, type_name=stored.type, data=data, metadata=stored.metadata, recorded_at=stored.recorded_at
+            **common,
+            type_name=stored.type,
+            data=data,
+            metadata=stored.metadata,
+            recorded_at=stored.recorded_at.isoformat(),
         ),
         form2_hash(
             **common,
             type_name=stored.type,
             data=stored_public_data(data),
             private=private_sha256(stored.data, stored.metadata),
-            at=canonical_time(stored.recorded_at),
+            at=canonical_time(stored.recorded_at.astimezone(UTC).isoformat()),
         ),
         form2_hash(
             **common,
             type_name=stored.type,
             data=stored_public_data(data),
             private=private_sha256(data, stored.metadata),
-            at=canonical_time(stored.recorded_at),
+            at=canonical_time(stored.recorded_at.astimezone(UTC).isoformat()),
         ),
     }
 
