@@ -530,6 +530,14 @@ def check_export(
 
     # the chain, recomputed from the content, and the signed checkpoints
     chain = _check_chain(report, table_id, events)
+    by_seq = {e["seq"]: e.get("hash") for e in events}
+    unlike = [
+        row["seq"]
+        for row in [*history.get("deals", []), *history.get("actions", [])]
+        if "hash" in row and by_seq.get(row["seq"], row["hash"]) != row["hash"]
+    ]
+    if unlike:
+        report.line(False, "chain", f"the history and the events show different hashes at seq {unlike[0]}")
     if feed is not None:  # live: the whole feed's chain up to the latest checkpoint, and the same hashes
         feed_chain = _check_chain(report, table_id, [e for e in feed if "hash" in e])
         differ = [seq for seq, digest in chain.items() if feed_chain.get(seq, digest) != digest]

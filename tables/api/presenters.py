@@ -189,6 +189,8 @@ def present_history(read: HandRead) -> dict[str, Any]:
     if hand.status == "in_play" and read.state.hand is not None and read.state.hand.number == hand.number:
         participants = _participants_in_play(read.state, read.viewer)
     banker = core["participants"][0]
+    # the chain hash of every event the history shows, once the hand has ended (the export has the events whole)
+    chained = {s.version: s for s, _ in read.events} if hand.status != "in_play" else {}
     return {
         "id": hand.pk,
         "table": hand.table_id,
@@ -220,21 +222,33 @@ def present_history(read: HandRead) -> dict[str, Any]:
             for p in participants
         ],
         "deals": [
-            {
-                "seq": d["seq"],
-                "to_seat": d["to_seat"],
-                "banker": d["banker"],
-                "hand": d["hand"],
-                "card": d["card"],
-                "face_up": d["face_up"],
-            }
+            _with_hash(
+                {
+                    "seq": d["seq"],
+                    "to_seat": d["to_seat"],
+                    "banker": d["banker"],
+                    "hand": d["hand"],
+                    "card": d["card"],
+                    "face_up": d["face_up"],
+                },
+                chained,
+            )
             for d in core["deals"]
         ],
-        "actions": hand_actions(read.start_state, read.events, hand.number),
+        "actions": [_with_hash(row, chained) for row in hand_actions(read.start_state, read.events, hand.number)],
         "results": _results(core["results"]),
         "next_banker": core["next_banker"],
         "ledger": read.ledger,
     }
+
+
+def _with_hash(row: dict[str, Any], chained: Mapping[int, StoredEvent]) -> dict[str, Any]:
+    """A history row (a deal, an action) with its event's chain ``hash`` and ``prev_hash``, when shown."""
+    stored = chained.get(row["seq"])
+    if stored is not None:
+        row["hash"] = stored.hash
+        row["prev_hash"] = stored.prev_hash
+    return row
 
 
 def _participants_in_play(state: TableState, viewer: Viewer) -> list[dict[str, Any]]:

@@ -347,6 +347,8 @@ class DealSerializer(serializers.Serializer):
     hand = serializers.IntegerField()
     card = serializers.CharField(allow_null=True)
     face_up = serializers.BooleanField()
+    hash = serializers.CharField(required=False, help_text="The event's chain hash, once the hand has ended.")
+    prev_hash = serializers.CharField(required=False, help_text="The chain hash of the event before it.")
 
     class Meta:
         ref_name = "Deal"
@@ -358,6 +360,8 @@ class ActionRecordSerializer(serializers.Serializer):
     seat = serializers.IntegerField(allow_null=True, help_text="null: the system (timeouts, the house).")
     action = serializers.CharField()
     args = serializers.DictField(child=serializers.JSONField())
+    hash = serializers.CharField(required=False, help_text="The event's chain hash, once the hand has ended.")
+    prev_hash = serializers.CharField(required=False, help_text="The chain hash of the event before it.")
 
     class Meta:
         ref_name = "ActionRecord"
