@@ -142,20 +142,36 @@ def unseal(table_id: int, pledge: Pledge | None) -> str | None:
     return plain.hex()
 
 
+def _seal_bytes(plain: bytes, associated: bytes) -> str:
+    """``v1:<key id>:<base64 nonce>:<base64 ciphertext>`` of ``plain`` under the current sealing key, a fresh
+    random nonce each time (the same plain text never looks the same twice)."""
+    ring = sealing_keys()
+    nonce = secrets.token_bytes(12)
+    sealed = _aead(ring.keys[ring.current]).encrypt(nonce, plain, associated)
+    return ":".join((SEALED_VERSION, ring.current, base64.b64encode(nonce).decode(), base64.b64encode(sealed).decode()))
+
+
+def _open_bytes(sealed_text: str, associated: bytes) -> bytes:
+    """The plain bytes of :func:`_seal_bytes`; raises ValueError (not sealed here: unknown key, another row's
+    associated data, tampered)."""
+    try:
+        version, key_id, nonce, sealed = sealed_text.split(":")
+        key = sealing_keys().keys.get(key_id)
+        if version != SEALED_VERSION or key is None:
+            raise ValueError(f"unknown sealing key {key_id!r}")
+        return _aead(key).decrypt(base64.b64decode(nonce), base64.b64decode(sealed), associated)
+    except (binascii.Error, InvalidTag) as exc:
+        raise ValueError("does not open") from exc
+
+
 def _card_associated_data(table_id: int, number: int, deck_index: int) -> bytes:
     return f"casino-card:{table_id}:{number}:{deck_index}".encode()
 
 
 def seal_card(table_id: int, number: int, deck_index: int, card: str) -> str:
-    """``v1:<key id>:<base64 nonce>:<base64 ciphertext>`` of a face-down card (the ``sealed_card`` of its stored
-    ``CardDealt``): a fresh random nonce each time, so neither the stored form nor any hash over it tells which
+    """The ``sealed_card`` of a face-down card's stored ``CardDealt``: neither it nor any hash over it tells which
     of the 40 cards it is. Bound to the table, the hand and the deck position (associated data)."""
-    ring = sealing_keys()
-    nonce = secrets.token_bytes(12)
-    sealed = _aead(ring.keys[ring.current]).encrypt(
-        nonce, card.encode(), _card_associated_data(table_id, number, deck_index)
-    )
-    return ":".join((SEALED_VERSION, ring.current, base64.b64encode(nonce).decode(), base64.b64encode(sealed).decode()))
+    return _seal_bytes(card.encode(), _card_associated_data(table_id, number, deck_index))
 
 
 class CardUnavailable(Exception):
@@ -165,19 +181,12 @@ class CardUnavailable(Exception):
 def unseal_card(table_id: int, number: int, deck_index: int, sealed_card: str) -> str:
     """The card code of a sealed face-down card; raises CardUnavailable (logged) if it cannot be opened."""
     try:
-        version, key_id, nonce, sealed = sealed_card.split(":")
-        key = sealing_keys().keys.get(key_id)
-        if version != SEALED_VERSION or key is None:
-            raise ValueError(f"unknown sealing key {key_id!r}")
-        plain = _aead(key).decrypt(
-            base64.b64decode(nonce), base64.b64decode(sealed), _card_associated_data(table_id, number, deck_index)
-        )
-    except (ValueError, binascii.Error, InvalidTag) as exc:
+        return _open_bytes(sealed_card, _card_associated_data(table_id, number, deck_index)).decode()
+    except ValueError as exc:
         log.error(
             "table %s hand %s: the face-down card at deck index %s cannot be opened", table_id, number, deck_index
         )
         raise CardUnavailable(f"table {table_id} hand {number}: sealed card {deck_index} cannot be opened") from exc
-    return plain.decode()
 
 
 class NotSealedHere(Exception):
@@ -185,23 +194,16 @@ class NotSealedHere(Exception):
 
 
 def seal_blob(binding: str, plain: bytes) -> str:
-    """``v1:<key id>:<base64 nonce>:<base64 ciphertext>`` of a cached state (snapshots), bound to ``binding``."""
-    ring = sealing_keys()
-    nonce = secrets.token_bytes(12)
-    sealed = _aead(ring.keys[ring.current]).encrypt(nonce, plain, f"casino-state:{binding}".encode())
-    return ":".join((SEALED_VERSION, ring.current, base64.b64encode(nonce).decode(), base64.b64encode(sealed).decode()))
+    """The sealed form of a cached state (snapshots), bound to ``binding`` (which row it is for)."""
+    return _seal_bytes(plain, f"casino-state:{binding}".encode())
 
 
 def open_blob(binding: str, sealed_text: str) -> bytes:
     """The plain bytes of :func:`seal_blob`; raises NotSealedHere (unknown key, another row's, tampered)."""
     try:
-        version, key_id, nonce, sealed = sealed_text.split(":")
-        key = sealing_keys().keys.get(key_id)
-        if version != SEALED_VERSION or key is None:
-            raise ValueError(f"unknown sealing key {key_id!r}")
-        return _aead(key).decrypt(base64.b64decode(nonce), base64.b64decode(sealed), f"casino-state:{binding}".encode())
-    except (ValueError, binascii.Error, InvalidTag) as exc:
-        raise NotSealedHere(str(exc) or "does not open") from exc
+        return _open_bytes(sealed_text, f"casino-state:{binding}".encode())
+    except ValueError as exc:
+        raise NotSealedHere(str(exc)) from exc
 
 
 def draw_next_seed(table_id: int, number: int) -> NextSeed:
