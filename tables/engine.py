@@ -119,7 +119,11 @@ def event_from_stored(table_id: int, type_name: str, data: dict[str, Any]) -> Ev
         except fairness.CardUnavailable:
             # its key is gone: once the hand has ended its seed is public and the card is the deck's at its index;
             # before (a hand in play whose seed is sealed under the same key, so it is abandoned), unknown
-            card = _card_from_revealed_deck(table_id, number, index) or UNKNOWN_CARD
+            card = (
+                _card_from_revealed_deck(table_id, number, index)
+                or _card_turned_up_later(table_id, data)
+                or UNKNOWN_CARD
+            )
         data = data | {"card": card}
     if type_name == "CardDealt":
         data = {key: value for key, value in data.items() if key != "sealed_card"}
@@ -141,6 +145,34 @@ def _card_from_revealed_deck(table_id: int, number: int, deck_index: int) -> str
     if client_seed is None or server_seed is None or not 0 <= deck_index < 40:
         return None
     return rules.shuffle_deck(bytes.fromhex(server_seed), client_seed, number)[deck_index]
+
+
+def _card_turned_up_later(table_id: int, dealt: dict[str, Any]) -> str | None:
+    """The card a later ``CardTurnedUp`` of the same hand showed for this face-down deal (the k-th face-down card
+    of a seat's hand is the k-th one turned up), or None: a lost key's hand whose seed was never revealed."""
+    number = int(dealt["number"])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT type, data FROM tables_event WHERE stream_id = %s AND version >= (SELECT max(version) FROM "
+            "tables_event WHERE stream_id = %s AND type = 'HandOpened' AND (data->>'number')::int = %s) "
+            "AND type IN ('CardDealt', 'CardTurnedUp', 'HandSettled', 'HandAbandoned') ORDER BY version",
+            [table_id, table_id, number],
+        )
+        rows = [(t, json.loads(d) if isinstance(d, str) else d) for t, d in cursor.fetchall()]
+    owner = (dealt.get("seat"), dealt.get("hand"), bool(dealt.get("banker")))
+    face_down: list[int] = []
+    turned: list[str] = []
+    for type_name, data in rows:
+        if type_name in ("HandSettled", "HandAbandoned"):
+            break
+        if (data.get("seat"), data.get("hand"), bool(data.get("banker"))) != owner:
+            continue
+        if type_name == "CardDealt" and not data.get("face_up"):
+            face_down.append(int(data["deck_index"]))
+        elif type_name == "CardTurnedUp":
+            turned.append(str(data["card"]))
+    k = face_down.index(int(dealt["deck_index"])) if int(dealt["deck_index"]) in face_down else len(turned)
+    return turned[k] if k < len(turned) else None
 
 
 def decode(stored: StoredEvent) -> Event:
