@@ -785,7 +785,7 @@ class Stack:
                 "signer",
                 [py, "-m", "celery", "-A", "casino", "worker", "-Q", "signer", "--concurrency=1", "--loglevel=INFO",
                  "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", "soak-signer@%h"],
-                {**keyless, **signing, "DATABASE_URL": signer_url}, self.logdir,
+                {**served, **signing, "DATABASE_URL": signer_url}, self.logdir,  # (sealing: it opens what it replays)
             )  # fmt: skip
         live = live_server_command()
         if live is not None and self.live_port is not None:

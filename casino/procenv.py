@@ -24,7 +24,8 @@ SEALING = ("SEED_SEALING_KEYS", "SEED_SEALING_KEY_FILE")
 SIGNING = ("CHECKPOINT_SIGNING_KEYS", "CHECKPOINT_SIGNING_KEY_FILE")
 #: the Procfile's processes that deal no card: beat (schedules) and the lab's worker (simulations)
 NOT_DEALING = frozenset({"beat", "lab"})
-#: the checkpoint signer's process (Procfile ``signer``): its own database role and the signing key
+#: the checkpoint signer's process (Procfile ``signer``): its own database role, the signing key, and the sealing
+#: key to open the face-down cards of the hands it replays (tables/fairness.py); it deals nothing
 SIGNER = "signer"
 #: every variable a process of the run may get through this file (the rest of the environment holds none)
 SECRET_VARIABLES = frozenset(
@@ -39,7 +40,7 @@ def variables_for(name: str, secrets: Mapping[str, str], *, signer: bool = True)
     added to the Procfile later deals, by default, like web and worker."""
     if name == SIGNER:
         found = {"DATABASE_URL": secrets.get("SIGNER_DATABASE_URL", ""), "SECRET_KEY": secrets.get("SECRET_KEY", "")}
-        found.update({key: secrets.get(key, "") for key in SIGNING})
+        found.update({key: secrets.get(key, "") for key in (*SIGNING, *SEALING)})  # it opens what it replays
         return {key: value for key, value in found.items() if value}
     wanted = DJANGO if name in NOT_DEALING else (*DJANGO, *SEALING, *(() if signer else SIGNING))
     return {key: secrets[key] for key in wanted if secrets.get(key)}

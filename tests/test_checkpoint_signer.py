@@ -8,7 +8,6 @@ nothing and records the failure the dashboard and ``/metrics`` show.
 
 from __future__ import annotations
 
-import base64
 import os
 import random
 from collections.abc import Iterator
@@ -146,7 +145,8 @@ def test_the_signers_role_reads_no_credential_and_writes_only_checkpoints_and_al
 
 def test_a_real_signer_worker_signs_what_the_commands_ask_for(signer_mode, settings, spawn, child_env, monkeypatch):
     """The whole path: a command ends a hand, asks the signer's queue after commit; a Celery worker connected as
-    the signer's role, holding the signing key and no sealing key, replays and signs."""
+    the signer's role, holding the signing key (and the sealing key, to open the face-down cards it replays),
+    replays and signs."""
     import uuid
 
     from tests.conftest import celery_worker_args, child_database_url, wait_for
@@ -157,16 +157,7 @@ def test_a_real_signer_worker_signs_what_the_commands_ask_for(signer_mode, setti
     credentials = _signer_credentials()
     url = urlsplit(child_database_url())
     signer_url = url._replace(netloc=f"{credentials['USER']}:{credentials['PASSWORD']}@{url.netloc.rsplit('@', 1)[-1]}")
-    # no sealing key that opens anything (the test settings would otherwise hand it the development keys): the
-    # signer replays from what settled hands reveal
-    unrelated = "unrelated:" + base64.b64encode(os.urandom(32)).decode()
-    env = {
-        **child_env,
-        "DATABASE_URL": signer_url.geturl(),
-        "CHECKPOINT_SIGNER": "signer",
-        "SEED_SEALING_KEYS": unrelated,
-    }
-    env.pop("SEED_SEALING_KEY_FILE", None)
+    env = {**child_env, "DATABASE_URL": signer_url.geturl(), "CHECKPOINT_SIGNER": "signer"}
     spawn(celery_worker_args(queue, pool="threads", concurrency=1), env=env)
     players = make_players(2, chips=1000, prefix="sgw")
     table = make_table("classic", bank="house")

@@ -165,9 +165,9 @@ def _each_process_holds_only_the_credentials_it_uses(
             continue
         seen.add(role)
         held = {key for key in keys if key in env}
-        if role == "signer":  # its own role, the signing key, nothing to deal with
+        if role == "signer":  # its own role, the signing key, the sealing key to open what it replays
             assert f"{database}_signer:" in env.get("DATABASE_URL", ""), process
-            assert held == {"CHECKPOINT_SIGNING_KEY_FILE"}, f"the signer holds {held}"
+            assert held == {"CHECKPOINT_SIGNING_KEY_FILE", "SEED_SEALING_KEY_FILE"}, f"the signer holds {held}"
             continue
         assert env.get("DATABASE_URL", "").startswith("postgres://") and f"{database}_app:" in env["DATABASE_URL"]
         assert env.get("CHECKPOINT_SIGNER") == "signer" and env.get("CHECKPOINT_PUBLIC_KEYS"), process
