@@ -22,8 +22,9 @@ from .state import EndedHand, HandState, TableState, replace
 
 
 def _ended(state: TableState, hand: HandState) -> EndedHand:
-    """The record of ``hand`` as it ended, with the names of the seats as they are now."""
-    return EndedHand(hand=hand, usernames=tuple((s.seat, s.username) for s in state.seats))
+    """The record of ``hand`` as it ended, with the names of the seats as they are now. It keeps no deck: the
+    cards dealt are on the hands, and the rest follows from the revealed seed (``settled_deck``)."""
+    return EndedHand(hand=replace(hand, deck=()), usernames=tuple((s.seat, s.username) for s in state.seats))
 
 
 def _shown(state: TableState, seat: int | None, index: int, banker: bool, **changes: Any) -> TableState:
