@@ -132,16 +132,20 @@ def last_hand_id(read: TableRead) -> int | None:
     current = read.state.hand
     if current is not None and current.number == number and read.hand_id is not None:
         return read.hand_id
-    key = (read.table_id, number, ended.hand.seed_commitment)
-    known = _ENDED_IDS.get(key)
+    known = _ENDED_IDS.get((read.table_id, number, ended.hand.seed_commitment))
     if known is None:
         found = Hand.objects.filter(table_id=read.table_id, number=number).values_list("pk", flat=True).first()
         if found is None:
             return None
-        if len(_ENDED_IDS) >= _ENDED_IDS_SIZE:
-            _ENDED_IDS.clear()
-        _ENDED_IDS[key] = known = int(found)
+        known = _remember_ended(read.table_id, number, ended.hand.seed_commitment, int(found))
     return known
+
+
+def _remember_ended(table_id: int, number: int, commitment: str, hand_id: int) -> int:
+    if len(_ENDED_IDS) >= _ENDED_IDS_SIZE:
+        _ENDED_IDS.clear()
+    _ENDED_IDS[(table_id, number, commitment)] = hand_id
+    return hand_id
 
 
 def _not_found(table_id: int) -> NotFound:
@@ -193,6 +197,9 @@ def outcome_read(*, outcome: Outcome, user: AbstractBaseUser) -> TableRead:
     if outcome.wallets is None or not outcome.name or str(user.pk) not in outcome.wallets:
         return dataclasses.replace(_read(outcome.table_id, state, user), events=decoded)
     hand_id = outcome.hand_id if state.hand is not None else None
+    if outcome.ended_hand_id is not None and state.last_hand is not None:
+        ended = state.last_hand.hand
+        _remember_ended(outcome.table_id, ended.number, ended.seed_commitment, outcome.ended_hand_id)
     viewer = viewer_for(state, user)
     last = outcome.events[-1].hash if outcome.events and not outcome.repeated else ""
     return TableRead(

@@ -9,7 +9,7 @@ translated message is never a mix of two languages, and the ``details`` still sa
 from __future__ import annotations
 
 from django.utils import translation
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, gettext_noop
 
 #: One sentence per error code, in every language of the catalogues.
 CODE_MESSAGES = {
@@ -41,6 +41,26 @@ CODE_MESSAGES = {
     "server_error": gettext_lazy("Internal server error."),
     "service_unavailable": gettext_lazy("A service the casino depends on is briefly unavailable; retry."),
 }
+
+
+#: Sentences the rules core writes (it imports no Django, so they are marked here for the catalogues); a message
+#: with a number in it (a hand, a seat) falls back to its code's sentence.
+CORE_MESSAGES = (
+    gettext_noop("it is not your turn"),
+    gettext_noop("you bet at the start of your turn"),
+    gettext_noop("you are already taking part"),
+    gettext_noop("you are already sitting out"),
+    gettext_noop("you are not seated at this table"),
+    gettext_noop("you have already bet on this hand"),
+    gettext_noop("you are not in this hand; you take part from the next one"),
+    gettext_noop("bet first: a stake is owed before anything else"),
+    gettext_noop("give the drawn card to a hand first"),
+    gettext_noop("no hand is in play"),
+    gettext_noop("bets are closed"),
+    gettext_noop("the table is full"),
+    gettext_noop("the table does not exist"),
+    gettext_noop("Unable to log in with the provided credentials."),
+)
 
 
 def localized(code: str, message: str) -> str:

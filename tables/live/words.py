@@ -63,6 +63,12 @@ def client_words() -> dict[str, dict[str, str] | str]:
             "11": pgettext("rank", "horse"),
             "12": pgettext("rank", "king"),
         },
+        "presets": {
+            "classic": _("classic rules"),
+            "italian": _("Italian rules: sette e mezzo"),
+            "spanish": _("Spanish rules: siete y media"),
+            "hungarian": _("Hungarian rules: hetedfél"),
+        },
         "banks": {"house": _("the house holds the bank"), "player": _("a player holds the bank")},
         "card_name": _("%(rank)s of %(suit)s"),
         "hidden_card": _("face-down card"),

@@ -88,7 +88,7 @@ function nameOf(username) { return username === me.username ? W.you : (username 
 
 function render(previous) {
   $("table-name").textContent = table.name ? "\u00b7 " + table.name : "";
-  $("table-card").textContent = [table.preset, W.banks[table.bank] || table.bank,
+  $("table-card").textContent = [W.presets[table.preset] || table.preset, W.banks[table.bank] || table.bank,
     fmt(W.limits, { min: table.min_bet, max: table.max_bet })].join(" \u00b7 ");
   $("balance").textContent = table.you.balance;
   $("seat").textContent = table.you.seat === null ? W.seat_none : table.you.seat;
@@ -370,7 +370,7 @@ async function loadLobby() {
   const rows = answer.data.results || answer.data;
   $("tables").querySelector("tbody").replaceChildren(...rows.map((t) => el("tr", { "data-table": String(t.id) },
     el("td", {}, el("a", { href: config.table_url.replace("{id}", t.id), "aria-label": fmt(W.open_table, { name: t.name }) }, t.name)),
-    el("td", {}, t.preset), el("td", {}, W.banks[t.bank] || t.bank),
+    el("td", {}, W.presets[t.preset] || t.preset), el("td", {}, W.banks[t.bank] || t.bank),
     el("td", {}, fmt(W.limits, { min: t.min_bet, max: t.max_bet })),
     el("td", {}, fmt(W.players, { taken: t.seats_taken, max: t.max_seats })),
     el("td", {}, W.phases[t.phase] || t.phase))));
