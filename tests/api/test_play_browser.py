@@ -92,16 +92,28 @@ def _play_a_hand(pages: list[Any], names: list[str], keyboard: list[bool]) -> No
             moved = True
             if choice == "hit":
                 hit_done = True
-                code = page.evaluate(
-                    "[...document.querySelectorAll('.participant.me .card')].map(c => c.dataset.code)"
-                    ".filter(Boolean).pop()"
-                )
+                code = _last_card_dealt_to(page)
                 other = pages[1 - index]
-                # the other page shows the card live (it is face up: a hit), and its screen reader hears it
-                other.wait_for_selector(f".participant[data-username='{names[index]}'] .card[data-code='{code}']")
+                # the other page shows the card live (a hit is face up), in the hand or, if it ended the hand,
+                # in how the hand ended
+                name = names[index]
+                other.wait_for_selector(
+                    f".participant[data-username='{name}'] .card[data-code='{code}'], "
+                    f"#last-hand li[data-username='{name}'] .card[data-code='{code}']"
+                )
             break
         if not moved:
             time.sleep(0.2)  # nobody may act now (dealing, the house playing): the pages update by themselves
+
+
+def _last_card_dealt_to(page: Any) -> str:
+    """The card the API says was dealt last to this page's player (face up), from his newest hand's history."""
+    client = client_with(page.evaluate("sessionStorage.getItem('casino-token')"))
+    newest = ok(client.get("/api/v1/me/hands"))["results"][0]
+    history = ok(client.get(f"/api/v1/hands/{newest['id']}"))
+    me = ok(client.get("/api/v1/me"))["username"]
+    seat = next(p["seat"] for p in history["participants"] if p["username"] == me)
+    return str([d["card"] for d in history["deals"] if d["to_seat"] == seat and d["face_up"]][-1])
 
 
 def _check_figures(page: Any, client: Any, table_id: int) -> None:

@@ -119,7 +119,7 @@ function renderHand() {
                      el("h4", {}, nameOf(p.username) + " \u00b7 " + (p.role === "banker" ? W.banker : W.punter)));
       for (const h of p.hands) {
         const label = nameOf(p.username) + (p.hands.length > 1 ? " \u00b7 " + fmt(W.hand_index, { index: h.index }) : "");
-        box.append(el("div", { class: "cards", "data-hand": String(h.index), role: "list", "aria-label": label },
+        box.append(el("div", { class: "cards", "data-hand": String(h.index), role: "group", "aria-label": label },
                       ...h.cards.map((c) => { const n = cardNode(c, mine); n.setAttribute("role", "img"); return n; })));
         const parts = [totalText(h)];
         if (h.bet !== null && h.bet !== undefined) parts.unshift(W.bet_label + " " + h.bet);
@@ -225,14 +225,14 @@ function renderLastHand() {
   const banker = last.banker;
   body.append(el("div", { class: "last-banker", "data-total-hp": String(banker.total_half_points ?? "") },
     el("h4", {}, W.banker + ": " + nameOf(banker.username) + (banker.total ? " \u00b7 " + totalText(banker) : "")),
-    el("div", { class: "cards", role: "list" }, ...banker.cards.map((code) => cardNode({ code, face_up: true }, false)))));
+    el("div", { class: "cards", role: "group" }, ...banker.cards.map((code) => cardNode({ code, face_up: true }, false)))));
   const rows = el("ul", { class: "last-results" });
   for (const r of last.results) {
     rows.append(el("li", { "data-username": r.username || "", "data-outcome": r.outcome, "data-net": String(r.net),
                            "data-total-hp": String(r.total_half_points) },
       el("span", {}, fmt(W.result_line, { name: nameOf(r.username), outcome: W.outcomes[r.outcome] || r.outcome,
                                           net: signed(r.net), total: totalText(r) })),
-      el("span", { class: "cards", role: "list" }, ...r.cards.map((code) => cardNode({ code, face_up: true }, false)))));
+      el("span", { class: "cards", role: "group" }, ...r.cards.map((code) => cardNode({ code, face_up: true }, false)))));
   }
   body.append(rows);
   $("last-hand-body").replaceChildren(body);
