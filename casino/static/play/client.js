@@ -121,8 +121,8 @@ function renderHand() {
         const label = nameOf(p.username) + (p.hands.length > 1 ? " \u00b7 " + fmt(W.hand_index, { index: h.index }) : "");
         box.append(el("div", { class: "cards", "data-hand": String(h.index), role: "group", "aria-label": label },
                       ...h.cards.map((c) => { const n = cardNode(c, mine); n.setAttribute("role", "img"); return n; })));
-        const parts = [totalText(h)];
-        if (h.bet !== null && h.bet !== undefined) parts.unshift(W.bet_label + " " + h.bet);
+        const parts = h.cards.length ? [totalText(h)] : [];
+        if (h.bet) parts.unshift(W.bet_label + " " + h.bet);
         if (h.result) parts.push((W.outcomes[h.result.outcome] || h.result.outcome) + " " + signed(h.result.net));
         box.append(el("div", { class: "hand-line", "data-total-hp": String(h.total_half_points ?? ""),
                                "data-total": h.total ?? "", "data-status": h.status }, parts.join(" \u00b7 ")));
@@ -180,7 +180,7 @@ function renderActions() {
   const chosen = select.value;
   const turnHand = table.hand && table.hand.turn && table.hand.turn.seat === table.you.seat ? table.hand.turn.hand : null;
   select.replaceChildren(...[...indexes].sort((a, b) => a - b).map((i) => el("option", { value: String(i) }, fmt(W.hand_index, { index: i }))));
-  select.disabled = indexes.size < 2;
+  $("hand-choice").hidden = indexes.size < 2;  // a choice only where there is one (a split)
   if (indexes.has(Number(chosen)) && chosen !== "") select.value = chosen;
   else if (turnHand !== null && indexes.has(turnHand)) select.value = String(turnHand);
 }
