@@ -141,7 +141,7 @@ from .scoring import Score, Settlement, evaluate, settle_hand
 from .shuffle import seed_commitment, shuffle_deck, verify_deck
 from .state import Awaiting, BankerHand, EndedHand, HandState, Pledge, PunterHand, SeatState, TableState, initial_state
 from .tx import PLAIN_PREFIX
-from .view import Viewer, card_visible, last_hand_view, result_row, settled_deck, view, view_event
+from .view import Viewer, card_visible, last_hand_view, no_deck_reason, result_row, settled_deck, view, view_event
 
 __all__ = [
     "ACTION_COMMANDS",
@@ -266,6 +266,7 @@ __all__ = [
     "legal_actions",
     "legal_hands",
     "make_table_config",
+    "no_deck_reason",
     "punter_loss_multiplier",
     "replay",
     "resolve_rules",

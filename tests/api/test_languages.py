@@ -93,6 +93,9 @@ def test_the_language_menu_sets_the_language_for_pages_and_errors(client, as_pla
     assert "Hetedfél" in client.get("/play/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
 
 
-@pytest.mark.parametrize(("language", "word"), [("it", "Nome utente"), ("es", "Nombre de usuario"), ("hu", "Felhasználó")])
+ADMIN_USERNAME = [("it", "Nome utente"), ("es", "Nombre de usuario"), ("hu", "Felhasználó")]
+
+
+@pytest.mark.parametrize(("language", "word"), ADMIN_USERNAME)
 def test_the_admin_follows_the_operators_language(language, word, client):
     assert word in client.get("/admin/login/", HTTP_ACCEPT_LANGUAGE=language).content.decode()

@@ -127,11 +127,13 @@ def _check_figures(page: Any, client: Any, table_id: int) -> None:
     last = view["last_hand"]
     shown = page.eval_on_selector_all(
         "#last-hand .last-results li",
-        "rows => rows.map(r => [r.dataset.username, r.dataset.outcome, Number(r.dataset.net), Number(r.dataset.totalHp)])",
+        "rows => rows.map(r => [r.dataset.username, r.dataset.outcome, Number(r.dataset.net),"
+        " Number(r.dataset.totalHp)])",
     )
     assert shown == [[r["username"], r["outcome"], r["net"], r["total_half_points"]] for r in last["results"]]
-    banker_total = page.get_attribute("#last-hand .last-banker", "data-total-hp")
-    assert banker_total == ("" if last["banker"]["total_half_points"] is None else str(last["banker"]["total_half_points"]))
+    banker_total = last["banker"]["total_half_points"]
+    shown_total = page.get_attribute("#last-hand .last-banker", "data-total-hp")
+    assert shown_total == ("" if banker_total is None else str(banker_total))
     me = ok(client.get("/api/v1/me"))
     page.wait_for_function(f"document.getElementById('balance').textContent === '{me['balance']}'", timeout=10_000)
 
@@ -168,7 +170,7 @@ def _table_round(browser: Any, server: str, language: str, bank: str, anon: Any,
         names = [newcomer, regular.username]
         _play_a_hand(pages, names, keyboard=[False, True])
         tokens = [page.evaluate("sessionStorage.getItem('casino-token')") for page in pages]
-        for page, token, name in zip(pages, tokens, names, strict=True):
+        for page, token in zip(pages, tokens, strict=True):
             _check_figures(page, client_with(token), table["id"])
             assert page.evaluate("window.__sameDocument") is True, "a page was reloaded"
             assert page.inner_text("#announce").strip(), "nothing was announced to screen readers"

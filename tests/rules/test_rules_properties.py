@@ -44,8 +44,8 @@ from tables.rules import (
     evolve,
     fold,
     handle,
-    legal_hands,
     initial_state,
+    legal_hands,
     view,
     view_event,
 )
