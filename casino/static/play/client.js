@@ -451,24 +451,21 @@ $("token-form").addEventListener("submit", (event) => {
   token = $("token").value.trim();
   start();
 });
-$("password-form").addEventListener("submit", async (event) => {
-  event.preventDefault();
-  token = null;
-  const answer = await api("POST", "/auth/token", { username: $("username").value, password: $("password").value });
-  if (answer.status !== 200) { $("signin-error").textContent = errorText(answer); return; }
-  $("signin-error").textContent = "";
-  token = answer.data.token;
-  start();
-});
-$("register-form").addEventListener("submit", async (event) => {
-  event.preventDefault();
-  token = null;
-  const answer = await api("POST", "/auth/register", { username: $("reg-username").value, password: $("reg-password").value });
-  if (answer.status !== 201) { $("signin-error").textContent = errorText(answer); return; }
-  token = answer.data.token;
-  announce(W.registered);
-  start();
-});
+function tokenForm(form, path, fields, welcome) {
+  // sign in (or register) with a username and password: the API answers a token, or says why not
+  $(form).addEventListener("submit", async (event) => {
+    event.preventDefault();
+    token = null;
+    const answer = await api("POST", path, { username: $(fields[0]).value, password: $(fields[1]).value });
+    if (answer.status >= 400) { $("signin-error").textContent = errorText(answer); return; }
+    $("signin-error").textContent = "";
+    token = answer.data.token;
+    if (welcome) announce(welcome);
+    start();
+  });
+}
+tokenForm("password-form", "/auth/token", ["username", "password"], null);
+tokenForm("register-form", "/auth/register", ["reg-username", "reg-password"], W.registered);
 $("sign-out").addEventListener("click", async () => {
   await api("POST", "/auth/logout");
   signOut(W.signed_out);
