@@ -45,6 +45,7 @@ from tables.rules import (
     fold,
     handle,
     initial_state,
+    last_hand_view,
     legal_hands,
     view,
     view_event,
@@ -216,6 +217,26 @@ def test_legal_hands_lists_exactly_the_own_hand_indexes_decide_accepts(spec: Any
             for index in own:
                 if any(_accepts(c, step.before) for c in variants if c.hand == index):
                     assert index in listed.get(name, []), f"{name} accepts hand {index}, not listed"
+
+
+@LIGHT
+@given(tables)
+def test_last_hand_is_always_the_latest_ended_hand_with_its_settled_results(spec: Any) -> None:
+    table = _play(spec, steps=45)
+    settled: dict[int, HandSettled] = {}
+    for step in table.steps:
+        settled.update({e.number: e for e in step.events if isinstance(e, HandSettled)})
+        last = last_hand_view(step.after)
+        if last is None:
+            assert step.after.settled_through == 0
+            continue
+        assert last["number"] == step.after.settled_through
+        if last["status"] == "settled":
+            results = settled[last["number"]].results
+            assert [(r["seat"], r["hand"], r["outcome"], r["net"]) for r in last["results"]] == [
+                (r.seat, r.hand, r.outcome, r.net) for r in results
+            ]
+            assert all(r["cards"] for r in last["results"])
 
 
 def _visible_codes(view_dict: dict[str, Any]) -> set[str]:

@@ -174,6 +174,7 @@ function renderActions() {
   if (table.you.seat !== null) buttons.push(actionButton("leave", () => api("DELETE", "/tables/" + config.table + "/seats/me")));
   $("actions").replaceChildren(...buttons);
   if (!$("amount").value) $("amount").value = table.fixed_stake || table.min_bet;
+  $("amount-choice").hidden = !table.you.legal_actions.some((action) => AMOUNT_ACTIONS.has(action));
   const indexes = new Set();
   for (const list of Object.values(table.you.legal_hands || {})) for (const i of list) indexes.add(i);
   const select = $("hand-index");
