@@ -134,6 +134,7 @@ def _check_figures(page: Any, client: Any, table_id: int) -> None:
     banker_total = last["banker"]["total_half_points"]
     shown_total = page.get_attribute("#last-hand .last-banker", "data-total-hp")
     assert shown_total == ("" if banker_total is None else str(banker_total))
+    page.wait_for_function(f"lastSeq >= {view['version']}", timeout=10_000)  # every event seen, none skipped
     me = ok(client.get("/api/v1/me"))
     page.wait_for_function(f"document.getElementById('balance').textContent === '{me['balance']}'", timeout=10_000)
 
@@ -168,7 +169,9 @@ def _table_round(browser: Any, server: str, language: str, bank: str, anon: Any,
             page.click("#actions button[data-action=sit]")
             page.wait_for_selector("#actions button[data-action=leave]", timeout=10_000)
         names = [newcomer, regular.username]
+        pages[1].evaluate("socket.close()")  # a dropped connection: the page reconnects and resumes by itself
         _play_a_hand(pages, names, keyboard=[False, True])
+        pages[1].wait_for_selector("#status[data-ws=open]")
         tokens = [page.evaluate("sessionStorage.getItem('casino-token')") for page in pages]
         for page, token in zip(pages, tokens, strict=True):
             _check_figures(page, client_with(token), table["id"])
