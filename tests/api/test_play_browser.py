@@ -12,6 +12,7 @@ a table that does not exist says so once instead of reconnecting. Screenshots go
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -36,8 +37,8 @@ VERSION = "Number(document.getElementById('version').textContent)"
 
 
 def _shot(page: Any, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)  # one name per process: parallel workers number tables alike
+    page.screenshot(path=str(ARTIFACTS / f"{Path(name).stem}-{os.getpid()}.png"), full_page=True)
 
 
 def _axe_violations(page: Any) -> list[str]:
