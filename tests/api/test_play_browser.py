@@ -184,6 +184,12 @@ def _table_round(browser: Any, server: str, language: str, bank: str, anon: Any,
         if bank == "house":
             violations = _axe_violations(pages[0])
             assert not violations, violations
+            # my hands: the hand just played, verified from the page
+            ended = ok(client_with(tokens[0]).get(f"/api/v1/tables/{table['id']}"))["last_hand"]["id"]
+            pages[0].goto(f"http://{server}/play/history/")
+            pages[0].click(f"#hands button[data-verify='{ended}']")
+            pages[0].wait_for_selector(f"#hands li[data-hand='{ended}'] .verify-result[data-ok=true]")
+            _shot(pages[0], f"{language}-history-table{table['id']}.png")
     finally:
         for context in contexts:
             context.close()
