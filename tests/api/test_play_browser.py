@@ -137,6 +137,8 @@ def _check_figures(page: Any, client: Any, table_id: int) -> None:
     assert shown_total == ("" if banker_total is None else str(banker_total))
     page.wait_for_function(f"lastSeq >= {view['version']}", timeout=10_000)  # every event seen, none skipped
     me = ok(client.get("/api/v1/me"))
+    # the page set a fresh random client seed when it saw the next commitment (the player chose none)
+    assert page.inner_text("#client-seed") == me["client_seed"] and len(me["client_seed"]) == 32
     page.wait_for_function(f"document.getElementById('balance').textContent === '{me['balance']}'", timeout=10_000)
 
 
