@@ -121,12 +121,6 @@ def legal_for(read: TableRead) -> Legal | None:
     return list(answer[0]), {k: list(v) for k, v in answer[1].items()}
 
 
-def legal_actions_for(read: TableRead) -> list[str] | None:
-    """The read's player's legal actions (None for a spectator or an auditor), worked out once per state."""
-    legal = legal_for(read)
-    return None if legal is None else legal[0]
-
-
 # The ids of ended hands by (table, number, seed commitment: names one hand whatever the database): they never
 # change, so a process keeps them. Bounded.
 _ENDED_IDS: dict[tuple[int, int, str], int] = {}

@@ -12,6 +12,7 @@ a table that does not exist says so once instead of reconnecting. Screenshots go
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import time
 from pathlib import Path
@@ -191,6 +192,10 @@ def _table_round(browser: Any, server: str, language: str, bank: str, anon: Any,
             pages[0].goto(f"http://{server}/play/history/")
             pages[0].click(f"#hands button[data-verify='{ended}']")
             pages[0].wait_for_selector(f"#hands li[data-hand='{ended}'] .verify-result[data-ok=true]")
+            with pages[0].expect_download() as download:
+                pages[0].click(f"#hands button[data-export='{ended}']")
+            exported = json.loads(Path(download.value.path()).read_text())
+            assert exported["format"] == "sevenhalf-hand-export/1" and exported["hand"]["id"] == ended
             _shot(pages[0], f"{language}-history-table{table['id']}.png")
     finally:
         for context in contexts:
