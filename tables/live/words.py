@@ -81,6 +81,7 @@ def client_words() -> dict[str, dict[str, str] | str]:
         "total": _("total"),
         "bet_label": _("bet"),
         "hand_n": _("Hand %(number)s"),
+        "table_n": _("Table %(id)s"),
         "hand_index": _("hand %(index)s"),
         "turn_of": _("Turn: %(name)s"),
         "your_turn": _("Your turn"),

@@ -401,7 +401,7 @@ async function loadHistory() {
     });
     const net = h.net === null ? "" : " \u00b7 " + signed(h.net);
     return el("li", { "data-hand": String(h.id) },
-      el("a", { href: config.table_url.replace("{id}", h.table) }, fmt(W.hand_n, { number: h.number }) + " \u00b7 #" + h.table),
+      el("a", { href: config.table_url.replace("{id}", h.table) }, fmt(W.hand_n, { number: h.number }) + " \u00b7 " + fmt(W.table_n, { id: h.table })),
       " \u00b7 " + (h.role === "banker" ? W.banker : W.punter) + net + " ", verify, download, " ", result);
   }));
 }
