@@ -109,13 +109,17 @@ def _play_a_hand(pages: list[Any], names: list[str], keyboard: list[bool]) -> No
 
 
 def _last_card_dealt_to(page: Any) -> str:
-    """The card the API says was dealt last to this page's player (face up), from his newest hand's history."""
+    """The card the API says was dealt last, face up, to this page's player (his newest hand with one: a card
+    that ended the hand may have opened the next at once)."""
     client = client_with(page.evaluate("sessionStorage.getItem('casino-token')"))
-    newest = ok(client.get("/api/v1/me/hands"))["results"][0]
-    history = ok(client.get(f"/api/v1/hands/{newest['id']}"))
     me = ok(client.get("/api/v1/me"))["username"]
-    seat = next(p["seat"] for p in history["participants"] if p["username"] == me)
-    return str([d["card"] for d in history["deals"] if d["to_seat"] == seat and d["face_up"]][-1])
+    for row in ok(client.get("/api/v1/me/hands"))["results"]:
+        history = ok(client.get(f"/api/v1/hands/{row['id']}"))
+        seat = next(p["seat"] for p in history["participants"] if p["username"] == me)
+        up = [d["card"] for d in history["deals"] if d["to_seat"] == seat and d["face_up"] and d["card"]]
+        if up:
+            return str(up[-1])
+    raise AssertionError(f"no card was dealt face up to {me}")
 
 
 def _check_figures(page: Any, client: Any, table_id: int) -> None:
