@@ -6,12 +6,15 @@ from __future__ import annotations
 import gettext
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from api_helpers import assert_error
+from django.utils import translation
 from game_helpers import create_table, deposit, ok, register
 
 from casino.api.messages import CODE_MESSAGES
+from tables.live.words import client_words
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -99,3 +102,27 @@ ADMIN_USERNAME = [("it", "Nome utente"), ("es", "Nombre de usuario"), ("hu", "Fe
 @pytest.mark.parametrize(("language", "word"), ADMIN_USERNAME)
 def test_the_admin_follows_the_operators_language(language, word, client):
     assert word in client.get("/admin/login/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+
+
+def _flat(words: dict[str, Any], prefix: str = "") -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in words.items():
+        if isinstance(value, dict):
+            out.update(_flat(value, f"{prefix}{key}."))
+        else:
+            out[prefix + key] = value
+    return out
+
+
+#: Words that are the same in English and that language (templates of names and numbers; Spanish "total").
+SAME_AS_ENGLISH = {"dealt", "result_line"}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_word_of_the_client_is_in_the_language(language):
+    with translation.override("en"):
+        english = _flat(client_words())
+    with translation.override(language):
+        words = _flat(client_words())
+    same = {key for key, text in words.items() if text == english[key]} - SAME_AS_ENGLISH
+    assert same <= ({"total"} if language == "es" else set()), f"{language}: still in English: {sorted(same)}"
