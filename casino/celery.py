@@ -70,3 +70,23 @@ def _quiet_celery_loggers(logger: Any = None, **_: Any) -> None:
         json_config = settings.LOGGING["formatters"]["json"]
         for handler in logger.handlers:
             handler.setFormatter(JsonFormatter(json_config["fmt"], rename_fields=json_config["rename_fields"]))
+
+
+# --- heartbeats for /readyz and the compose healthchecks (casino/heartbeat.py) -----------------------------------
+@signals.worker_ready.connect
+def _worker_heartbeat(sender: Any = None, **_: Any) -> None:
+    """A worker that consumes the timers' queue is a ``worker``; one that consumes only the lab's a ``lab_worker``."""
+    from django.conf import settings
+
+    from casino import heartbeat
+
+    queues = {queue.name for queue in sender.task_consumer.queues} if sender is not None else set()
+    kind = "worker" if settings.TABLE_TIMER_QUEUE in queues or not queues else "lab_worker"
+    heartbeat.start(kind)
+
+
+@signals.beat_init.connect
+def _beat_heartbeat(**_: Any) -> None:
+    from casino import heartbeat
+
+    heartbeat.start("beat")

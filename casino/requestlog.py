@@ -28,7 +28,7 @@ task_log = logging.getLogger("casino.task")
 
 _context: ContextVar[dict[str, Any] | None] = ContextVar("casino_log_context", default=None)
 _SANE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
-QUIET_PATHS = ("/healthz", "/metrics", "/static/")  # probes and scrapes: counted by the metrics, not logged
+QUIET_PATHS = ("/healthz", "/readyz", "/metrics", "/static/")  # probes and scrapes: counted by the metrics, not logged
 
 
 def current() -> dict[str, Any]:

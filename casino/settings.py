@@ -72,7 +72,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "casino.requestlog.RequestLogMiddleware",  # request id, one log line per request
-    "casino.metrics.RequestMetricsMiddleware",  # requests by method and status, their duration
+    "casino.metrics.RequestMetricsMiddleware",  # requests by route, method and status, their duration
+    "casino.health.ProbeMiddleware",  # /healthz, /readyz: before the host check and the HTTPS redirect
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files (admin, API docs) without a CDN or a web server
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -194,6 +195,15 @@ if LEDGER_RECONCILE_INTERVAL_S > 0:
         "schedule": float(LEDGER_RECONCILE_INTERVAL_S),
         "options": {"expires": float(LEDGER_RECONCILE_INTERVAL_S)},
     }
+
+# --- Health and readiness (casino/health.py, casino/heartbeat.py; docs/operations.md) ---------------------------
+# /healthz: this process reaches PostgreSQL and Redis (liveness). /readyz: the casino as a whole can deal, i.e. also
+# a process of each kind named here wrote its heartbeat within HEARTBEAT_STALE_S. The checkpoint signer joins with
+# READINESS_REQUIRES=worker,beat,signer once it beats (casino.heartbeat.start("signer")).
+READINESS_REQUIRES = env_list("READINESS_REQUIRES", "worker,beat")
+HEARTBEAT_PREFIX = os.environ.get("HEARTBEAT_PREFIX", "casino:alive:")
+HEARTBEAT_INTERVAL_S = float(os.environ.get("HEARTBEAT_INTERVAL_S", "5"))
+HEARTBEAT_STALE_S = float(os.environ.get("HEARTBEAT_STALE_S", "30"))
 
 # --- Metrics (GET /metrics, casino/metrics.py) ------------------------------------------------------------------
 # Off unless one is set: a bearer token Prometheus sends, and/or the addresses (or networks) allowed to scrape.
@@ -322,7 +332,7 @@ SPECTACULAR_SETTINGS = {
 # proxy's X-Forwarded-Proto then tells whether the client used HTTPS (the proxy must set it, never pass it on).
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]  # probes and scrapes over plain HTTP inside the deployment
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]  # probes and scrapes over plain HTTP inside the deployment
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
