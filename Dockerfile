@@ -13,7 +13,8 @@ RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml
       > /tmp/requirements.txt \
  && pip install --no-cache-dir -c constraints.txt -r /tmp/requirements.txt \
  && rm /tmp/requirements.txt \
- && useradd --system --uid 1000 --no-create-home casino
+ && groupadd --system --gid 1000 casino \
+ && useradd --system --uid 1000 --gid 1000 --no-create-home casino
 
 # 2. The code: every app of INSTALLED_APPS, the templates, manage.py (run from /app, on PYTHONPATH: not installed).
 COPY manage.py ./
@@ -26,7 +27,7 @@ COPY tools tools
 RUN DJANGO_SETTINGS_MODULE=casino.settings SECRET_KEY=build DATABASE_URL=postgres://build@localhost/build \
     REDIS_URL=redis://localhost:6379/0 python manage.py collectstatic --noinput
 
-USER casino
+USER 1000:1000
 EXPOSE 8000 8001
 HEALTHCHECK --interval=10s --timeout=5s --retries=5 \
   CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"]

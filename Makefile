@@ -1,5 +1,5 @@
 # The two commands of the README: `make run` and `make test`. Both bootstrap .venv first.
-.PHONY: run test lint install
+.PHONY: run test lint install manage
 
 PY = $(shell scripts/bootstrap.sh)
 
@@ -11,6 +11,10 @@ run:
 
 test:
 	@$(PY) -m casino.devenv test $(ARGS)
+
+# any manage.py command against the running `make run`: make manage ARGS="verify_hands --all"
+manage:
+	@$(PY) -m casino.devenv manage $(ARGS)
 
 lint:
 	@$(PY) -m ruff check .

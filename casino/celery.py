@@ -65,11 +65,11 @@ def _quiet_celery_loggers(logger: Any = None, **_: Any) -> None:
         if name.startswith("celery") and "level" in config:
             logging.getLogger(name).setLevel(config["level"])
     if settings.LOG_FORMAT == "json" and logger is not None:
-        from pythonjsonlogger.json import JsonFormatter
+        from casino.requestlog import JsonUTCFormatter
 
         json_config = settings.LOGGING["formatters"]["json"]
         for handler in logger.handlers:
-            handler.setFormatter(JsonFormatter(json_config["fmt"], rename_fields=json_config["rename_fields"]))
+            handler.setFormatter(JsonUTCFormatter(json_config["fmt"], rename_fields=json_config["rename_fields"]))
 
 
 # --- heartbeats for /readyz and the compose healthchecks (casino/heartbeat.py) -----------------------------------

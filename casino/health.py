@@ -8,11 +8,11 @@ carries ``Retry-After`` like every other 503 of the service.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import redis
 from django.conf import settings
 from django.db import connection
-from collections.abc import Callable
-
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET

@@ -8,8 +8,9 @@ heartbeats; another long-running process (the signer) calls :func:`start` once (
 loop) and adds its kind to ``READINESS_REQUIRES`` (docs/operations.md, "Health and readiness").
 
 ``python -m casino.heartbeat KIND [--here]`` exits 0 when a process of that kind (with ``--here``: one on this
-host, i.e. in this container) is alive: the compose healthcheck of the workers and beat. It reads ``REDIS_URL`` and ``HEARTBEAT_PREFIX`` from the
-environment and loads no Django, so it is cheap enough to run every few seconds.
+host, i.e. in this container) is alive: the compose healthcheck of the workers and beat. It reads ``REDIS_URL``
+and ``HEARTBEAT_PREFIX`` from the environment and loads no Django, so it is cheap enough to run every few
+seconds.
 """
 
 from __future__ import annotations

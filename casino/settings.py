@@ -332,7 +332,8 @@ SPECTACULAR_SETTINGS = {
 # proxy's X-Forwarded-Proto then tells whether the client used HTTPS (the proxy must set it, never pass it on).
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]  # probes and scrapes over plain HTTP inside the deployment
+# probes and scrapes over plain HTTP inside the deployment
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
@@ -363,19 +364,28 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "text": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        # times in ISO 8601, UTC, to the millisecond: 2026-12-01T21:55:43.990Z (casino/requestlog.py)
+        "text": {"()": "casino.requestlog.UTCFormatter", "format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
         "json": {
-            "()": "pythonjsonlogger.json.JsonFormatter",
+            "()": "casino.requestlog.JsonUTCFormatter",
             "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
             "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
         },
     },
-    "filters": {"routine_celery": {"()": "casino.requestlog.RoutineCeleryLines"}},
+    "filters": {
+        "routine_celery": {"()": "casino.requestlog.RoutineCeleryLines"},
+        "suspicious_request": {"()": "casino.requestlog.SuspiciousRequest"},
+    },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         # one line per request and per task comes from casino.request / casino.task; these repeat them
-        "django.server": {"level": "WARNING"},  # runserver's access lines
+        # runserver's access lines (its 4xx and 5xx ones too: casino.request has them)
+        "django.server": {"level": "CRITICAL"},
+        # "Not Found: /x", "Bad Request: /y": casino.request's line says it; a 500's traceback still comes
+        "django.request": {"level": "ERROR"},
+        # a refused admin lookup, a bad Host...: one WARNING line, on the request's own line when in a request
+        "django.security": {"filters": ["suspicious_request"]},
         # Celery's own "Task ... received" / "succeeded in ..." lines and beat's "Sending due task" every 5 s;
         # LOG_CELERY_TASK_LINES=1 keeps them (debugging a worker)
         "celery.app.trace": {"level": "INFO" if LOG_CELERY_TASK_LINES else "WARNING"},
