@@ -80,8 +80,9 @@ def _worker_heartbeat(sender: Any = None, **_: Any) -> None:
 
     from casino import heartbeat
 
-    queues = {queue.name for queue in sender.task_consumer.queues} if sender is not None else set()
-    kind = "worker" if settings.TABLE_TIMER_QUEUE in queues or not queues else "lab_worker"
+    task_consumer = getattr(sender, "task_consumer", None)
+    queues = {queue.name for queue in task_consumer.queues} if task_consumer is not None else set()
+    kind = "lab_worker" if queues and queues <= {settings.HOUSE_EDGE_QUEUE} else "worker"
     heartbeat.start(kind)
 
 
