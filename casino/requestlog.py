@@ -137,9 +137,12 @@ class SuspiciousRequest(logging.Filter):
     """Django logs a refused admin lookup (``?password__regex=``), a bad ``Host`` and its other
     ``SuspiciousOperation``s at ERROR with a traceback. Within a request, the record is dropped and the request's
     own line says it at WARNING (``outcome=DisallowedModelAdminLookup``); elsewhere it becomes one WARNING line
-    without the traceback. Either way one line, and an alert on ERROR lines is not woken by a probe."""
+    without the traceback. Either way one line, and an alert on ERROR lines is not woken by a probe. A filter of
+    the console handler (``LOGGING``)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith("django.security."):
+            return True
         kind = record.name.rsplit(".", 1)[-1]
         context = _context.get()
         if context is not None:

@@ -376,7 +376,10 @@ LOGGING = {
         "routine_celery": {"()": "casino.requestlog.RoutineCeleryLines"},
         "suspicious_request": {"()": "casino.requestlog.SuspiciousRequest"},
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
+    # (a logger's filter does not see its children's records: the handler's does)
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["suspicious_request"]}
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         # one line per request and per task comes from casino.request / casino.task; these repeat them
@@ -384,8 +387,9 @@ LOGGING = {
         "django.server": {"level": "CRITICAL"},
         # "Not Found: /x", "Bad Request: /y": casino.request's line says it; a 500's traceback still comes
         "django.request": {"level": "ERROR"},
-        # a refused admin lookup, a bad Host...: one WARNING line, on the request's own line when in a request
-        "django.security": {"filters": ["suspicious_request"]},
+        # "AXES: Successful login by ...": the request's line says it (the admin's access log keeps every sign-in);
+        # lockouts are still logged, at WARNING
+        "axes": {"level": "WARNING"},
         # Celery's own "Task ... received" / "succeeded in ..." lines and beat's "Sending due task" every 5 s;
         # LOG_CELERY_TASK_LINES=1 keeps them (debugging a worker)
         "celery.app.trace": {"level": "INFO" if LOG_CELERY_TASK_LINES else "WARNING"},
