@@ -137,7 +137,9 @@ def test_the_live_server_prints_one_line_per_request_too(server_env):
     try:
         assert wait_for(lambda: _up(f"{base}/healthz"), 60), "the live server never answered"
         ids = [f"live-{i}-{uuid.uuid4().hex[:8]}" for i in range(2)]
-        assert requests.get(f"{base}/api/v1/tables/1/events?wait=1", headers={"X-Request-ID": ids[0]}).status_code == 401
+        assert (
+            requests.get(f"{base}/api/v1/tables/1/events?wait=1", headers={"X-Request-ID": ids[0]}).status_code == 401
+        )
         assert requests.get(f"{base}/nothing/here", headers={"X-Request-ID": ids[1]}).status_code == 404
     finally:
         lines = _stop(proc)
