@@ -328,7 +328,8 @@ def _record_run(port: str, env: dict[str, str]) -> Path:
 
     RUN_RECORDS.mkdir(parents=True, exist_ok=True)
     path = RUN_RECORDS / f"{port}.json"
-    added = {k: v for k, v in env.items() if os.environ.get(k) != v and k != "PATH"}
+    shell = {"PATH", "PWD", "OLDPWD", "SHLVL", "_", "MAKEFLAGS", "MAKELEVEL", "MFLAGS", "TERM"}
+    added = {k: v for k, v in env.items() if k not in shell}  # also what run took from its own environment
     draft = path.with_suffix(f".{os.getpid()}")
     draft.touch(mode=0o600)
     draft.write_text(json.dumps({"pid": os.getpid(), "port": port, "env": added}))
