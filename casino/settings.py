@@ -196,6 +196,10 @@ if LEDGER_RECONCILE_INTERVAL_S > 0:
         "options": {"expires": float(LEDGER_RECONCILE_INTERVAL_S)},
     }
 
+# --- Admin lists (casino/paginator.py): exact counts up to this many rows (a bounded COUNT), PostgreSQL's estimate
+# ("about N") above
+ADMIN_EXACT_COUNT_UP_TO = env_int("ADMIN_EXACT_COUNT_UP_TO", 10_000)
+
 # --- Health and readiness (casino/health.py, casino/heartbeat.py; docs/operations.md) ---------------------------
 # /healthz: this process reaches PostgreSQL and Redis (liveness). /readyz: the casino as a whole can deal, i.e. also
 # a process of each kind named here wrote its heartbeat within HEARTBEAT_STALE_S. The checkpoint signer joins with
