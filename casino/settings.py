@@ -239,7 +239,7 @@ LIVE_PORT = env_int("LIVE_PORT", env_int("PORT", 8000) + 1)
 # after how long a figure still "computing" is asked for again (its task was lost). HOUSE_EDGE_TASKS off: the
 # figure is never asked for (the test suite, which starts its own worker where it needs one).
 HOUSE_EDGE_TASKS = env_bool("HOUSE_EDGE_TASKS", True)
-HOUSE_EDGE_HANDS = int(os.environ.get("HOUSE_EDGE_HANDS", "100000"))
+HOUSE_EDGE_HANDS = env_int("HOUSE_EDGE_HANDS", 0)  # 0: the published table's size (lab.report.published_spec)
 HOUSE_EDGE_QUEUE = os.environ.get("HOUSE_EDGE_QUEUE", "lab")  # its own worker (Procfile, compose): not the timers'
 HOUSE_EDGE_RETRY_S = float(os.environ.get("HOUSE_EDGE_RETRY_S", "900"))
 
