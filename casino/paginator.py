@@ -76,6 +76,7 @@ class EstimatedCountPaginator(Paginator):
         return max(estimated_count(object_list), seen)
 
     def validate_number(self, number: Any) -> int:
+        self.count  # noqa: B018 - decides count_is_estimate
         if not self.count_is_estimate:
             return super().validate_number(number)
         return self._any_page(number)

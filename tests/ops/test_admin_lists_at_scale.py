@@ -125,7 +125,7 @@ def test_the_big_lists_answer_within_a_statement_budget_without_counting_or_scan
         assert 'id="result_list"' in body, url
 
     # a filter the planner may misjudge still shows one page at a time, with a next page, and a page past the
-    # end is empty rather than an error
+    # end is empty rather than an error (above ADMIN_EXACT_COUNT_UP_TO rows: the count is an estimate)
     first = as_superuser.get(f"/admin/tables/event/?table={table}")
     rows = first.content.decode().count('class="field-version"')
     assert rows == 100  # one page, however many the estimate says
