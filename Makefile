@@ -1,4 +1,5 @@
-# The two commands of the README: `make run` and `make test`. Both bootstrap .venv first.
+# The two commands of the README: `make run` and `make test` (and `make manage` beside a running `make run`).
+# All bootstrap .venv first.
 .PHONY: run test lint install manage
 
 PY = $(shell scripts/bootstrap.sh)
