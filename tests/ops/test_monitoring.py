@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
+import time
+import urllib.request
 
 import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from casino import heartbeat
-from tests.conftest import ROOT
+from tests.conftest import ROOT, child_database_url, free_port, wait_for
 
 pytestmark = pytest.mark.django_db
 
@@ -136,3 +139,45 @@ def test_queue_depth_pool_processes_and_heartbeats_are_exposed(scrape, settings)
         assert name in families, name
     for name in ("casino_db_pool_connections", "casino_db_pool_requests_waiting", "casino_db_pool_errors"):
         assert name in families, name  # declared; their values come from the pooled processes (not the tests')
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_pooled_gunicorn_reports_its_pool_and_process_in_one_scrape(spawn, child_env, tmp_path):
+    """The production settings (psycopg's pool on) under real gunicorn workers in multiprocess mode: the pool's
+    gauges add up the workers' pools, and the process metrics are there."""
+    port = free_port()
+    env = {
+        **child_env,
+        "DJANGO_SETTINGS_MODULE": "casino.settings",
+        "DATABASE_URL": child_database_url(),
+        "SECRET_KEY": secrets.token_urlsafe(40),
+        "DEBUG": "0",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_SSL_REDIRECT": "0",
+        "DB_POOL": "1",
+        "DB_POOL_MIN": "2",
+        "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
+        "METRICS_ALLOW_IPS": "127.0.0.1",
+    }
+    spawn(["-m", "gunicorn", "casino.wsgi:application", "-c", "python:casino.gunicorn_conf",
+           "--bind", f"127.0.0.1:{port}", "--workers", "2"], env=env)  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+
+    def get(path: str) -> int:
+        try:
+            return urllib.request.urlopen(f"{base}{path}", timeout=5).status
+        except OSError:
+            return 0
+
+    assert wait_for(lambda: get("/healthz") == 200, 60)
+    for _ in range(20):  # requests through the pool in both workers (a refusal still checks a connection out)
+        get("/api/v1/tables")
+    time.sleep(1.1)  # the gauges are refreshed at most once a second per process
+    for _ in range(10):
+        get("/healthz")
+    body = urllib.request.urlopen(f"{base}/metrics", timeout=10).read().decode()
+    families = {f.name: f for f in text_string_to_metric_families(body)}
+    size = sum(s.value for s in families["casino_db_pool_connections"].samples)
+    most = sum(s.value for s in families["casino_db_pool_connections_max"].samples)
+    assert size >= 2 and most >= 8, (size, most)  # at least one worker's pool (min 2), its max 8
+    assert "process_resident_memory_bytes" in families and "process_cpu_seconds" in families
