@@ -21,3 +21,4 @@ lint:
 	@$(PY) -m ruff check .
 	@$(PY) -m mypy --strict tables/rules
 	@.venv/bin/lint-imports
+	@.venv/bin/hadolint --failure-threshold info Dockerfile
