@@ -216,6 +216,22 @@ LIVE_AUTH_TIMEOUT_S = float(os.environ.get("LIVE_AUTH_TIMEOUT_S", "10"))
 LIVE_RETRY_AFTER_S = env_int("LIVE_RETRY_AFTER_S", 5)  # Retry-After of a long-poll over the cap
 LIVE_SLOT_TTL_S = env_int("LIVE_SLOT_TTL_S", 60)  # a socket's slot expires unless refreshed (a killed process)
 LIVE_RECHECK_S = float(os.environ.get("LIVE_RECHECK_S", "30"))  # a quiet socket checks Redis for a lost wake-up
+# Hostile clients (API.md v1.2 "Live updates"; docs/security.md, "Hostile clients"): a client frame over this many
+# bytes closes 1009 (uvicorn's --ws-max-size says the same before the frame is read whole); at most this many sockets
+# not yet authenticated per process (beyond: closed 1013 at once); every socket's credentials are checked again this
+# often (a revoked or expired token, a logout, a deactivated account: closed 4401); what one user's sockets are sent,
+# per process, at most this many bytes a second after a burst of LIVE_SEND_BURST_BYTES (a resume storm is paced).
+# Seats (API.md v1.2 "Actions"): one account holds at most this many seats over all tables (409 seat_limit); a seat
+# that took part in no hand for SEAT_IDLE_HANDS hands and SEAT_IDLE_MINUTES minutes (whichever is later) is
+# released by the server (tables/seats.py).
+SEATS_PER_ACCOUNT = env_int("SEATS_PER_ACCOUNT", 4)
+SEAT_IDLE_HANDS = env_int("SEAT_IDLE_HANDS", 3)
+SEAT_IDLE_MINUTES = float(os.environ.get("SEAT_IDLE_MINUTES", "10"))
+LIVE_MAX_FRAME_BYTES = env_int("LIVE_MAX_FRAME_BYTES", 4096)
+LIVE_MAX_UNAUTHENTICATED = env_int("LIVE_MAX_UNAUTHENTICATED", 1000)
+LIVE_REVALIDATE_S = float(os.environ.get("LIVE_REVALIDATE_S", "2"))
+LIVE_SEND_BYTES_PER_S = env_int("LIVE_SEND_BYTES_PER_S", 256 * 1024)
+LIVE_SEND_BURST_BYTES = env_int("LIVE_SEND_BURST_BYTES", 1024 * 1024)
 # Where the table page opens its WebSocket: an origin such as wss://live.example.com (behind a proxy), or empty
 # for the page's own host on LIVE_PORT (make run: PORT + 1)
 LIVE_WS_URL = os.environ.get("LIVE_WS_URL", "")

@@ -43,6 +43,12 @@ class StaleVersion(DomainError):
         )
 
 
+class SeatLimit(DomainError):
+    """The account already holds ``SEATS_PER_ACCOUNT`` seats over all tables (API.md v1.2 "Actions", seats)."""
+
+    code = "seat_limit"
+
+
 class IdempotencyConflict(DomainError):
     """The same idempotency key was used before for a different command."""
 

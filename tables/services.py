@@ -20,12 +20,13 @@ from django.utils import timezone
 
 from ledger import services as ledger
 from tables import pipeline
-from tables.errors import DisputeAlreadyResolved, TableNotFound, TimeoutNotDue
+from tables.errors import DisputeAlreadyResolved, SeatLimit, TableNotFound, TimeoutNotDue
 from tables.models import Dispute, Hand, PlayerProfile, Table, TableSeat
 from tables.pipeline import Outcome
 from tables.rules import (
     Context,
     DomainError,
+    InsufficientFunds,
     LeaveSeat,
     SetClientSeed,
     SitDown,
@@ -80,12 +81,18 @@ def table_sit(
     expected_version: int | None = None,
     idempotency_key: str | None = None,
 ) -> Outcome:
-    """Take a seat (the lowest free one when ``seat`` is None)."""
+    """Take a seat (the lowest free one when ``seat`` is None).
+
+    API.md v1.2 seats, checked in the command's transaction (the table row locked): the wallet holds at least the
+    table's ``min_bet`` (409 ``insufficient_funds``), and the account holds fewer than ``SEATS_PER_ACCOUNT`` seats
+    over all tables (409 ``seat_limit``; the account's sits queue on one lock, so two at once cannot pass it)."""
     client_seed = player_client_seed(user=user)
     uid = _uid(user)
     username = user.get_username()
 
     def build(ctx: Context, state: TableState) -> SitDown:
+        if state.config is not None and state.seat_of(uid) is None:
+            _check_may_sit(table_id=table_id, user_id=user.pk, wallet=ctx.wallets.get(uid, 0), min_bet=state.config.min_bet)
         return SitDown(ctx=ctx, player_id=uid, username=username, seat=seat, client_seed=client_seed)
 
     return pipeline.execute(
@@ -96,6 +103,21 @@ def table_sit(
         expected_version=expected_version,
         idempotency_key=idempotency_key,
     )
+
+
+def _check_may_sit(*, table_id: int, user_id: int, wallet: int, min_bet: int) -> None:
+    if wallet < min_bet:
+        raise InsufficientFunds(
+            f"sitting at this table needs at least {min_bet} chips in the wallet", {"min_bet": min_bet, "balance": wallet}
+        )
+    with connection.cursor() as cursor:  # this account's sits one at a time, until the transaction ends
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext('casino.seats'), %s)", [user_id])
+    held = TableSeat.objects.filter(user_id=user_id).exclude(table_id=table_id).count()
+    if held >= settings.SEATS_PER_ACCOUNT:
+        raise SeatLimit(
+            f"an account holds at most {settings.SEATS_PER_ACCOUNT} seats at once; leave a table first",
+            {"limit": settings.SEATS_PER_ACCOUNT, "held": held},
+        )
 
 
 def table_leave(
