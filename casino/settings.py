@@ -71,6 +71,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "casino.proxy.trusted_proxy_middleware",  # first: the client's address from the proxy (casino/proxy.py)
     "casino.requestlog.RequestLogMiddleware",  # request id, one log line per request
     "casino.metrics.RequestMetricsMiddleware",  # requests by method and status, their duration
     "django.middleware.security.SecurityMiddleware",
@@ -83,6 +84,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a locked sign-in into casino.login_lockout's 429
 ]
+
+# The buffering proxy's addresses (docker/nginx/; casino/proxy.py): X-Real-IP is believed from these only.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
 
 ROOT_URLCONF = "casino.urls"
 WSGI_APPLICATION = "casino.wsgi.application"
@@ -257,17 +261,25 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
-# Sign-in lockout (casino/login_lockout.py, django-axes): the admin login and POST /auth/token alike. After
-# LOGIN_FAILURE_LIMIT failures for one username (from anywhere) or from one address (any usernames), signing in
-# is refused, the right password included, until an operator unlocks it or the cool-off passes (0: never).
+# Sign-in lockout (casino/login_lockout.py, django-axes with its own handler; API.md v1.2): failures counted per
+# account and address pair (LOGIN_FAILURE_LIMIT locks that account from that address) and per account
+# (LOGIN_ACCOUNT_FAILURE_LIMIT locks it from everywhere), over LOGIN_FAILURE_WINDOW_S; a lock lasts
+# LOGIN_LOCKOUT_BASE_S, doubled by each further failure up to LOGIN_LOCKOUT_MAX_S. A success clears its own pair.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
-AXES_COOLOFF_TIME = timedelta(seconds=env_int("LOGIN_LOCKOUT_COOLOFF_S", 3600)) or None
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_ACCOUNT_FAILURE_LIMIT = env_int("LOGIN_ACCOUNT_FAILURE_LIMIT", 20)
+LOGIN_LOCKOUT_BASE_S = env_int("LOGIN_LOCKOUT_BASE_S", 60)
+LOGIN_LOCKOUT_MAX_S = env_int("LOGIN_LOCKOUT_MAX_S", 3600)
+LOGIN_FAILURE_WINDOW_S = env_int("LOGIN_FAILURE_WINDOW_S", 24 * 3600)
+AXES_HANDLER = "casino.login_lockout.PairLockoutHandler"
+AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = timedelta(seconds=LOGIN_FAILURE_WINDOW_S)  # failures older than the window are forgotten
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # refused while locked: not counted, the lock does not grow
 AXES_CLIENT_IP_CALLABLE = "casino.login_lockout.client_ip"
 AXES_USERNAME_CALLABLE = "casino.login_lockout.login_username"
 AXES_LOCKOUT_CALLABLE = "casino.login_lockout.lockout_response"

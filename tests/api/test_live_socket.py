@@ -145,19 +145,21 @@ def test_a_socket_gets_every_event_of_a_hand_in_order_across_a_reconnect(asgi_se
     assert settled == [unchained(e) for e in rest if e["type"] in kinds]
 
 
-def test_a_commit_outside_the_api_reaches_the_socket(asgi_server, as_staff, as_player, make_user):
+def test_a_commit_outside_the_api_reaches_the_socket(asgi_server, as_staff, as_player, make_user, fund):
     """The after-commit publish of any process (here a service call, as a Celery timer would) wakes sockets."""
     table = create_table(as_staff, "classic")
     socket = Socket.open(asgi_server, table["id"], token_of(as_player))
     socket.recv()
     started = time.monotonic()
-    services.table_sit(table_id=table["id"], user=make_user("late"))
+    late = make_user("late")
+    fund(late, 100)  # sitting needs the table's min_bet (API.md v1.2)
+    services.table_sit(table_id=table["id"], user=late)
     message = socket.recv(timeout=5)
     assert time.monotonic() - started < 2
     assert [e["type"] for e in message["events"]] == ["SeatTaken"] and message["last_seq"] == 3
 
 
-def test_a_lost_notification_only_delays_the_socket(asgi_server, as_staff, as_player, make_user, monkeypatch):
+def test_a_lost_notification_only_delays_the_socket(asgi_server, as_staff, as_player, make_user, fund, monkeypatch):
     """The commit records its version but its pub/sub message is lost (Redis pub/sub down at that instant):
     the quiet socket checks the recorded version after LIVE_RECHECK_S and sends the event anyway."""
     table = create_table(as_staff, "classic")
@@ -167,7 +169,9 @@ def test_a_lost_notification_only_delays_the_socket(asgi_server, as_staff, as_pl
         notify.client().set(notify.latest_key(table_id), version)
 
     monkeypatch.setattr(notify, "publish", record_only)
-    services.table_sit(table_id=table["id"], user=make_user("unheard"))
+    unheard = make_user("unheard")
+    fund(unheard, 100)
+    services.table_sit(table_id=table["id"], user=unheard)
     message = socket.recv(timeout=LIVE_TEST_RECHECK_S + 5)
     assert [e["type"] for e in message["events"]] == ["SeatTaken"] and message["last_seq"] == 3
 
