@@ -41,6 +41,7 @@ from rest_framework.throttling import BaseThrottle
 
 from casino.api.errors import error_body
 from casino.api.throttling import AUTH_THROTTLES
+from casino.hashing import HashingBusy
 
 LOCKED_MESSAGE = "Too many attempts, try again in {minutes} minutes."
 
@@ -159,4 +160,9 @@ def admin_login(request: HttpRequest, extra_context: dict[str, Any] | None = Non
                 return HttpResponse(
                     message, status=429, content_type="text/plain; charset=utf-8", headers={"Retry-After": str(wait)}
                 )
-    return admin.site.login(request, extra_context)
+    try:
+        return admin.site.login(request, extra_context)
+    except HashingBusy as busy:
+        return HttpResponse(
+            str(busy.detail), status=429, content_type="text/plain; charset=utf-8", headers={"Retry-After": "1"}
+        )

@@ -257,6 +257,15 @@ CACHES = {
 }
 
 # --- Auth, API -----------------------------------------------------------------------------------------------
+# Password hashing (casino/hashing.py): Django's PBKDF2, at most PASSWORD_HASH_CONCURRENCY hashes at once per
+# process; a hash that waits PASSWORD_HASH_WAIT_S for a slot is 429 throttled. The same algorithm name as Django's:
+# stored hashes need no change.
+PASSWORD_HASHERS = [
+    "casino.hashing.BoundedPBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+]
+PASSWORD_HASH_CONCURRENCY = env_int("PASSWORD_HASH_CONCURRENCY", 2)
+PASSWORD_HASH_WAIT_S = float(os.environ.get("PASSWORD_HASH_WAIT_S", "5"))
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
