@@ -1299,7 +1299,8 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
     stack.define_processes()
     stack.start_all()
     edge = f", behind nginx on :{stack.edge_port}" if stack.edge_port is not None else " (no nginx: not behind a proxy)"
-    say(f"stack up: gunicorn {args.web_workers}x{args.threads} on :{stack.web_port}{edge}, worker, beat; {len(seats)} bots")
+    web = f"gunicorn {args.web_workers}x{args.threads} on :{stack.web_port}"
+    say(f"stack up: {web}{edge}, worker, beat; {len(seats)} bots")
     stop_bots = threading.Event()
     stop_monitors = threading.Event()
     rng = random.Random(args.seed)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+
 from django.conf import settings
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from rest_framework.exceptions import Throttled

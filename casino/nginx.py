@@ -12,6 +12,7 @@ overrides; ``.ci/run`` installs it when missing).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -65,7 +66,12 @@ def render(template: str, variables: Mapping[str, str]) -> str:
 def configuration(prefix: Path, *, port: int, web: str, live: str, real_ip_from: str = NO_BALANCER) -> str:
     server = render(
         TEMPLATE.read_text(),
-        {"NGINX_PORT": f"127.0.0.1:{port}", "WEB_UPSTREAM": web, "LIVE_UPSTREAM": live, "NGINX_REAL_IP_FROM": real_ip_from},
+        {
+            "NGINX_PORT": f"127.0.0.1:{port}",
+            "WEB_UPSTREAM": web,
+            "LIVE_UPSTREAM": live,
+            "NGINX_REAL_IP_FROM": real_ip_from,
+        },
     )
     return MAIN_CONF.format(prefix=prefix, server=server)
 
@@ -97,7 +103,9 @@ def running(*, port: int, web: str, live: str, prefix: Path | None = None) -> It
         deadline = time.monotonic() + 10
         while not _listening(port):
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"nginx did not start: {(root / 'error.log').read_text() if (root / 'error.log').exists() else ''}")
+                raise RuntimeError(
+                    f"nginx did not start: {(root / 'error.log').read_text() if (root / 'error.log').exists() else ''}"
+                )
             time.sleep(0.05)
         yield proc
     finally:
@@ -120,11 +128,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--prefix", type=Path, default=None, help="its files (default: a temporary directory)")
     args = parser.parse_args(argv)
     with running(port=args.port, web=args.web, live=args.live, prefix=args.prefix) as proc:
-        print(f"nginx on http://127.0.0.1:{args.port}/ in front of {args.web} (REST) and {args.live} (live); Ctrl-C stops it")
-        try:
+        print(f"nginx on :{args.port} before {args.web} (REST) and {args.live} (live); Ctrl-C stops it")
+        with contextlib.suppress(KeyboardInterrupt):
             proc.wait()
-        except KeyboardInterrupt:
-            pass
 
 
 if __name__ == "__main__":

@@ -92,7 +92,8 @@ def table_sit(
 
     def build(ctx: Context, state: TableState) -> SitDown:
         if state.config is not None and state.seat_of(uid) is None:
-            _check_may_sit(table_id=table_id, user_id=user.pk, wallet=ctx.wallets.get(uid, 0), min_bet=state.config.min_bet)
+            wallet = ctx.wallets.get(uid, 0)
+            _check_may_sit(table_id=table_id, user_id=user.pk, wallet=wallet, min_bet=state.config.min_bet)
         return SitDown(ctx=ctx, player_id=uid, username=username, seat=seat, client_seed=client_seed)
 
     return pipeline.execute(
@@ -108,7 +109,8 @@ def table_sit(
 def _check_may_sit(*, table_id: int, user_id: int, wallet: int, min_bet: int) -> None:
     if wallet < min_bet:
         raise InsufficientFunds(
-            f"sitting at this table needs at least {min_bet} chips in the wallet", {"min_bet": min_bet, "balance": wallet}
+            f"sitting at this table needs at least {min_bet} chips in the wallet",
+            {"min_bet": min_bet, "balance": wallet},
         )
     with connection.cursor() as cursor:  # this account's sits one at a time, until the transaction ends
         cursor.execute("SELECT pg_advisory_xact_lock(hashtext('casino.seats'), %s)", [user_id])

@@ -173,7 +173,9 @@ def test_the_auditor_sees_lockouts_but_cannot_unlock(make_staff, as_auditor, set
     attempt = AccessAttempt.objects.get(username=victim.username.lower())
     assert victim.username.lower() in as_auditor.get("/admin/axes/accessattempt/").content.decode()
     assert as_auditor.post(f"/admin/axes/accessattempt/{attempt.pk}/delete/", {"post": "yes"}).status_code == 403
-    refused = as_auditor.post("/admin/axes/accessattempt/", {"action": "unlock_usernames", "_selected_action": [attempt.pk]})
+    refused = as_auditor.post(
+        "/admin/axes/accessattempt/", {"action": "unlock_usernames", "_selected_action": [attempt.pk]}
+    )
     assert refused.status_code in (200, 302, 403)
     assert AccessAttempt.objects.filter(pk=attempt.pk).exists()
 

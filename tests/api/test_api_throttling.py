@@ -139,7 +139,7 @@ def test_with_the_cache_down_requests_are_let_through(anon, settings, monkeypatc
 
 def test_a_scope_set_to_none_is_not_throttled(anon, settings):
     use_rates(settings)
-    settings.LOGIN_FAILURE_LIMIT = 1000  # the sign-in lockout is another guard (tests/admin/test_admin_login_lockout.py)
+    settings.LOGIN_FAILURE_LIMIT = 1000  # the sign-in lockout: another guard (tests/admin/test_admin_login_lockout.py)
     ip = fresh_ip()
     assert {anon.post(TOKEN, WRONG, format="json", REMOTE_ADDR=ip).status_code for _ in range(20)} == {400}
 
