@@ -179,6 +179,20 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     },
 }
 
+# Seats (API.md v1.2 "Actions"): one account holds at most this many seats over all tables (409 seat_limit); a seat
+# that took part in no hand for SEAT_IDLE_HANDS hands and SEAT_IDLE_MINUTES minutes (whichever is later) is
+# released by the server (tables/idle_seats.py, swept by beat).
+SEATS_PER_ACCOUNT = env_int("SEATS_PER_ACCOUNT", 4)
+SEAT_IDLE_HANDS = env_int("SEAT_IDLE_HANDS", 3)
+SEAT_IDLE_MINUTES = float(os.environ.get("SEAT_IDLE_MINUTES", "10"))
+SEAT_IDLE_SWEEP_INTERVAL_S = float(os.environ.get("SEAT_IDLE_SWEEP_INTERVAL_S", "60"))
+if SEAT_IDLE_SWEEP_INTERVAL_S > 0:  # idle seats released (tables/idle_seats.py)
+    CELERY_BEAT_SCHEDULE["release-idle-seats"] = {
+        "task": "tables.release_idle_seats",
+        "schedule": SEAT_IDLE_SWEEP_INTERVAL_S,
+        "options": {"queue": TABLE_TIMER_QUEUE, "expires": SEAT_IDLE_SWEEP_INTERVAL_S},
+    }
+
 # --- Retention and periodic checks (docs/operations.md) -------------------------------------------------------
 # The API's stored answers to Idempotency-Key requests are purged after this many hours (a client retries a
 # request within minutes; a week covers any reasonable retry, and the events keep their own keys forever).
@@ -225,12 +239,6 @@ LIVE_RECHECK_S = float(os.environ.get("LIVE_RECHECK_S", "30"))  # a quiet socket
 # not yet authenticated per process (beyond: closed 1013 at once); every socket's credentials are checked again this
 # often (a revoked or expired token, a logout, a deactivated account: closed 4401); what one user's sockets are sent,
 # per process, at most this many bytes a second after a burst of LIVE_SEND_BURST_BYTES (a resume storm is paced).
-# Seats (API.md v1.2 "Actions"): one account holds at most this many seats over all tables (409 seat_limit); a seat
-# that took part in no hand for SEAT_IDLE_HANDS hands and SEAT_IDLE_MINUTES minutes (whichever is later) is
-# released by the server (tables/seats.py).
-SEATS_PER_ACCOUNT = env_int("SEATS_PER_ACCOUNT", 4)
-SEAT_IDLE_HANDS = env_int("SEAT_IDLE_HANDS", 3)
-SEAT_IDLE_MINUTES = float(os.environ.get("SEAT_IDLE_MINUTES", "10"))
 LIVE_MAX_FRAME_BYTES = env_int("LIVE_MAX_FRAME_BYTES", 4096)
 LIVE_MAX_UNAUTHENTICATED = env_int("LIVE_MAX_UNAUTHENTICATED", 1000)
 LIVE_REVALIDATE_S = float(os.environ.get("LIVE_REVALIDATE_S", "2"))

@@ -56,6 +56,13 @@ class IdempotencyConflict(DomainError):
 
 
 # --- conditions the shell handles itself ----------------------------------------------------------------------------
+class SeatNotIdle(Exception):
+    """A seat the idle sweep found is not idle any more (its player took part, left, or sat down again)."""
+
+    def __init__(self, table_id: int, user_id: int) -> None:
+        super().__init__(f"the seat of user {user_id} at table {table_id} is not idle")
+
+
 class ConcurrencyConflict(Exception):
     """Another command appended to the stream first: the expected version is taken.
 

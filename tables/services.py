@@ -20,7 +20,8 @@ from django.utils import timezone
 
 from ledger import services as ledger
 from tables import pipeline
-from tables.errors import DisputeAlreadyResolved, SeatLimit, TableNotFound, TimeoutNotDue
+from tables.errors import DisputeAlreadyResolved, SeatLimit, SeatNotIdle, TableNotFound, TimeoutNotDue
+from tables.idle_seats import idle_seats, idleness
 from tables.models import Dispute, Hand, PlayerProfile, Table, TableSeat
 from tables.pipeline import Outcome
 from tables.rules import (
@@ -28,6 +29,7 @@ from tables.rules import (
     DomainError,
     InsufficientFunds,
     LeaveSeat,
+    ReleaseIdleSeat,
     SetClientSeed,
     SitDown,
     TableState,
@@ -135,6 +137,35 @@ def table_leave(
         expected_version=expected_version,
         idempotency_key=idempotency_key,
     )
+
+
+def table_release_idle_seat(*, table_id: int, user_id: int) -> int:
+    """Release the seat of ``user_id`` if it is idle (``tables.idle_seats``; checked again with the table locked):
+    ``SeatLeft`` with reason ``idle``. Returns the number of events appended (0: not idle, or no seat)."""
+
+    def build(ctx: Context, state: TableState) -> ReleaseIdleSeat:
+        if state.seat_of(str(user_id)) is None or idleness(table_id, user_id) is None:
+            raise SeatNotIdle(table_id, user_id)
+        return ReleaseIdleSeat(ctx=ctx, player_id=str(user_id))
+
+    try:
+        outcome = pipeline.execute(table_id=table_id, build=build, actor_id=None, reason="idle_seat")
+    except (SeatNotIdle, TableNotFound):
+        return 0
+    return len(outcome.events)
+
+
+def sweep_idle_seats(*, limit: int = 500) -> int:
+    """Release every idle seat (at most ``limit`` a run); one that fails (logged) does not stop the others."""
+    released = 0
+    for seat in idle_seats(limit=limit):
+        try:
+            released += 1 if table_release_idle_seat(table_id=seat.table_id, user_id=seat.user_id) else 0
+        except DomainError:  # in the hand in play meanwhile: not idle any more
+            continue
+        except Exception:
+            log.exception("idle seats: releasing user %s at table %s failed", seat.user_id, seat.table_id)
+    return released
 
 
 def table_act(
