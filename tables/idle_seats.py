@@ -48,7 +48,9 @@ def idleness(table_id: int, user_id: int, now: datetime | None = None) -> IdleSe
     if last_hand is not None:
         since = last_hand.hand.settled_at or last_hand.hand.opened_at
     sat = (
-        Event.objects.filter(table_id=table_id, type="SeatTaken", version__gt=after_version, data__player_id=str(user_id))
+        Event.objects.filter(
+            table_id=table_id, type="SeatTaken", version__gt=after_version, data__player_id=str(user_id)
+        )
         .order_by("-version")
         .values_list("version", "recorded_at")
         .first()
