@@ -148,7 +148,7 @@ def release_idle(tx: Tx, cmd: ReleaseIdleSeat) -> None:
     was_banker = tx.state.banker_seat == seat.seat
     tx.emit(SeatLeft(seat=seat.seat, player_id=cmd.player_id, reason=LeaveReason.IDLE))
     if was_banker:
-        _vacate_bank(tx, seat.seat, BankReason.LEFT)
+        pass_bank_from(tx, seat.seat, BankReason.LEFT)
 
 
 def sit_out(tx: Tx, cmd: SitOut) -> None:
