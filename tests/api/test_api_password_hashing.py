@@ -36,13 +36,13 @@ def slow_hashes(settings: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, int
     guard = threading.Lock()
     real = hashers.pbkdf2
 
-    def slow(*args: Any, **kwargs: Any) -> bytes:
+    def slow(password: str, salt: str, iterations: int, *args: Any, **kwargs: Any) -> bytes:
         with guard:
             seen["now"] += 1
             seen["peak"] = max(seen["peak"], seen["now"])
         try:
             time.sleep(HASH_S)
-            return real(*args, **{**kwargs, "iterations": 1000})
+            return real(password, salt, 1000, *args, **kwargs)
         finally:
             with guard:
                 seen["now"] -= 1
