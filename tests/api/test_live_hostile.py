@@ -171,6 +171,7 @@ def test_sockets_dropped_mid_push_free_their_slots(asgi_server, as_staff, player
         for socket in dropped:
             _drop(socket)
         wait_for_free_slot(player.pk, 1, timeout=10)
+        assert healthz_latency(asgi_server) < NORMAL_S
     fresh = [Socket.open(asgi_server, table_id, token) for _ in range(LIVE_TEST_CAP)]
     for socket in fresh:
         assert socket.recv()["last_seq"] >= 300
