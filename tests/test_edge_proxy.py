@@ -29,7 +29,7 @@ from websockets.sync.client import connect
 from casino.nginx import nginx_binary, running
 from casino.tokens import issue_token
 from tables.store import load_stream
-from tests.conftest import child_database_url, free_port, wait_for
+from tests.conftest import child_database_url, free_port, healthy, wait_for
 from tests.store.play import make_players, make_table
 
 pytestmark = [
@@ -39,14 +39,6 @@ pytestmark = [
 
 SLOW_SENDERS = 200
 P99_LIMIT_S = 0.200
-
-
-def _healthy(base: str) -> bool:
-    try:
-        with urllib.request.urlopen(base + "/healthz", timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 def _request(
@@ -79,7 +71,7 @@ def stack(spawn: Any, child_env: dict[str, str]) -> Iterator[dict[str, str]]:
     spawn(uvicorn, env=env)
     web, live = f"http://127.0.0.1:{web_port}", f"http://127.0.0.1:{live_port}"
     for base in (web, live):
-        assert wait_for(lambda b=base: _healthy(b), 60), f"{base} never became healthy"
+        assert wait_for(lambda b=base: healthy(b), 60), f"{base} never became healthy"
     with running(port=edge_port, web=f"127.0.0.1:{web_port}", live=f"127.0.0.1:{live_port}"):
         yield {"edge": f"http://127.0.0.1:{edge_port}", "web": web, "live": live, "edge_port": str(edge_port)}
 

@@ -51,6 +51,16 @@ def _play_until(client: Any, table_id: int, done: Any) -> None:
     raise AssertionError("the hands did not come")
 
 
+def _squatter(table_id: int, make_user: Any, client_for: Any, fund: Any) -> tuple[Any, Any, int]:
+    """A player with chips who sits down and sits out: (user, his client, the version of his SeatTaken)."""
+    squatter = make_user("squat")
+    fund(squatter, 1_000)
+    other = client_for(squatter)
+    ok(other.post(f"/api/v1/tables/{table_id}/seats", {}, format="json"), 201)
+    ok(other.post(f"/api/v1/tables/{table_id}/actions", {"action": "sit_out"}, format="json"))
+    return squatter, other, _sat_version(table_id, squatter)
+
+
 def _seated(table_id: int) -> set[int]:
     return set(TableSeat.objects.filter(table_id=table_id).values_list("user_id", flat=True))
 
@@ -61,12 +71,7 @@ def test_a_seat_sitting_out_for_three_hands_is_released_with_an_idle_event(
     settings.SEAT_IDLE_MINUTES = 0
     settings.SEAT_IDLE_HANDS = 3
     client, table_id = house_table
-    squatter = make_user("squat")
-    fund(squatter, 1_000)
-    other = client_for(squatter)
-    ok(other.post(f"/api/v1/tables/{table_id}/seats", {}, format="json"), 201)
-    ok(other.post(f"/api/v1/tables/{table_id}/actions", {"action": "sit_out"}, format="json"))
-    sat = _sat_version(table_id, squatter)
+    squatter, other, sat = _squatter(table_id, make_user, client_for, fund)
     _play_until(client, table_id, lambda: _hands_since(table_id, sat) >= 2)
     assert _hands_since(table_id, sat) == 2
     assert services.sweep_idle_seats() == 0  # two hands dealt without him: not yet
@@ -86,12 +91,7 @@ def test_hands_alone_are_not_enough_the_minutes_must_pass_too(house_table, make_
     settings.SEAT_IDLE_MINUTES = 10
     settings.SEAT_IDLE_HANDS = 3
     client, table_id = house_table
-    squatter = make_user("squat")
-    fund(squatter, 1_000)
-    other = client_for(squatter)
-    ok(other.post(f"/api/v1/tables/{table_id}/seats", {}, format="json"), 201)
-    ok(other.post(f"/api/v1/tables/{table_id}/actions", {"action": "sit_out"}, format="json"))
-    sat = _sat_version(table_id, squatter)
+    squatter, _, sat = _squatter(table_id, make_user, client_for, fund)
     _play_until(client, table_id, lambda: _hands_since(table_id, sat) >= 4)
     assert services.sweep_idle_seats() == 0
     assert squatter.pk in _seated(table_id)
