@@ -15,6 +15,7 @@ from game_helpers import create_table, ok
 from tables import services
 from tables.idle_seats import idleness
 from tables.models import Event, Hand, TableSeat
+from tables.verify import verification_ok, verify_hand
 
 pytestmark = pytest.mark.django_db
 
@@ -85,6 +86,10 @@ def test_a_seat_sitting_out_for_three_hands_is_released_with_an_idle_event(
     assert left[0]["data"]["player_id"] == str(squatter.pk)
     assert services.sweep_idle_seats() == 0  # nothing more to release
     ok(other.post(f"/api/v1/tables/{table_id}/seats", {}, format="json"), 201)  # he may sit again
+    settled = Hand.objects.filter(table_id=table_id).count()
+    _play_until(client, table_id, lambda: Hand.objects.filter(table_id=table_id, status="settled").count() >= settled)
+    for hand in Hand.objects.filter(table_id=table_id, status="settled"):  # the release replays like any command
+        assert verification_ok(verify_hand(hand, full=True)), hand.pk
 
 
 def test_hands_alone_are_not_enough_the_minutes_must_pass_too(house_table, make_user, client_for, fund, settings):
