@@ -13,7 +13,7 @@ from celery import shared_task
 from casino import metrics, requestlog
 from tables.after_commit import FIRE_TIMEOUT, SIGN_CHECKPOINTS
 from tables.errors import TimeoutNotDue
-from tables.services import sweep_overdue_tables, table_timeout
+from tables.services import sweep_idle_seats, sweep_overdue_tables, table_timeout
 from tables.signer import pending_tables, sign_table
 
 
@@ -66,3 +66,11 @@ def sign_pending_checkpoints() -> int:
         signed += sign_table(table_id).signed is not None
     requestlog.note(signed=signed, outcome="signed" if signed else "idle", quiet=not signed)
     return signed
+
+
+@shared_task(name="tables.release_idle_seats", ignore_result=True)
+def release_idle_seats() -> int:
+    """Release the seats that took part in no hand for a while (API.md v1.2 seats; tables/idle_seats.py)."""
+    released = sweep_idle_seats()
+    requestlog.note(released=released, outcome="released" if released else "idle", quiet=not released)
+    return released
