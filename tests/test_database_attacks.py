@@ -22,7 +22,6 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.db import DatabaseError, connection, transaction
 
 from ledger.accounts import wallet_for
@@ -60,7 +59,12 @@ def casino() -> dict[str, Any]:
     play_hands(table, players, 1, random.Random(26))
     wallet = wallet_for(players[0])
     bankroll = _rows("SELECT id FROM ledger_account WHERE kind = 'bankroll' AND code LIKE %s", [f"%:table:{table.pk}"])
-    return {"table": table.pk, "wallet": wallet.pk, "bankroll": bankroll[0][0] if bankroll else None}
+    return {
+        "table": table.pk,
+        "wallet": wallet.pk,
+        "bankroll": bankroll[0][0] if bankroll else None,
+        "players": players,
+    }
 
 
 @contextmanager
@@ -198,7 +202,7 @@ def test_the_checkpoint_squat_is_refused_and_the_table_plays_on(casino):
     )
     assert _everything() == before
     # the table plays on: its next hands end, are signed and verify
-    players = list(get_user_model().objects.filter(username__startswith="atk"))
+    players = casino["players"]
     play_hands(Table.objects.get(pk=table), players, 2, random.Random(27))
     signed = _rows("SELECT count(*) FROM tables_checkpoint WHERE table_id = %s AND version > %s", [table, version])
     assert signed[0][0] >= 2
