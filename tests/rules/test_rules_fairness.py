@@ -10,7 +10,10 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rules_helpers import entropy_for
+from rules_random_play import PRESETS, RandomTable
 
 from tables.rules import (
     CardDealt,
@@ -217,3 +220,36 @@ def _old_table(preset: str) -> tuple[TableState, list[Any]]:
         state,
     )
     return state, events + more
+
+
+# -- contract v1.2: a whole hand ahead, at every preset and bank ---------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(PRESETS), st.sampled_from(["player", "house"]), st.integers(1, 4), st.randoms())
+def test_every_hand_is_committed_before_the_hand_before_it_deals_and_never_recommitted(
+    preset: str, bank: str, punters: int, rng: Any
+) -> None:
+    table = RandomTable(rng, preset, bank)
+    table.setup(punters)
+    committed: dict[int, int] = {}  # hand -> the command (step index) that committed it
+    opened: dict[int, int] = {}
+    first_card: dict[int, int] = {}
+    for _ in table.run(150):
+        pass
+    for index, step in enumerate(table.steps):  # from the table's creation on
+        for event in step.events:
+            if isinstance(event, SeedCommitted):
+                assert event.number not in committed, "a committed seed was committed again"
+                committed[event.number] = index
+            elif isinstance(event, HandOpened):
+                opened[event.number] = index
+            elif isinstance(event, CardDealt):
+                first_card.setdefault(event.number, index)
+    for number, at in first_card.items():
+        # committed in an earlier command than the hand's first card, and before the hand before it dealt
+        assert committed[number] < at, (number, committed, first_card)
+        if number >= 2:
+            assert committed[number] < first_card.get(number - 1, at), (number, committed, first_card)
+        if number >= 3:
+            assert committed[number] <= opened[number - 2], (number, committed, opened)
