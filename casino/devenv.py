@@ -303,7 +303,7 @@ def cmd_run(args: list[str]) -> int:
         live = f"127.0.0.1:{live_port}"
         log(f"  live (ASGI: WebSocket and long-polls) ws://{live}/ws/v1/tables/<id>")
         log(f"                                        http://{live}/api/v1/tables/<id>/events?wait=30")
-        log(f"  table page {base}/play/tables/1/")
+        log(f"  play       {base}/play/ (the player client: sign in as alice, bob, carol or dave)")
         log(f"  demo accounts operator, auditor, alice, bob, carol, dave: password {env['DEMO_PASSWORD']}")
         log("  (kept in .local/demo_password; listening on 127.0.0.1 only: HOST=0.0.0.0 make run to open it)")
         log("Ctrl-C stops the web server, the live server, the Celery worker and Celery beat together.")

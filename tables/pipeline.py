@@ -40,6 +40,7 @@ from tables.rules import (
     handle,
     without_secrets,
 )
+from tables.rules.chainhash import HASH_FORM
 from tables.store import StoredEvent, Write, chain, events_of_idempotent_command, insert
 
 MAX_ATTEMPTS = 5
@@ -55,6 +56,7 @@ class Outcome:
     repeated: bool = False  # an idempotent repeat: the first outcome's events, nothing new written
     name: str = ""  # the table's name
     hand_id: int | None = None  # the read model's id of the current (or last) hand after the command
+    ended_hand_id: int | None = None  # the id of the hand this command ended (the table view's ``last_hand``)
     wallets: dict[str, int] | None = None  # wallets of the seated players and the actor after the command
 
 
@@ -178,13 +180,17 @@ def _attempt(
         "actor_username": actor_username,
         "command_version": first_version,
         "request_id": request_id,
+        "hash_form": HASH_FORM,  # the chain hash covers what the event shows (tables.rules.chainhash)
     }
     if reason:
         common["reason"] = reason
     if idempotency_key is not None:
         common["idempotency_key"] = idempotency_key
     first_metadata = {**common, "command": command_json, "fingerprint": _fingerprint(command_json)}
-    encoded = [engine.encode(event, first_metadata if i == 0 else common) for i, event in enumerate(new_events)]
+    encoded = [
+        engine.encode(event, first_metadata if i == 0 else common, table_id=table_id)
+        for i, event in enumerate(new_events)
+    ]
     now = timezone.now()
     chained = chain(
         stream_id=table_id, expected_version=state.version, prev_hash=loaded.last_hash, events=encoded, recorded_at=now
@@ -213,6 +219,10 @@ def _attempt(
     last_hash = stored[-1].hash
     transaction.on_commit(lambda: engine.remember(table_id, new_state, last_hash))
     transaction.on_commit(lambda: after_commit.table_changed(table_id, new_state))
+    ended_hand_id = None
+    if new_state.last_hand is not None and new_state.last_hand is not state.last_hand:
+        ended = new_state.last_hand.hand.number
+        ended_hand_id = hand_ids.get(ended, current_hand_id if state.hand and state.hand.number == ended else None)
     if new_state.hand is not None and new_state.hand.number in hand_ids:
         current_hand_id = hand_ids[new_state.hand.number]
     return Outcome(
@@ -221,6 +231,7 @@ def _attempt(
         stored,
         name=loaded.name,
         hand_id=current_hand_id,
+        ended_hand_id=ended_hand_id,
         wallets=wallets_after(wallets, new_events),
     )
 

@@ -231,6 +231,9 @@ class CurrentHandSerializer(serializers.Serializer):
     phase = serializers.CharField()
     stake = serializers.IntegerField(allow_null=True, help_text="S under bank_fixed.")
     turn = TurnSerializer(allow_null=True)
+    betting_deadline = serializers.DateTimeField(
+        allow_null=True, help_text="While a betting window is open: when it closes (ISO 8601, UTC)."
+    )
     participants = ParticipantSerializer(many=True)
     pending_card = PendingCardSerializer(allow_null=True, help_text="Hungarian: a drawn card to assign.")
     stock_left = serializers.IntegerField()
@@ -244,10 +247,54 @@ class CurrentHandSerializer(serializers.Serializer):
         ref_name = "CurrentHand"
 
 
+class LastBankerSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(allow_null=True, help_text="null: the house.")
+    username = serializers.CharField(allow_null=True)
+    cards = serializers.ListField(child=serializers.CharField())
+    total = serializers.CharField(allow_null=True)
+    total_half_points = serializers.IntegerField(allow_null=True)
+    category = serializers.CharField(allow_null=True)
+
+    class Meta:
+        ref_name = "LastHandBanker"
+
+
+class LastResultSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    username = serializers.CharField(allow_null=True)
+    hand = serializers.IntegerField()
+    bet = serializers.IntegerField()
+    cards = serializers.ListField(child=serializers.CharField())
+    total = serializers.CharField()
+    total_half_points = serializers.IntegerField()
+    category = serializers.CharField()
+    outcome = serializers.CharField(help_text="win, lose or push.")
+    net = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "LastHandResult"
+
+
+class LastHandSerializer(serializers.Serializer):
+    id = serializers.IntegerField(allow_null=True, help_text="The hand's id for /hands/{id}.")
+    number = serializers.IntegerField()
+    status = serializers.CharField(help_text="settled or abandoned.")
+    banker = LastBankerSerializer()
+    results = LastResultSerializer(many=True)
+    next_banker = SeatRefSerializer(allow_null=True)
+
+    class Meta:
+        ref_name = "LastHand"
+
+
 class YouSerializer(serializers.Serializer):
     seat = serializers.IntegerField(allow_null=True)
     balance = serializers.IntegerField(help_text="Chips in your wallet.")
     legal_actions = serializers.ListField(child=serializers.CharField(), help_text="What you may send now.")
+    legal_hands = serializers.DictField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="For each legal action that takes `hand`, the hand indexes it accepts now.",
+    )
 
     class Meta:
         ref_name = "You"
@@ -272,6 +319,9 @@ class TableViewSerializer(serializers.Serializer):
         allow_null=True, help_text="The commitment of the next hand to open (null while its hand is in play)."
     )
     hand = CurrentHandSerializer(allow_null=True)
+    last_hand = LastHandSerializer(
+        allow_null=True, help_text="How the previous hand ended, as everyone may now see it, until the next ends."
+    )
     you = YouSerializer()
 
     class Meta:
@@ -292,6 +342,13 @@ class EventSerializer(serializers.Serializer):
         required=False, help_text="Chain hash of the event before (only events up to the latest checkpoint)."
     )
     hash = serializers.CharField(required=False, help_text="This event's chain hash (docs/fairness.md).")
+    hash_form = serializers.IntegerField(
+        required=False, help_text="2 when the hash can be recomputed from the event as served (docs/fairness.md)."
+    )
+    private_sha256 = serializers.CharField(
+        required=False,
+        help_text="Form 2: sha256 of what the event never shows (its metadata, sealed fields), inside its hash.",
+    )
 
     class Meta:
         ref_name = "TableEvent"
@@ -347,6 +404,8 @@ class DealSerializer(serializers.Serializer):
     hand = serializers.IntegerField()
     card = serializers.CharField(allow_null=True)
     face_up = serializers.BooleanField()
+    hash = serializers.CharField(required=False, help_text="The event's chain hash, once the hand has ended.")
+    prev_hash = serializers.CharField(required=False, help_text="The chain hash of the event before it.")
 
     class Meta:
         ref_name = "Deal"
@@ -358,6 +417,8 @@ class ActionRecordSerializer(serializers.Serializer):
     seat = serializers.IntegerField(allow_null=True, help_text="null: the system (timeouts, the house).")
     action = serializers.CharField()
     args = serializers.DictField(child=serializers.JSONField())
+    hash = serializers.CharField(required=False, help_text="The event's chain hash, once the hand has ended.")
+    prev_hash = serializers.CharField(required=False, help_text="The chain hash of the event before it.")
 
     class Meta:
         ref_name = "ActionRecord"
@@ -474,3 +535,28 @@ class DisputeSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "Dispute"
+
+
+class HandExportGameSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text='"seven-and-a-half".')
+
+    class Meta:
+        ref_name = "HandExportGame"
+
+
+class HandExportSerializer(serializers.Serializer):
+    format = serializers.CharField(help_text='"sevenhalf-hand-export/1".')
+    hand = HandHistorySerializer()
+    events = EventSerializer(
+        many=True,
+        help_text="The table's events from the one before the hand's commitment was published through the first "
+        "checkpoint after the hand, as you may see them, each with its chain hash.",
+    )
+    checkpoints = CheckpointSerializer(many=True, help_text="The checkpoint before the hand and the one covering it.")
+    public_keys = PublicKeyEntrySerializer(
+        many=True, help_text="The signing keys the casino names: compare them with a key you hold."
+    )
+    game = HandExportGameSerializer()
+
+    class Meta:
+        ref_name = "HandExport"

@@ -18,7 +18,13 @@ from .events import (
 )
 from .evolve_hand import hand_of, next_state, with_banker, with_hand, with_punter, without_pledge
 from .scoring import PAIR7, PAIR7_HP
-from .state import TableState, replace
+from .state import EndedHand, HandState, TableState, replace
+
+
+def _ended(state: TableState, hand: HandState) -> EndedHand:
+    """The record of ``hand`` as it ended, with the names of the seats as they are now. It keeps no deck: the
+    cards dealt are on the hands, and the rest follows from the revealed seed (``settled_deck``)."""
+    return EndedHand(hand=replace(hand, deck=()), usernames=tuple((s.seat, s.username) for s in state.seats))
 
 
 def _shown(state: TableState, seat: int | None, index: int, banker: bool, **changes: Any) -> TableState:
@@ -115,6 +121,7 @@ def _hand_settled(state: TableState, e: HandSettled) -> TableState:
         banker_retiring=False,
         settled_through=e.number,
         hand=hand,
+        last_hand=_ended(state, hand),
         awaiting=None,
         pledges=without_pledge(state, e.number),  # revealed
     )
@@ -124,7 +131,13 @@ def _hand_abandoned(state: TableState, e: HandAbandoned) -> TableState:
     hand = hand_of(state)
     hand = replace(hand, phase=Phase.ABANDONED, server_seed=hand.server_seed or e.server_seed)
     return next_state(
-        state, hand=hand, idle=True, settled_through=e.number, awaiting=None, pledges=without_pledge(state, e.number)
+        state,
+        hand=hand,
+        last_hand=_ended(state, hand),
+        idle=True,
+        settled_through=e.number,
+        awaiting=None,
+        pledges=without_pledge(state, e.number),
     )
 
 
