@@ -148,6 +148,8 @@ def unseal_all(table_id: int, pledges: Iterable[Pledge]) -> tuple[str, ...]:
     """The plain seeds of every committed, unrevealed pledge that opens (a command needs at most the seed of the
     hand in play and of the next one; the core matches each to its commitment)."""
     return tuple(seed for seed in (unseal(table_id, pledge) for pledge in pledges) if seed is not None)
+
+
 def _seal_bytes(plain: bytes, associated: bytes) -> str:
     """``v1:<key id>:<base64 nonce>:<base64 ciphertext>`` of ``plain`` under the current sealing key, a fresh
     random nonce each time (the same plain text never looks the same twice)."""
