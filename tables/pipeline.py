@@ -151,10 +151,10 @@ def _attempt(
         now_ms=int(time.time() * 1000),
         wallets=wallets,
         entropy=secrets.token_hex(32),
-        # the seed pending at the table, unsealed for this command only, and a sealed seed for the next hand
-        # (committed only if this command ends a hand or creates the table)
-        seed=fairness.unseal(table_id, state.pledge),
-        next_seed=fairness.draw_next_seed(table_id, state.hands_opened + 1),
+        # the committed seeds, unsealed for this command only, and a fresh sealed seed for each hand this command
+        # may commit (committed only if it creates the table or opens a hand: contract v1.2)
+        seeds=fairness.unseal_all(table_id, state.pledges),
+        next_seeds=fairness.draw_next_seeds(table_id, state),
     )
     command = build(ctx, state)
     command_json = command_to_json(without_secrets(command))  # what is recorded holds no usable secret

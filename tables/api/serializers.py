@@ -384,6 +384,13 @@ class HistoryParticipantSerializer(serializers.Serializer):
     seat = serializers.IntegerField(allow_null=True)
     username = serializers.CharField(allow_null=True)
     role = serializers.CharField()
+    client_seed = serializers.CharField(
+        allow_null=True, help_text="v1.2: his client seed as it went into the hand's (null until the first card)."
+    )
+    client_seed_set_at = serializers.IntegerField(
+        allow_null=True,
+        help_text="v1.2: the table version at which he set that seed, or at which he sat down with it.",
+    )
     hands = HistoryHandSerializer(many=True)
 
     class Meta:
@@ -441,6 +448,11 @@ class HandHistorySerializer(serializers.Serializer):
     status = serializers.CharField(help_text="in_play, settled or abandoned.")
     rules = serializers.DictField(child=serializers.JSONField())
     seed_commitment = serializers.CharField()
+    seed_committed_at = serializers.IntegerField(
+        allow_null=True,
+        help_text="v1.2: the seq of the event that published the commitment (null: a hand of the old form, "
+        "committed as it opened).",
+    )
     server_seed = serializers.CharField(allow_null=True)
     client_seed = serializers.CharField(allow_null=True, help_text="Null until the hand's first card is dealt.")
     nonce = serializers.IntegerField()

@@ -36,8 +36,8 @@ def test_staff_create_a_table_and_get_its_view(as_staff):
     assert body["name"] == "Blue room" and body["preset"] == "classic" and body["bank"] == "player"
     assert body["rules"]["tie_rule"] == "push" and body["rules"]["bet_timing"] == "before_deal"
     assert body["turn_timeout_s"] == 20 and body["betting_timeout_s"] == 30
-    assert body["version"] == 2 and body["phase"] == "waiting" and body["seats"] == [] and body["hand"] is None
-    assert len(body["next_seed_commitment"]) == 64  # hand 1's seed is committed with the table
+    assert body["version"] == 3 and body["phase"] == "waiting" and body["seats"] == [] and body["hand"] is None
+    assert len(body["next_seed_commitment"]) == 64  # hands 1 and 2's seeds are committed with the table (v1.2)
     assert body["you"] == {"seat": None, "balance": 0, "legal_actions": [], "legal_hands": {}}
 
 
@@ -164,7 +164,7 @@ def test_taking_a_seat_answers_the_table_and_the_seat_event(as_staff, as_player,
     assert body["table"]["you"]["seat"] == 2
     assert body["events"] == [
         {
-            "seq": 3,
+            "seq": 4,
             "type": "SeatTaken",
             "at": body["events"][0]["at"],
             "data": body["events"][0]["data"],
@@ -235,7 +235,7 @@ def test_a_new_client_seed_reaches_the_tables_the_player_sits_at(as_staff, as_pl
     table = ok(create(as_staff), 201)
     ok(sit(as_player, table["id"]), 201)
     ok(as_player.put("/api/v1/me/client-seed", {"client_seed": "my-lucky-seed"}, format="json"))
-    events = ok(as_player.get(f"/api/v1/tables/{table['id']}/events?after=3"))["events"]
+    events = ok(as_player.get(f"/api/v1/tables/{table['id']}/events?after=4"))["events"]
     assert [(e["type"], e["data"]["client_seed"]) for e in events] == [("ClientSeedSet", "my-lucky-seed")]
 
 
