@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "ledger",
     "tables",
     "lab",
+    "responsible",
 ]
 
 MIDDLEWARE = [

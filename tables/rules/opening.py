@@ -15,7 +15,7 @@ def _entrants(tx: Tx) -> tuple[int, ...]:
     banker_seat = state.banker_seat
     by_number = {s.seat: s for s in state.seats}
     banker = by_number.get(banker_seat) if banker_seat is not None else None
-    bank_left = tx.available(banker.player_id if banker is not None else None)
+    bank_left = tx.can_commit(banker.player_id if banker is not None else None)
     betting_first = tx.rules.bet_timing == "before_deal"
     punter_need = minimum * tx.config.punter_loss_multiplier
     bank_need = minimum * tx.config.banker_loss_multiplier

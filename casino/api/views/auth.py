@@ -23,6 +23,7 @@ from casino.api.throttling import AUTH_THROTTLES
 from casino.errors import InvalidField
 from casino.services import USERNAME_RULE, check_username, player_register
 from casino.tokens import issue_token, revoke_token
+from responsible.services import refuse_if_excluded
 
 PASSWORD_MAX_LENGTH = 128
 
@@ -125,6 +126,7 @@ class TokenView(APIView):
         responses={200: OutputSerializer},
         auth=[],
     )
+    @api_errors("excluded")
     @idempotent
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
@@ -136,6 +138,7 @@ class TokenView(APIView):
             refused = error_response(serializers.ValidationError("Unable to log in with the provided credentials."))
             assert refused is not None
             return refused
+        refuse_if_excluded(user)  # 403 excluded (details.until) during a break or a self-exclusion
         return Response(self.OutputSerializer({"token": issue_token(user)}).data)
 
 
