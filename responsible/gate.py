@@ -34,7 +34,7 @@ from tables.rules import LimitReached as CoreLimitReached
 
 from . import account as acc
 from .errors import RealityCheckDue, excluded, limit_reached
-from .policy import LONGEST_PERIOD_MS, Kind, Usage, binding, loss_usages
+from .policy import LONGEST_PERIOD_MS, Kind, Usage, binding, loss_usages, stake_refusal
 from .store import Loaded, append, lock_accounts, loss_facts
 
 _TRIGGERS = (BetPlaced, StakeRaised, HandSplit, HandOpened, BankPassed, FirstBankerDrawn, SeatTaken, SeatLeft)
@@ -90,14 +90,10 @@ class Gate:
                 "A reality check is due: acknowledge it (POST /api/v1/me/reality-check) before staking again.",
                 {"elapsed_s": acc.session_elapsed_ms(state, now) // 1000},
             )
-        most = state.limits.get(str(Kind.STAKE))
-        if most is not None:
-            for e in stakes:
-                if e.amount > most:
-                    raise limit_reached(
-                        Usage(Kind.STAKE, None, most, e.amount),
-                        f"A stake of {e.amount} passes your stake limit ({most}).",
-                    )
+        for e in stakes:
+            over = stake_refusal(state.limits, e.amount)
+            if over is not None:
+                raise limit_reached(over, f"A stake of {e.amount} passes your stake limit ({over.limit}).")
 
     def record(self, *, table_id: int, events: Sequence[Event]) -> None:
         """Start the session of a player who sits down holding no seat; end it when he leaves his last one."""

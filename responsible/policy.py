@@ -7,7 +7,7 @@ moved on and dropped a win that once offset a loss. So a loss limit is charged w
 any *recent stretch* of the window (the maximum suffix sum: a win only offsets the losses that came before it
 and will leave the window after them), plus every chip still at risk in unsettled hands, at every table. Then
 no window of the period, ever, holds a net loss above the limit that was in force at its last stake (the
-property test in tests/responsible/test_policy_properties.py).
+property test in tests/responsible_gaming/test_policy_properties.py).
 """
 
 from __future__ import annotations
@@ -122,6 +122,14 @@ def deposit_usages(limits: Mapping[str, int], deposits: Iterable[tuple[int, int]
             used = sum(amount for at, amount in rows if now_ms - PERIOD_MS[period] < at <= now_ms)
             usages.append(Usage(Kind.DEPOSIT, period, limit, used))
     return usages
+
+
+def stake_refusal(limits: Mapping[str, int], amount: int) -> Usage | None:
+    """The stake limit a stake of ``amount`` (what one bet, raise or split adds) would pass, or None."""
+    most = limits.get(str(Kind.STAKE))
+    if most is None or amount <= most:
+        return None
+    return Usage(Kind.STAKE, None, most, amount)
 
 
 def binding(usages: Iterable[Usage]) -> Usage | None:
