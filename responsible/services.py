@@ -6,7 +6,6 @@ forward); by default it is this server's clock, the same one a table command's c
 from __future__ import annotations
 
 import logging
-import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,6 +23,7 @@ from tables.rules import DomainError
 from tables.services import table_leave
 
 from . import account as acc
+from .clock import now_ms
 from .errors import excluded, limit_reached
 from .models import GamingAccount
 from .policy import (
@@ -54,11 +54,6 @@ class NotYetConfirmable(DomainError):
 
 class InvalidLimit(DomainError):
     code = "invalid_request"
-
-
-def now_ms() -> int:
-    """This server's clock in epoch milliseconds (the clock a table command's context carries)."""
-    return int(time.time() * 1000)
 
 
 def _cooling_off_ms() -> int:

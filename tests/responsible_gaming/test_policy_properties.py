@@ -29,7 +29,9 @@ ops = st.one_of(
     st.tuples(st.just("settle"), st.integers(0, 2), st.sampled_from([0, 0, 50, 100, 200])),  # payout: % of stake
     st.tuples(st.just("step"), st.sampled_from([1, 3_600_000, 5 * 3_600_000, 20 * 3_600_000, DAY_MS, 8 * DAY_MS])),
     st.tuples(st.just("limit"), st.sampled_from(KEYS), st.one_of(st.none(), st.integers(0, 100))),
-    st.tuples(st.just("confirm"),),
+    st.tuples(
+        st.just("confirm"),
+    ),
 )
 
 
@@ -45,7 +47,9 @@ class Sim:
 
     def stake(self, slot: int, reserve: int) -> None:
         at_risk = sum(r for r, _, _ in self.open.values())
-        usage = binding(loss_usages(self.limits, [(a, n) for a, n, _, _ in self.settled], at_risk=at_risk, now_ms=self.now))
+        usage = binding(
+            loss_usages(self.limits, [(a, n) for a, n, _, _ in self.settled], at_risk=at_risk, now_ms=self.now)
+        )
         if usage is not None and reserve > usage.remaining:
             return
         if stake_refusal(self.limits, reserve) is not None:
@@ -126,10 +130,17 @@ def play(steps: list[tuple]) -> None:
 def test_a_stake_that_a_win_about_to_leave_the_window_would_pay_for_is_refused() -> None:
     # limit 10 a day; won 60 at hour 0; at hour 20 a stake of 60 would be covered by that win, but settles at
     # hour 25, when the window holds the loss alone: refused (the property's counterexample to a plain net sum)
-    play([
-        ("stake", 0, 60), ("settle", 0, 200), ("limit", "loss:day", 10), ("step", 20 * 3_600_000),
-        ("stake", 1, 60), ("step", 5 * 3_600_000), ("settle", 1, 0),
-    ])
+    play(
+        [
+            ("stake", 0, 60),
+            ("settle", 0, 200),
+            ("limit", "loss:day", 10),
+            ("step", 20 * 3_600_000),
+            ("stake", 1, 60),
+            ("step", 5 * 3_600_000),
+            ("settle", 1, 0),
+        ]
+    )
 
 
 def test_a_win_that_will_leave_the_window_does_not_pay_for_a_later_loss() -> None:

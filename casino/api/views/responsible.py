@@ -17,6 +17,7 @@ from casino.api.idempotency import idempotent
 from casino.api.schema import api_errors
 from casino.api.serializers import MAX_CHIP_AMOUNT, StrictCharField, StrictIntegerField, StrictSerializer
 from responsible import services
+from responsible.clock import now_ms
 from responsible.selectors import limits_overview, play_totals
 
 ACTIVITY_DAYS = 366
@@ -38,7 +39,7 @@ class LimitsView(APIView):
 
     @extend_schema(operation_id="me_limits", summary="Your responsible-gaming limits")
     def get(self, request: Request) -> Response:
-        return Response(limits_overview(request.user.pk, now_ms=services.now_ms()))
+        return Response(limits_overview(request.user.pk, now_ms=now_ms()))
 
     @extend_schema(
         operation_id="me_limits_set",
@@ -58,7 +59,7 @@ class LimitsView(APIView):
         done = services.limit_set(
             user=request.user, kind=data["kind"], period=data.get("period"), amount=data["amount"]
         )
-        body = limits_overview(request.user.pk, now_ms=services.now_ms())
+        body = limits_overview(request.user.pk, now_ms=now_ms())
         return Response(body, status=status.HTTP_200_OK if done["applied"] else status.HTTP_202_ACCEPTED)
 
 
@@ -73,7 +74,7 @@ class LimitConfirmView(APIView):
     @idempotent
     def post(self, request: Request, request_id: int) -> Response:
         services.limit_confirm(user=request.user, request_id=request_id)
-        return Response(limits_overview(request.user.pk, now_ms=services.now_ms()))
+        return Response(limits_overview(request.user.pk, now_ms=now_ms()))
 
 
 class RealityCheckView(APIView):
@@ -131,7 +132,7 @@ class ActivityView(APIView):
     )
     @api_errors("invalid_request")
     def get(self, request: Request) -> Response:
-        now = datetime.fromtimestamp(services.now_ms() / 1000, tz=UTC)
+        now = datetime.fromtimestamp(now_ms() / 1000, tz=UTC)
         start = _date(request, "from") or now - timedelta(days=30)
         end = _date(request, "to") or now
         if start < now - timedelta(days=ACTIVITY_DAYS):
