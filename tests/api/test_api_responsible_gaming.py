@@ -76,7 +76,7 @@ def limit_amount(client: APIClient, kind: str, period: str | None = None) -> int
     return next((x["amount"] for x in limits(client)["limits"] if (x["kind"], x["period"]) == (kind, period)), None)
 
 
-# --- limits and their cooling-off ----------------------------------------------------------------------------------
+# --- limits and their cooling-off -----------------------------------------------------------------------------------
 
 
 def test_lowering_a_limit_takes_effect_at_once_and_a_raise_waits_out_its_cooling_off(
@@ -134,7 +134,7 @@ def test_a_malformed_limit_is_refused_and_changes_nothing(as_player: APIClient, 
     assert AccountEvent.objects.filter(user=player).count() == 0
 
 
-# --- stakes ----------------------------------------------------------------------------------------------------------
+# --- stakes ---------------------------------------------------------------------------------------------------------
 
 
 def test_a_stake_above_the_stake_limit_is_refused_and_changes_nothing(
@@ -200,7 +200,7 @@ def test_two_concurrent_stakes_at_two_tables_cannot_together_pass_the_loss_limit
     assert view(clients[0], tables[0])["you"]["limits"]["remaining_loss"] == 10
 
 
-# --- reality checks and sessions ---------------------------------------------------------------------------------------
+# --- reality checks and sessions ------------------------------------------------------------------------------------
 
 
 def test_a_reality_check_falls_due_and_blocks_stakes_until_acknowledged(
@@ -242,7 +242,7 @@ def test_the_session_limit_releases_the_seats_and_refuses_new_ones_until_the_nex
     sit(client, table_id)
 
 
-# --- breaks and self-exclusion -------------------------------------------------------------------------------------------
+# --- breaks and self-exclusion --------------------------------------------------------------------------------------
 
 
 def test_a_self_exclusion_revokes_tokens_releases_seats_and_refuses_sign_in_and_stakes(
@@ -310,7 +310,7 @@ def test_an_exclusion_of_another_length_is_refused(as_player: APIClient, body: A
     ok(as_player.get("/api/v1/me"))
 
 
-# --- deposits, staff, the stream, activity ----------------------------------------------------------------------------
+# --- deposits, staff, the stream, activity --------------------------------------------------------------------------
 
 
 def test_a_deposit_that_would_pass_a_deposit_limit_is_refused(
