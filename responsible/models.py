@@ -24,6 +24,8 @@ class GamingAccount(models.Model):
 
     class Meta:
         verbose_name = "responsible-gaming account"
+        default_permissions = ("view",)
+        permissions = [("lower_limits", "Can lower a player's responsible-gaming limits")]
 
     def __str__(self) -> str:
         return f"responsible gaming of user {self.user_id}"

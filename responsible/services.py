@@ -57,11 +57,11 @@ class InvalidLimit(DomainError):
 
 
 def _cooling_off_ms() -> int:
-    return int(getattr(settings, "RG_COOLING_OFF_HOURS", 24)) * 3600 * 1000
+    return int(settings.RG_COOLING_OFF_HOURS) * 3600 * 1000
 
 
 def _request_ttl_ms() -> int:
-    return int(getattr(settings, "RG_REQUEST_EXPIRY_DAYS", 7)) * DAY_MS
+    return int(settings.RG_REQUEST_EXPIRY_DAYS) * DAY_MS
 
 
 def _since(now: int) -> datetime:

@@ -356,3 +356,43 @@ def test_the_account_stream_replays_to_the_stored_state(as_player: APIClient, pl
     account = GamingAccount.objects.get(user=player)
     assert replay(stream(player.pk)) == read_account(player.pk)
     assert account.version == AccountEvent.objects.filter(user=player).count()
+
+
+# --- a player banker ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("preset", ["classic", "spanish"])
+def test_a_player_who_could_pass_his_loss_limit_as_banker_is_passed_over_for_the_bank(
+    preset: str, as_staff: APIClient, make_user: Callable[..., Any], fund: Any, client_for: Callable[[Any], APIClient]
+) -> None:
+    limited, free = make_user("limited"), make_user("free")
+    for user in (limited, free):
+        fund(user, 1000)
+    body = {"name": "rg bank", "preset": preset, "min_bet": 10, "max_bet": 50, "max_seats": 2, "bank": "player"}
+    table_id = int(ok(as_staff.post("/api/v1/tables", body, format="json"), 201)["id"])
+    limited_client, free_client = client_for(limited), client_for(free)
+    ok(set_limit(limited_client, "loss", 9, "day"))  # less than one minimum stake's banker reserve
+    sit(limited_client, table_id)
+    sit(free_client, table_id)
+    seats = view(free_client, table_id)["seats"]
+    assert [s["username"] for s in seats if s["is_banker"]] == [free.username]
+
+
+def test_a_banker_whose_loss_limit_is_lowered_cannot_take_stakes_beyond_it(
+    as_staff: APIClient, make_user: Callable[..., Any], fund: Any, client_for: Callable[[Any], APIClient]
+) -> None:
+    first, second = make_user("first"), make_user("second")
+    for user in (first, second):
+        fund(user, 1000)
+    body = {"name": "rg bank", "preset": "classic", "min_bet": 10, "max_bet": 50, "max_seats": 2, "bank": "player"}
+    table_id = int(ok(as_staff.post("/api/v1/tables", body, format="json"), 201)["id"])
+    clients = {first.username: client_for(first), second.username: client_for(second)}
+    for client in clients.values():
+        sit(client, table_id)
+    seats = view(clients[first.username], table_id)["seats"]
+    banker = next(s["username"] for s in seats if s["is_banker"])
+    punter = next(name for name in clients if name != banker)
+    ok(set_limit(clients[banker], "loss", 15, "day"))
+    # a stake whose banker reserve would pass the banker's loss room: the bank cannot cover it
+    assert_error(bet(clients[punter], table_id, 20), 409, "bank_cannot_cover")
+    ok(bet(clients[punter], table_id, 10))
