@@ -6,6 +6,7 @@ from casino.docs import RedocDocsView, SwaggerDocsView
 from casino.health import healthz
 from casino.login_lockout import admin_login
 from casino.metrics import metrics_view
+from responsible.page import limits_page
 from tables.live.page import table_page
 
 urlpatterns = [
@@ -18,6 +19,7 @@ urlpatterns = [
     path("api/docs/", SwaggerDocsView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", RedocDocsView.as_view(url_name="schema"), name="api-redoc"),
     path("play/tables/<int:table_id>/", table_page, name="play-table"),
+    path("play/limits/", limits_page, name="play-limits"),  # responsible gaming (docs/responsible-gaming.md)
 ]
 
 # JSON error bodies on /api/ paths (API.md), Django's pages elsewhere

@@ -46,7 +46,7 @@ def play_totals(user_id: int, *, start: datetime, end: datetime | None) -> dict[
 
 def limits_overview(user_id: int, *, now_ms: int) -> dict[str, Any]:
     """``GET /me/limits``: ``{limits: [{kind, period, amount, used, remaining}], requests: [...],
-    reality_check_minutes, exclusion}``."""
+    reality_check_minutes, reality_check_due, exclusion}`` (``reality_check_due`` as in the table view)."""
     state = read_account(user_id)
     usage: dict[str, tuple[int, int]] = {}
     if any(k.startswith("loss:") for k in state.limits):
@@ -88,10 +88,14 @@ def limits_overview(user_id: int, *, now_ms: int) -> dict[str, Any]:
     exclusion = (
         {"kind": state.exclusion_kind, "until": iso_ms(state.excluded_until_ms)} if state.excluded(now_ms) else None
     )
+    due: bool | dict[str, int] = False
+    if acc.reality_check_due(state, now_ms):
+        due = session_figures(user_id, state, now_ms)
     return {
         "limits": limits,
         "requests": requests,
         "reality_check_minutes": state.reality_check_minutes,
+        "reality_check_due": due,
         "exclusion": exclusion,
     }
 

@@ -396,3 +396,9 @@ def test_a_banker_whose_loss_limit_is_lowered_cannot_take_stakes_beyond_it(
     # a stake whose banker reserve would pass the banker's loss room: the bank cannot cover it
     assert_error(bet(clients[punter], table_id, 20), 409, "bank_cannot_cover")
     ok(bet(clients[punter], table_id, 10))
+
+
+def test_the_reference_page_offers_the_limits_reality_check_and_exclusion_controls(anon: APIClient) -> None:
+    html = anon.get("/play/limits/").content.decode()
+    for control in ('id="limit-form"', 'id="reality-ack"', 'id="exclusion-form"', 'value="self_exclusion:1825"'):
+        assert control in html
