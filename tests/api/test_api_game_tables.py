@@ -142,7 +142,8 @@ def test_the_view_of_a_seated_player_a_spectator_and_staff(as_staff, make_user, 
     assert seated["hand"]["server_seed"] is None and seated["hand"]["deck"] is None
     assert [s["seat"] for s in seated["seats"]] == [1, 2] and sum(s["is_banker"] for s in seated["seats"]) == 1
     spectator = ok(client_for(make_user("spec")).get(f"/api/v1/tables/{table['id']}"))
-    assert spectator["you"] == {"seat": None, "balance": 0, "legal_actions": []}
+    no_limits = {"remaining_loss": None, "remaining_session_s": None, "reality_check_due": False}
+    assert spectator["you"] == {"seat": None, "balance": 0, "legal_actions": [], "limits": no_limits}
     staff_view = ok(as_staff.get(f"/api/v1/tables/{table['id']}"))
     assert staff_view["you"]["seat"] is None and staff_view["hand"]["deck"] is None
 

@@ -23,6 +23,77 @@ from responsible.selectors import limits_overview, play_totals
 ACTIVITY_DAYS = 366
 
 
+class LimitRowSerializer(serializers.Serializer):
+    kind = serializers.CharField(help_text="deposit, loss, stake or session.")
+    period = serializers.CharField(allow_null=True, help_text="day, week or month (rolling); null for stake, session.")
+    amount = serializers.IntegerField(help_text="Chips, or minutes for session.")
+    used = serializers.IntegerField(allow_null=True, help_text="Loss: charged so far, chips at risk included.")
+    remaining = serializers.IntegerField(allow_null=True)
+
+    class Meta:
+        ref_name = "LimitRow"
+
+
+class LimitRequestRowSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.CharField()
+    period = serializers.CharField(allow_null=True)
+    amount = serializers.IntegerField(allow_null=True, help_text="null: the limit removed.")
+    confirmable_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+
+    class Meta:
+        ref_name = "LimitRequestRow"
+
+
+class ExclusionSerializer(serializers.Serializer):
+    kind = serializers.CharField(help_text="break or self_exclusion.")
+    until = serializers.DateTimeField()
+
+    class Meta:
+        ref_name = "Exclusion"
+
+
+class LimitsSerializer(serializers.Serializer):
+    limits = LimitRowSerializer(many=True)
+    requests = LimitRequestRowSerializer(many=True)
+    reality_check_minutes = serializers.IntegerField()
+    reality_check_due = serializers.JSONField(help_text="false, or {elapsed_s, wagered, net}.")
+    exclusion = ExclusionSerializer(allow_null=True)
+
+    class Meta:
+        ref_name = "Limits"
+
+
+class RealityCheckSerializer(serializers.Serializer):
+    acknowledged = serializers.BooleanField(help_text="false: none was due.")
+    elapsed_s = serializers.IntegerField(required=False)
+    wagered = serializers.IntegerField(required=False)
+    net = serializers.IntegerField(required=False)
+
+    class Meta:
+        ref_name = "RealityCheck"
+
+
+class ActivitySerializer(serializers.Serializer):
+    from_ = serializers.DateTimeField()
+    to = serializers.DateTimeField()
+    stakes = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    net = serializers.IntegerField()
+    deposits = serializers.IntegerField()
+    withdrawals = serializers.IntegerField()
+    net_deposits = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "Activity"
+
+    def get_fields(self) -> dict[str, Any]:
+        fields = super().get_fields()
+        fields["from"] = fields.pop("from_")
+        return fields
+
+
 class LimitsView(APIView):
     class InputSerializer(StrictSerializer):
         kind = StrictCharField(help_text="deposit, loss, stake, session, or reality_check (its interval).")
@@ -37,7 +108,9 @@ class LimitsView(APIView):
         class Meta:
             ref_name = "LimitRequest"
 
-    @extend_schema(operation_id="me_limits", summary="Your responsible-gaming limits")
+    @extend_schema(
+        operation_id="me_limits", summary="Your responsible-gaming limits", responses={200: LimitsSerializer}
+    )
     def get(self, request: Request) -> Response:
         return Response(limits_overview(request.user.pk, now_ms=now_ms()))
 
@@ -49,6 +122,7 @@ class LimitsView(APIView):
             "removing one creates a request (202) confirmable after the cooling-off and lapsing after 7 days."
         ),
         request=InputSerializer,
+        responses={200: LimitsSerializer, 202: LimitsSerializer},
     )
     @api_errors("invalid_request")
     @idempotent
@@ -69,6 +143,7 @@ class LimitConfirmView(APIView):
         summary="Confirm a raise after its cooling-off",
         request=None,
         description="Before `confirmable_at` this is 409 `illegal_action`; a lapsed or unknown request is 404.",
+        responses={200: LimitsSerializer},
     )
     @api_errors("not_found", "illegal_action")
     @idempotent
@@ -78,7 +153,12 @@ class LimitConfirmView(APIView):
 
 
 class RealityCheckView(APIView):
-    @extend_schema(operation_id="me_reality_check", summary="Acknowledge a due reality check", request=None)
+    @extend_schema(
+        operation_id="me_reality_check",
+        summary="Acknowledge a due reality check",
+        request=None,
+        responses={200: RealityCheckSerializer},
+    )
     @idempotent
     def post(self, request: Request) -> Response:
         return Response(services.reality_check_acknowledge(user=request.user))
@@ -100,6 +180,7 @@ class ExclusionView(APIView):
             "and sign-in is refused with 403 `excluded` until the end. It cannot be shortened."
         ),
         request=InputSerializer,
+        responses={201: ExclusionSerializer},
     )
     @idempotent
     def post(self, request: Request) -> Response:
@@ -129,6 +210,7 @@ class ActivityView(APIView):
             OpenApiParameter("from", str, description="ISO 8601; default 30 days ago; at most 12 months back."),
             OpenApiParameter("to", str, description="ISO 8601; default now."),
         ],
+        responses={200: ActivitySerializer},
     )
     @api_errors("invalid_request")
     def get(self, request: Request) -> Response:
