@@ -137,17 +137,25 @@ class LimitsView(APIView):
         return Response(body, status=status.HTTP_200_OK if done["applied"] else status.HTTP_202_ACCEPTED)
 
 
+class NoBody(StrictSerializer):
+    """No fields: an empty body or ``{}``."""
+
+    class Meta:
+        ref_name = "EmptyRequest"
+
+
 class LimitConfirmView(APIView):
     @extend_schema(
         operation_id="me_limits_confirm",
         summary="Confirm a raise after its cooling-off",
-        request=None,
+        request=NoBody,
         description="Before `confirmable_at` this is 409 `illegal_action`; a lapsed or unknown request is 404.",
         responses={200: LimitsSerializer},
     )
     @api_errors("not_found", "illegal_action")
     @idempotent
     def post(self, request: Request, request_id: int) -> Response:
+        NoBody(data=request.data or {}).is_valid(raise_exception=True)
         services.limit_confirm(user=request.user, request_id=request_id)
         return Response(limits_overview(request.user.pk, now_ms=now_ms()))
 
@@ -156,11 +164,12 @@ class RealityCheckView(APIView):
     @extend_schema(
         operation_id="me_reality_check",
         summary="Acknowledge a due reality check",
-        request=None,
+        request=NoBody,
         responses={200: RealityCheckSerializer},
     )
     @idempotent
     def post(self, request: Request) -> Response:
+        NoBody(data=request.data or {}).is_valid(raise_exception=True)
         return Response(services.reality_check_acknowledge(user=request.user))
 
 
