@@ -19,6 +19,7 @@ from responsible import services as rg
 from responsible.account import replay
 from responsible.models import AccountEvent, GamingAccount
 from responsible.store import read_account, stream
+from tables import engine
 from tables import services as table_services
 from tables.models import TableSeat
 
@@ -272,6 +273,14 @@ def test_a_self_exclusion_revokes_tokens_releases_seats_and_refuses_sign_in_and_
     with pytest.raises(Exception) as raised:
         table_services.table_sit(table_id=idle, user=player)
     assert getattr(raised.value, "code", None) == "excluded"
+    # the hand in play finishes by the usual timeouts, then the seat is released
+    for _ in range(20):
+        if not TableSeat.objects.filter(user=player).exists():
+            break
+        state = engine.load_table(playing).state
+        assert state.awaiting is not None
+        table_services.table_timeout(table_id=playing, version=state.version, now_ms=state.awaiting.deadline_ms)
+    assert not TableSeat.objects.filter(user=player).exists()
     # neither player nor staff can shorten it; staff can still pay the balance out
     rg.exclusion_start(user=player, kind="break", days=1)
     assert read_account(player.pk).excluded_until_ms is not None
