@@ -72,14 +72,14 @@ def evolve(state: AccountState, event: AccountEvent) -> AccountState:
             requests = (*(r for r in state.requests if r.key != request.key), request)
             return replace(state, requests=requests, next_request_id=request.id + 1)
         case "limit_raise_confirmed" | "limit_raise_lapsed":
-            request = state.request(d["id"])
+            pending = state.request(d["id"])
             requests = tuple(r for r in state.requests if r.id != d["id"])
             limits = dict(state.limits)
-            if event.type == "limit_raise_confirmed" and request is not None:
-                if request.amount is None:
-                    limits.pop(request.key, None)
+            if event.type == "limit_raise_confirmed" and pending is not None:
+                if pending.amount is None:
+                    limits.pop(pending.key, None)
                 else:
-                    limits[request.key] = request.amount
+                    limits[pending.key] = pending.amount
             return replace(state, requests=requests, limits=limits)
         case "reality_check_interval_set":
             return replace(state, reality_check_minutes=d["minutes"])
