@@ -82,7 +82,10 @@ def evolve(state: AccountState, event: AccountEvent) -> AccountState:
                     limits[pending.key] = pending.amount
             return replace(state, requests=requests, limits=limits)
         case "reality_check_interval_set":
-            return replace(state, reality_check_minutes=d["minutes"])
+            due = state.reality_due_ms
+            if due is not None:  # in a session: a shorter interval brings the next check nearer, never further
+                due = min(due, event.at_ms + d["minutes"] * 60_000)
+            return replace(state, reality_check_minutes=d["minutes"], reality_due_ms=due)
         case "reality_check_shown":
             return state
         case "reality_check_acknowledged":
