@@ -228,6 +228,8 @@ LIVE_AUTH_TIMEOUT_S = float(os.environ.get("LIVE_AUTH_TIMEOUT_S", "10"))
 LIVE_RETRY_AFTER_S = env_int("LIVE_RETRY_AFTER_S", 5)  # Retry-After of a long-poll over the cap
 LIVE_SLOT_TTL_S = env_int("LIVE_SLOT_TTL_S", 60)  # a socket's slot expires unless refreshed (a killed process)
 LIVE_RECHECK_S = float(os.environ.get("LIVE_RECHECK_S", "30"))  # a quiet socket checks Redis for a lost wake-up
+# a socket opened with a token checks it this often: revoked (logout, exclusion) or expired closes it with 4401
+LIVE_TOKEN_RECHECK_S = float(os.environ.get("LIVE_TOKEN_RECHECK_S", "5"))
 # Where the table page opens its WebSocket: an origin such as wss://live.example.com (behind a proxy), or empty
 # for the page's own host on LIVE_PORT (make run: PORT + 1)
 LIVE_WS_URL = os.environ.get("LIVE_WS_URL", "")

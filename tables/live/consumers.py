@@ -107,6 +107,8 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
                 await self._close(CLOSE_UNAUTHENTICATED)
             else:
                 await self._start(user)
+                if not self.closing:
+                    self.tasks.append(asyncio.create_task(self._keep_token(token)))  # type: ignore[arg-type]
             return
         if kind == "resume":
             after = message.get("after")  # type: ignore[union-attr]
@@ -155,6 +157,15 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
             text, self.cursor = read.message_for(self.user)
             await self.send(text_data=text)
             if len(read.loaded.events) < feed.MAX_FEED_EVENTS:
+                return
+
+    async def _keep_token(self, token: str) -> None:
+        """A token revoked (logout, password change, a break or self-exclusion) or expired ends the stream with
+        4401 within ``LIVE_TOKEN_RECHECK_S`` (API.md: within 5 seconds)."""
+        while not self.closing:
+            await asyncio.sleep(settings.LIVE_TOKEN_RECHECK_S)
+            if await _user_for_token(token) is None:
+                await self._close(CLOSE_UNAUTHENTICATED)
                 return
 
     async def _keep_slot(self) -> None:
