@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from responsible.policy import (
@@ -100,7 +100,16 @@ def check_windows(sim: Sim) -> None:
                     assert loss <= limit, (period, loss, limit, group)
 
 
+# won 60, then under a daily limit of 10 a stake of 60 at hour 20 that settles as a loss at hour 25 (a plain net
+# sum of the window would have let it through)
+WIN_LEAVING_THE_WINDOW = [
+    ("stake", 0, 60), ("settle", 0, 200), ("limit", "loss:day", 10), ("step", 20 * 3_600_000),
+    ("stake", 1, 60), ("step", 5 * 3_600_000), ("settle", 1, 0),
+]  # fmt: skip
+
+
 @settings(max_examples=400, deadline=None)
+@example(WIN_LEAVING_THE_WINDOW)
 @given(st.lists(ops, max_size=50))
 def test_no_window_loses_more_than_its_limit_and_no_stake_passes_the_stake_limit(steps: list[tuple]) -> None:
     play(steps)
