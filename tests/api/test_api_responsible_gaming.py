@@ -411,3 +411,24 @@ def test_the_reference_page_offers_the_limits_reality_check_and_exclusion_contro
     html = anon.get("/play/limits/").content.decode()
     for control in ('id="limit-form"', 'id="reality-ack"', 'id="exclusion-form"', 'value="self_exclusion:1825"'):
         assert control in html
+
+
+@pytest.mark.parametrize(
+    "query", ["?from=yesterday", "?from=2020-01-01T00:00:00Z", "?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z"]
+)
+def test_an_activity_period_that_is_malformed_or_older_than_12_months_is_refused(
+    as_player: APIClient, query: str
+) -> None:
+    assert_error(as_player.get("/api/v1/me/activity" + query), 400, "invalid_request")
+
+
+def test_the_activity_counts_stakes_wins_and_net(
+    as_staff: APIClient, as_player: APIClient, player: Any, fund: Any
+) -> None:
+    fund(player, 1000)
+    table_id = house_table(as_staff)
+    sit(as_player, table_id)
+    ok(bet(as_player, table_id, 20))
+    activity = ok(as_player.get("/api/v1/me/activity"))
+    assert (activity["stakes"], activity["deposits"]) == (20, 1000)
+    assert activity["net"] == activity["wins"] - 20
