@@ -16,9 +16,10 @@ from game_helpers import ok
 from rest_framework.test import APIClient
 
 from responsible import services as rg
+from responsible.account import AccountEvent as AccountEventRecord
 from responsible.account import replay
 from responsible.models import AccountEvent, GamingAccount
-from responsible.store import read_account, stream
+from responsible.store import append, lock_account, read_account, stream
 from tables import engine
 from tables import services as table_services
 from tables.models import TableSeat
@@ -432,3 +433,24 @@ def test_the_activity_counts_stakes_wins_and_net(
     activity = ok(as_player.get("/api/v1/me/activity"))
     assert (activity["stakes"], activity["deposits"]) == (20, 1000)
     assert activity["net"] == activity["wins"] - 20
+
+
+def test_a_stake_or_a_seat_by_any_path_after_an_exclusion_is_refused_by_the_table_command(
+    as_staff: APIClient, player: Any, fund: Any, client_for: Callable[[Any], APIClient]
+) -> None:
+    # the exclusion recorded while the player still holds a seat with a betting window open and a token that
+    # was not revoked (as if issued by another path): the table command itself refuses him
+    fund(player, 1000)
+    client = client_for(player)
+    first, second = house_table(as_staff), house_table(as_staff)
+    sit(client, first)
+    loaded = lock_account(player.pk)
+    until = rg.now_ms() + 86_400_000
+    started = AccountEventRecord(
+        type="exclusion_started", at_ms=rg.now_ms(), data={"kind": "break", "days": 1, "until_ms": until}
+    )
+    append(loaded, [started])
+    before = ledger_state()
+    assert assert_error(bet(client, first, 10), 403, "excluded")["until"] is not None
+    assert_error(client.post(f"/api/v1/tables/{second}/seats", {}, format="json"), 403, "excluded")
+    assert ledger_state() == before
