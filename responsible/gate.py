@@ -51,17 +51,40 @@ class Gate:
     now_ms: int
     accounts: dict[int, Loaded]
     loss: dict[int, Usage] = field(default_factory=dict)  # the binding loss limit of each player who has one
+    # players who may stake nothing now (excluded, session limit used up, reality check due), with the reason
+    blocked: dict[int, Exception] = field(default_factory=dict)
+
+    def needed(self) -> bool:
+        """Whether the core must decide with loss rooms (someone has a loss limit or may stake nothing)."""
+        return bool(self.loss or self.blocked)
 
     def loss_room(self) -> dict[str, int]:
-        """``Context.loss_room``: player id -> chips he may still put at risk."""
-        return {str(uid): usage.remaining for uid, usage in self.loss.items()}
+        """``Context.loss_room``: player id -> chips he may still put at risk (0 for a blocked player, so no
+        stake is placed for him by a timeout and he cannot hold the bank)."""
+        rooms = {str(uid): usage.remaining for uid, usage in self.loss.items()}
+        return rooms | {str(uid): 0 for uid in self.blocked}
 
     def explain(self, exc: CoreLimitReached, player_id: str) -> Exception:
-        """The core's loss refusal with the contract's details ``{kind, period, limit, used, remaining}``."""
+        """The core's refusal of a stake with its reason: the player's block, or the loss limit with the
+        contract's details ``{kind, period, limit, used, remaining}``."""
+        blocked = self.blocked.get(int(player_id))
+        if blocked is not None:
+            return blocked
         usage = self.loss.get(int(player_id))
         if usage is None:
             return exc
         return limit_reached(usage, exc.message)
+
+    def refuse_bet(self, *, actor_id: int, amount: int, state: TableState) -> None:
+        """A bet the rules refused (a player is not dealt in when his loss room does not cover the minimum
+        stake): raise the responsible-gaming reason, if it is one."""
+        block = self.blocked.get(actor_id)
+        if block is not None:
+            raise block
+        usage = self.loss.get(actor_id)
+        multiplier = state.config.punter_loss_multiplier if state.config is not None else 1
+        if usage is not None and usage.remaining < amount * multiplier:
+            raise limit_reached(usage)
 
     def check(self, *, actor_id: int | None, events: Sequence[Event]) -> None:
         """Refuse the actor's stake or seat that his account does not allow now."""
@@ -83,13 +106,9 @@ class Gate:
             )
         if not stakes:
             return
-        if acc.session_limit_reached(state, now):
-            raise limit_reached(_session_usage(state, now), "Your session limit is reached.")
-        if acc.reality_check_due(state, now):
-            raise RealityCheckDue(
-                "A reality check is due: acknowledge it (POST /api/v1/me/reality-check) before staking again.",
-                {"elapsed_s": acc.session_elapsed_ms(state, now) // 1000},
-            )
+        block = _block(state, now)
+        if block is not None:
+            raise block
         for e in stakes:
             over = stake_refusal(state.limits, e.amount)
             if over is not None:
@@ -118,6 +137,20 @@ class Gate:
                 append(loaded, ended)
 
 
+def _block(state: acc.AccountState, now: int) -> Exception | None:
+    """Why the player may stake nothing now, or None."""
+    if state.excluded(now):
+        return excluded(state.exclusion_kind, state.excluded_until_ms)
+    if acc.session_limit_reached(state, now):
+        return limit_reached(_session_usage(state, now), "Your session limit is reached.")
+    if acc.reality_check_due(state, now):
+        return RealityCheckDue(
+            "A reality check is due: acknowledge it (POST /api/v1/me/reality-check) before staking again.",
+            {"elapsed_s": acc.session_elapsed_ms(state, now) // 1000},
+        )
+    return None
+
+
 def _by_timeout(event: Event) -> bool:
     return bool(getattr(event, "by_timeout", False))
 
@@ -138,6 +171,9 @@ def open_gate(*, state: TableState, actor_id: int | None, events: Sequence[Event
     gate = Gate(now_ms=now_ms, accounts=accounts)
     since = datetime.fromtimestamp((now_ms - LONGEST_PERIOD_MS) / 1000, tz=UTC)
     for uid, loaded in accounts.items():
+        block = _block(loaded.state, now_ms)
+        if block is not None:
+            gate.blocked[uid] = block
         if any(key.startswith(f"{Kind.LOSS}:") for key in loaded.state.limits):
             settled, at_risk = loss_facts(uid, since=since)
             usage = binding(loss_usages(loaded.state.limits, settled, at_risk=at_risk, now_ms=now_ms))

@@ -36,6 +36,7 @@ from tables.rules import (
     HandOpened,
     HandSettled,
     LimitReached,
+    PlaceBet,
     SeatLeft,
     SeedCommitted,
     TableState,
@@ -175,7 +176,11 @@ def _attempt(
     try:
         new_events, new_state = first if first is not None else handle(command, state)
     except LimitReached as exc:
-        raise (gate.explain(exc, str(actor_id)) if gate is not None else exc) from None
+        raise (gate.explain(exc, str(actor_id)) if gate is not None and actor_id is not None else exc) from None
+    except DomainError:
+        if gate is not None and actor_id is not None and isinstance(command, PlaceBet):
+            gate.refuse_bet(actor_id=actor_id, amount=command.amount, state=state)  # his limits, if that is why
+        raise
     if gate is not None:
         gate.check(actor_id=actor_id, events=new_events)
     if not new_events:
@@ -246,12 +251,15 @@ def _responsible_gaming(
     try:
         first: tuple[list[Any], TableState] | None = handle(command, state)
     except DomainError:
+        if isinstance(command, PlaceBet) and actor_id is not None:  # a bet the rules refuse: is it his limits?
+            gate = open_gate(state=state, actor_id=actor_id, events=[], now_ms=command.ctx.now_ms)
+            gate.refuse_bet(actor_id=actor_id, amount=command.amount, state=state)
         return command, None, None  # refused anyway: decided again below, where the refusal is raised
     assert first is not None
     if not needs_gate(first[0]):
         return command, None, first
     gate = open_gate(state=state, actor_id=actor_id, events=first[0], now_ms=command.ctx.now_ms)
-    if not gate.loss:
+    if not gate.needed():
         return command, gate, first
     return replace(command, ctx=replace(command.ctx, loss_room=gate.loss_room())), gate, None
 

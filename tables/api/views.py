@@ -92,7 +92,7 @@ class TableListView(generics.ListAPIView):
             idempotency_key=idempotency_key(request),
         )
         read = selectors.table_read(table_id=table.pk, user=request.user)
-        return Response(presenters.present_table(read), status=status.HTTP_201_CREATED)
+        return Response(with_limits(presenters.present_table(read), request.user), status=status.HTTP_201_CREATED)
 
 
 def with_limits(table: dict[str, Any], user: Any) -> dict[str, Any]:
@@ -162,7 +162,9 @@ class MySeatView(APIView):
     @api_errors("not_found", "not_seated", "illegal_action")
     def delete(self, request: Request, table_id: int) -> Response:
         outcome = services.table_leave(table_id=table_id, user=request.user)
-        return Response(presenters.present_outcome(selectors.outcome_read(outcome=outcome, user=request.user)))
+        body = presenters.present_outcome(selectors.outcome_read(outcome=outcome, user=request.user))
+        with_limits(body["table"], request.user)
+        return Response(body)
 
 
 class ActionsView(APIView):

@@ -26,8 +26,8 @@ def _entrants(tx: Tx) -> tuple[int, ...]:
         seat = by_number.get(number)
         if seat is None or seat.sitting_out or seat.leaving:
             continue
-        # dealt in on his wallet alone: a stake his loss limit does not allow is then refused as such
-        if not tx.covers(seat.player_id, punter_need, loss_room=False):
+        # a player whose wallet or loss room does not cover the minimum stake is not dealt in
+        if not tx.covers(seat.player_id, punter_need):
             continue
         if not betting_first and bank_left is not None:
             if bank_left < bank_need:

@@ -146,10 +146,9 @@ class Tx:
             return room if avail is None else avail
         return min(avail, room)
 
-    def covers(self, party: str | None, amount: int, *, loss_room: bool = True) -> bool:
-        """True if ``party`` can commit ``amount`` chips: his wallet and (unless ``loss_room`` is False) his loss
-        room allow it."""
-        avail = self.can_commit(party) if loss_room else self.available(party)
+    def covers(self, party: str | None, amount: int) -> bool:
+        """True if ``party`` can commit ``amount`` chips: his wallet and his loss room allow it."""
+        avail = self.can_commit(party)
         return avail is None or avail >= amount
 
     def move(self, party: str | None, amount: int) -> None:

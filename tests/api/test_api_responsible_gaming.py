@@ -23,6 +23,7 @@ from responsible.store import append, lock_account, read_account, stream
 from tables import engine
 from tables import services as table_services
 from tables.models import TableSeat
+from tables.store import load_stream
 
 pytestmark = pytest.mark.django_db
 
@@ -172,6 +173,9 @@ def test_a_stake_that_could_pass_the_loss_limit_is_refused_on_every_preset(
     # the limit raised (cooling-off served): the same stake goes through, and counts as at risk
     request = ok(set_limit(as_player, "loss", reserve, "week"), 202)["requests"][0]
     rg.limit_confirm(user=player, request_id=request["id"], now=rg.now_ms() + 25 * 3600 * 1000)
+    # not dealt in while his limit did not cover a minimum stake: he sits again to be dealt in
+    ok(as_player.delete(f"/api/v1/tables/{table_id}/seats/me"))
+    sit(as_player, table_id)
     ok(bet(as_player, table_id, low))
     assert view(as_player, table_id)["you"]["limits"]["remaining_loss"] == 0
 
@@ -454,3 +458,29 @@ def test_a_stake_or_a_seat_by_any_path_after_an_exclusion_is_refused_by_the_tabl
     assert assert_error(bet(client, first, 10), 403, "excluded")["until"] is not None
     assert_error(client.post(f"/api/v1/tables/{second}/seats", {}, format="json"), 403, "excluded")
     assert ledger_state() == before
+
+
+@pytest.mark.parametrize("due", [False, True])
+def test_no_timeout_stakes_for_a_player_whose_reality_check_is_due(
+    due: bool, as_staff: APIClient, player: Any, fund: Any, client_for: Callable[[Any], APIClient], clock: Any
+) -> None:
+    fund(player, 1000)
+    client = client_for(player)
+    ok(set_limit(client, "reality_check", 15))
+    table_id = house_table(as_staff, "spanish")
+    sit(client, table_id)  # the session starts
+    if due:
+        clock.shift(timedelta(minutes=16))  # his reality check falls due while the table waits for his bet
+    for _ in range(10):
+        state = engine.load_table(table_id).state
+        if state.awaiting is None or any(e.type == "HandSettled" for e in load_stream(table_id)):
+            break
+        now = max(state.awaiting.deadline_ms, rg.now_ms())
+        table_services.table_timeout(table_id=table_id, version=state.version, now_ms=now)
+    events = load_stream(table_id)
+    by_timeout = [e for e in events if e.type == "BetPlaced" and e.data.get("by_timeout")]
+    skipped = [e.data["reason"] for e in events if e.type == "PunterSkipped"]
+    if due:
+        assert not by_timeout and "limit_reached" in skipped
+    else:
+        assert by_timeout  # the control: the rules stake the minimum for a punter who lets his bet time out
