@@ -38,7 +38,8 @@ def test_staff_create_a_table_and_get_its_view(as_staff):
     assert body["turn_timeout_s"] == 20 and body["betting_timeout_s"] == 30
     assert body["version"] == 2 and body["phase"] == "waiting" and body["seats"] == [] and body["hand"] is None
     assert len(body["next_seed_commitment"]) == 64  # hand 1's seed is committed with the table
-    assert body["you"] == {"seat": None, "balance": 0, "legal_actions": []}
+    no_limits = {"remaining_loss": None, "remaining_session_s": None, "reality_check_due": False}
+    assert body["you"] == {"seat": None, "balance": 0, "legal_actions": [], "limits": no_limits}
 
 
 def test_a_hungarian_house_table_with_a_fixed_stake(as_staff):
