@@ -68,7 +68,7 @@ def _start_uvicorn(port: int, database_url: str) -> subprocess.Popen[bytes]:
     }
     command = [sys.executable, "-m", "uvicorn", "casino.asgi:application", "--host", "127.0.0.1",
                "--port", str(port), "--lifespan", "off", "--ws-per-message-deflate", "false",
-               "--log-level", "warning", "--no-access-log"]  # fmt: skip
+               "--ws-max-size", "4096", "--log-level", "warning", "--no-access-log"]  # fmt: skip
     proc = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     import urllib.request
 

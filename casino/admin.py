@@ -17,7 +17,7 @@ from axes import admin as axes_admin
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.models import ADDITION, LogEntry
+from django.contrib.admin.models import ADDITION, DELETION, LogEntry
 from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group, User
@@ -46,6 +46,10 @@ from tables.rules import DomainError
 admin.site.site_header = "Seven and a Half: casino administration"
 admin.site.site_title = "Seven and a Half admin"
 admin.site.index_title = "Tables, hands, players and chips"
+admin.site.site_url = "/play/"  # "View site": the player client (developer "client" serves it)
+# The lists' columns need the width (tests/ops/test_admin_columns_browser.py: everything fits 1400 px); the home
+# page and the breadcrumbs lead everywhere the sidebar did.
+admin.site.enable_nav_sidebar = False
 admin.site.unregister(User)  # registered again below, with the project's lookup rule
 admin.site.unregister(Group)
 if admin.site.is_registered(AuthToken):
@@ -93,8 +97,10 @@ def cashier_forms(bound: CashierForm | None = None) -> dict[str, CashierForm]:
 
 @admin.register(Player)
 class PlayerAdmin(ViewOnlyAdmin):  # players register through the API
-    list_display = ("username", "balance", "is_active", "is_staff", "date_joined", "last_login")
-    list_filter = ("is_staff", "is_active", "groups")
+    """The players: every account that is not staff (operators, auditors and superusers are under Users)."""
+
+    list_display = ("username", "balance", "is_active", "date_joined", "last_login")
+    list_filter = ("is_active",)
     search_fields = ("username",)
     ordering = ("username",)
 
@@ -103,6 +109,7 @@ class PlayerAdmin(ViewOnlyAdmin):  # players register through the API
         return (
             super()
             .get_queryset(request)
+            .filter(is_staff=False, is_superuser=False)
             .annotate(wallet_balance=Coalesce(Subquery(balance), Value(0), output_field=IntegerField()))
         )
 
@@ -241,7 +248,20 @@ for _model in (AccessAttempt, AccessLog, AccessFailureLog):
 
 @admin.register(AccessAttempt)
 class LoginAttemptAdmin(DeclaredLookupsOnly, axes_admin.AccessAttemptAdmin):
-    """Failed sign-ins per username and address; deleting one (operators) unlocks it."""
+    """Failed sign-ins per username and address; deleting one (operators) unlocks that pair, the action below
+    unlocks the whole account (casino/login_lockout.py). Both are written to the audit log."""
+
+    actions = ["unlock_usernames"]
+
+    @admin.action(description="Unlock sign-in for these usernames (every address)", permissions=["delete"])
+    def unlock_usernames(self, request: HttpRequest, queryset: QuerySet[AccessAttempt]) -> None:
+        usernames = sorted({u for u in queryset.values_list("username", flat=True) if u})
+        attempts = AccessAttempt.objects.filter(username__in=usernames)
+        LogEntry.objects.log_actions(
+            user_id=request.user.pk, queryset=attempts, action_flag=DELETION, change_message="unlocked sign-in"
+        )
+        attempts.delete()
+        self.message_user(request, f"Unlocked sign-in for {', '.join(usernames) or 'nobody'}.", messages.SUCCESS)
 
 
 @admin.register(AccessLog)

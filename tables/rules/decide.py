@@ -23,6 +23,7 @@ from .commands import (
     PlaceBet,
     PlayerCommand,
     Raise,
+    ReleaseIdleSeat,
     RetireBank,
     SetClientSeed,
     SetStake,
@@ -34,14 +35,24 @@ from .commands import (
     Timeout,
 )
 from .enums import SitInReason
-from .errors import DomainError, InvalidRequest, NotFound, invalid
+from .errors import DomainError, IllegalAction, InvalidRequest, NotFound, invalid
 from .events import Event, SatIn
 from .flow import run_automatic_steps
 from .play import hit, raise_stake, stand
 from .showdown import abandon_without_seed
 from .splits import assign, split
 from .state import TableState
-from .table import create_table, leave, retire_bank, set_client_seed, set_stake, sit_down, sit_in, sit_out
+from .table import (
+    create_table,
+    leave,
+    release_idle,
+    retire_bank,
+    set_client_seed,
+    set_stake,
+    sit_down,
+    sit_in,
+    sit_out,
+)
 from .timeouts import timeout
 from .tx import SeedUnavailable, Tx
 
@@ -91,6 +102,7 @@ _HANDLERS: dict[type[Command], Callable[[Tx, Any], None]] = {
     CreateTable: create_table,
     SitDown: sit_down,
     LeaveSeat: leave,
+    ReleaseIdleSeat: release_idle,
     SitOut: sit_out,
     SitIn: sit_in,
     SetClientSeed: set_client_seed,
@@ -183,7 +195,8 @@ def _run(command: Command, tx: Tx) -> tuple[list[Event], TableState]:
     handler(tx, command)
     run_automatic_steps(tx)
     if kind is SitIn and _only_ready(tx.events):
-        return [], state  # "ready" opened nothing: a toggle that changes nothing writes nothing
+        # "ready" opened nothing: sit_in is offered and accepted only when it changes something (API.md v1.2)
+        raise IllegalAction("you are already taking part")
     return tx.events, tx.state
 
 
