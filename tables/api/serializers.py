@@ -247,6 +247,19 @@ class CurrentHandSerializer(serializers.Serializer):
         ref_name = "CurrentHand"
 
 
+class YourLimitsSerializer(serializers.Serializer):
+    remaining_loss = serializers.IntegerField(
+        allow_null=True, help_text="Chips you may still put at risk under your loss limits (null: no loss limit)."
+    )
+    remaining_session_s = serializers.IntegerField(allow_null=True, help_text="Null: no session limit.")
+    reality_check_due = serializers.JSONField(
+        help_text="false, or {elapsed_s, wagered, net} when a reality check is due (POST /me/reality-check)."
+    )
+
+    class Meta:
+        ref_name = "YourLimits"
+
+
 class LastBankerSerializer(serializers.Serializer):
     seat = serializers.IntegerField(allow_null=True, help_text="null: the house.")
     username = serializers.CharField(allow_null=True)
@@ -295,6 +308,7 @@ class YouSerializer(serializers.Serializer):
         child=serializers.ListField(child=serializers.IntegerField()),
         help_text="For each legal action that takes `hand`, the hand indexes it accepts now.",
     )
+    limits = YourLimitsSerializer(help_text="Responsible gaming (API.md v1.2).")
 
     class Meta:
         ref_name = "You"

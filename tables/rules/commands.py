@@ -45,7 +45,12 @@ class NextSeed:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Context:
-    """Shell-supplied data of one command: clock, wallets, entropy and seeds."""
+    """Shell-supplied data of one command: clock, wallets, entropy and seeds.
+
+    ``loss_room``: for players with a responsible-gaming loss limit, the most chips each may still put at risk
+    (docs/responsible-gaming.md); a player not listed has no such limit. A stake whose reserve would pass it is
+    refused with ``limit_reached``, and a banker is covered only as far as it reaches (so the bank passes).
+    """
 
     now_ms: int
     wallets: Mapping[str, int] = field(default_factory=dict)
@@ -54,6 +59,7 @@ class Context:
     next_seed: NextSeed | None = None  # contract v1.1: the seed a hand's end commits for the next hand
     seeds: tuple[str, ...] = ()
     next_seeds: tuple[NextSeed, ...] = ()
+    loss_room: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def from_simulation(self) -> bool:

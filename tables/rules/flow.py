@@ -89,6 +89,10 @@ def _punters_step(tx: Tx, hand: HandState) -> Step | None:
     if turn is not None:
         seat, index, kind = turn
         return partial(await_decision, seat=seat, index=index, kind=kind)
+    if not any(h.stake > 0 for h in hand.punters):
+        # every punter dropped out without a stake (skipped at his turn: the bank could not cover him, or his
+        # limits allow no stake): nothing to settle, the hand is abandoned like an empty betting window
+        return abandon_empty_hand
     return start_banker_turn
 
 

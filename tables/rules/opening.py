@@ -15,7 +15,7 @@ def _entrants(tx: Tx) -> tuple[int, ...]:
     banker_seat = state.banker_seat
     by_number = {s.seat: s for s in state.seats}
     banker = by_number.get(banker_seat) if banker_seat is not None else None
-    bank_left = tx.available(banker.player_id if banker is not None else None)
+    bank_left = tx.can_commit(banker.player_id if banker is not None else None)
     betting_first = tx.rules.bet_timing == "before_deal"
     punter_need = minimum * tx.config.punter_loss_multiplier
     bank_need = minimum * tx.config.banker_loss_multiplier
@@ -26,6 +26,7 @@ def _entrants(tx: Tx) -> tuple[int, ...]:
         seat = by_number.get(number)
         if seat is None or seat.sitting_out or seat.leaving:
             continue
+        # a player whose wallet or loss room does not cover the minimum stake is not dealt in
         if not tx.covers(seat.player_id, punter_need):
             continue
         if not betting_first and bank_left is not None:

@@ -64,6 +64,7 @@ class Tx:
     __slots__ = (
         "_decks",
         "_delta",
+        "_risked",
         "_seeds",
         "config",
         "ctx",
@@ -83,6 +84,7 @@ class Tx:
         self.events: list[Event] = []
         self.ctx = ctx
         self._delta: dict[str, int] = {}
+        self._risked: dict[str, int] = {}  # chips each party committed in this command (never lowered by a win)
         #: plain seeds this command knows, by hand number (the committed ones unsealed by the shell)
         self._seeds: dict[int, str] = {}
         #: a verifier re-running a recorded command: a hand whose seed is not revealed yet is not opened
@@ -142,15 +144,30 @@ class Tx:
             raise InvalidRequest("wallets map player ids to integer chip balances", {"field": "wallets"})
         return balance + self._delta.get(key, 0)
 
+    def loss_room(self, party: str | None) -> int | None:
+        """Chips ``party`` may still put at risk under his loss limit (``ctx.loss_room``); None: no limit."""
+        if party is None or party not in self.ctx.loss_room:
+            return None
+        return self.ctx.loss_room[party] - self._risked.get(party, 0)
+
+    def can_commit(self, party: str | None) -> int | None:
+        """Chips ``party`` can commit now: his wallet, capped by his loss room; None means unlimited."""
+        avail, room = self.available(party), self.loss_room(party)
+        if avail is None or room is None:
+            return room if avail is None else avail
+        return min(avail, room)
+
     def covers(self, party: str | None, amount: int) -> bool:
-        """True if ``party`` can commit ``amount`` chips."""
-        avail = self.available(party)
+        """True if ``party`` can commit ``amount`` chips: his wallet and his loss room allow it."""
+        avail = self.can_commit(party)
         return avail is None or avail >= amount
 
     def move(self, party: str | None, amount: int) -> None:
         """Credit (positive) or debit (negative) ``party``'s wallet within this command."""
         key = HOUSE if party is None else party
         self._delta[key] = self._delta.get(key, 0) + amount
+        if amount < 0:
+            self._risked[key] = self._risked.get(key, 0) - amount
 
     # -- time ----------------------------------------------------------------------------------------------
     def turn_deadline(self) -> int:

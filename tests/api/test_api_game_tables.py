@@ -38,7 +38,8 @@ def test_staff_create_a_table_and_get_its_view(as_staff):
     assert body["turn_timeout_s"] == 20 and body["betting_timeout_s"] == 30
     assert body["version"] == 3 and body["phase"] == "waiting" and body["seats"] == [] and body["hand"] is None
     assert len(body["next_seed_commitment"]) == 64  # hands 1 and 2's seeds are committed with the table (v1.2)
-    assert body["you"] == {"seat": None, "balance": 0, "legal_actions": [], "legal_hands": {}}
+    no_limits = {"remaining_loss": None, "remaining_session_s": None, "reality_check_due": False}
+    assert body["you"] == {"seat": None, "balance": 0, "legal_actions": [], "legal_hands": {}, "limits": no_limits}
 
 
 def test_a_hungarian_house_table_with_a_fixed_stake(as_staff):
@@ -143,7 +144,8 @@ def test_the_view_of_a_seated_player_a_spectator_and_staff(as_staff, make_user, 
     assert seated["hand"]["server_seed"] is None and seated["hand"]["deck"] is None
     assert [s["seat"] for s in seated["seats"]] == [1, 2] and sum(s["is_banker"] for s in seated["seats"]) == 1
     spectator = ok(client_for(make_user("spec")).get(f"/api/v1/tables/{table['id']}"))
-    assert spectator["you"] == {"seat": None, "balance": 0, "legal_actions": [], "legal_hands": {}}
+    no_limits = {"remaining_loss": None, "remaining_session_s": None, "reality_check_due": False}
+    assert spectator["you"] == {"seat": None, "balance": 0, "legal_actions": [], "legal_hands": {}, "limits": no_limits}
     staff_view = ok(as_staff.get(f"/api/v1/tables/{table['id']}"))
     assert staff_view["you"]["seat"] is None and staff_view["hand"]["deck"] is None
 
