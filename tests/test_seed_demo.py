@@ -35,4 +35,4 @@ def test_seed_demo_creates_players_with_chips_and_tables_once_and_prints_credent
     # names and the password, never a token (issue #26): and none was issued
     assert "token" not in text.lower()
     assert not AuthToken.objects.filter(user__username__in=["operator", "auditor", *DEMO_PLAYERS]).exists()
-    assert all(t.version == 2 for t in Table.objects.all())  # created through the event store (hand 1 committed)
+    assert all(t.version == 3 for t in Table.objects.all())  # created through the event store (hands 1, 2 committed)
