@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import logging
 import os
+import re
 import secrets
 from typing import Any
 from urllib.parse import urlsplit
@@ -92,11 +93,12 @@ def test_a_500_inside_a_command_under_debug_shows_no_secret_on_the_page_or_in_th
         )
     assert response.status_code == 500
     ctx = seen["ctx"]
-    assert ctx.seed, "the command held the plain seed of the hand in play"
+    # every seed the command's context holds (the hand in play's, the ones committed ahead), and its entropy
+    held_seeds = sorted(set(re.findall(r"'([0-9a-f]{64})'", repr(ctx))))
+    assert held_seeds, "the command held plain seeds"
     held = {
         **_secrets_of_the_process(),
-        "the seed of the hand in play": ctx.seed,
-        "the next hand's seed": ctx.next_seed.seed,
+        **{f"a seed of the command's context ({n})": seed for n, seed in enumerate(held_seeds)},
         "the command's entropy": ctx.entropy,
         "the player's token": token,
     }
