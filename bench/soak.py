@@ -873,7 +873,7 @@ class Stack:
             return sum(bool(c.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone()[0]) for pid in pids)
 
     def shutdown(self) -> None:
-        for name in ("edge", "beat", "worker", "live", "web"):
+        for name in ("edge", "beat", "signer", "worker", "live", "web"):
             process = self.processes.get(name)
             if process is not None and process.alive():
                 process.stop()
