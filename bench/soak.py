@@ -661,6 +661,24 @@ def provision(superuser_url: str) -> dict[str, str]:
     return env
 
 
+def signer_settings(env: dict[str, str]) -> dict[str, str]:
+    """With a signer role provisioned, the signer signs (as `make run` runs it): the mode, the role's name for
+    migrate, and the public keys the other processes verify with."""
+    signer_url = env.get("SIGNER_DATABASE_URL", "")
+    signing = env.get("CHECKPOINT_SIGNING_KEYS") or (
+        Path(env["CHECKPOINT_SIGNING_KEY_FILE"]).read_text() if env.get("CHECKPOINT_SIGNING_KEY_FILE") else ""
+    )
+    if not signer_url or not signing:
+        return {}
+    from casino.devkeys import public_key_lines
+
+    return {
+        "CHECKPOINT_SIGNER": "signer",
+        "DATABASE_SIGNER_ROLE": urlsplit(signer_url).username or "",
+        "CHECKPOINT_PUBLIC_KEYS": public_key_lines(signing),
+    }
+
+
 class Stack:
     """The private services and the processes of the casino, and how to break each of them."""
 
@@ -729,6 +747,7 @@ class Stack:
             "PYTHONPATH": str(ROOT),
             "PATH": f"{python_bin}{os.pathsep}{os.environ.get('PATH', '')}",
         }
+        self.env.update(signer_settings(self.env))
 
     def migrate(self) -> None:
         code = subprocess.run(
@@ -739,31 +758,46 @@ class Stack:
 
     def define_processes(self) -> None:
         py = sys.executable
+        # credentials per process (docs/security.md): the owner's URL is migrate's alone; the signing keys and the
+        # signer's role are the signer's (when devenv provisions one); beat deals no card
+        signing = {k: v for k, v in self.env.items() if k.startswith("CHECKPOINT_SIGNING_")}
+        signer_url = self.env.get("SIGNER_DATABASE_URL", "")
+        served = {k: v for k, v in self.env.items() if k not in ("MIGRATE_DATABASE_URL", "SIGNER_DATABASE_URL")}
+        if signer_url:
+            served = {k: v for k, v in served.items() if k not in signing}
+        keyless = {k: v for k, v in served.items() if not k.startswith(("SEED_SEALING_", "CHECKPOINT_SIGNING_"))}
         self.processes = {
             "web": Process(
                 "web",
                 [py, "-m", "gunicorn", "casino.wsgi:application", "--bind", f"127.0.0.1:{self.web_port}",
                  "--workers", str(self.workers), "--worker-class", "gthread", "--threads", str(self.threads),
                  "--timeout", "60", "--graceful-timeout", "5", "--keep-alive", "30"],
-                self.env, self.logdir,
+                served, self.logdir,
             ),
             "worker": Process(
                 "worker",
                 [py, "-m", "celery", "-A", "casino", "worker", "--concurrency=2", "--loglevel=INFO",
                  "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", "soak@%h"],
-                self.env, self.logdir,
+                served, self.logdir,
             ),
             "beat": Process(
                 "beat",
                 [py, "-m", "celery", "-A", "casino", "beat", "--loglevel=INFO", "--max-interval", "1",
                  "--schedule", str(self.workdir / "celerybeat-schedule")],
-                self.env, self.logdir,
+                keyless, self.logdir,
             ),
         }  # fmt: skip
+        if signer_url:
+            self.processes["signer"] = Process(
+                "signer",
+                [py, "-m", "celery", "-A", "casino", "worker", "-Q", "signer", "--concurrency=1", "--loglevel=INFO",
+                 "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", "soak-signer@%h"],
+                {**served, **signing, "DATABASE_URL": signer_url}, self.logdir,  # (sealing: it opens what it replays)
+            )  # fmt: skip
         live = live_server_command()
         if live is not None and self.live_port is not None:
             argv = [py, "-m", *live, "--host", "127.0.0.1", "--port", str(self.live_port)]
-            self.processes["live"] = Process("live", argv, self.env, self.logdir)
+            self.processes["live"] = Process("live", argv, served, self.logdir)
         binary = nginx_binary()
         if binary is not None and self.edge_port is not None:
             prefix = self.workdir / "nginx"
@@ -774,7 +808,7 @@ class Stack:
                 nginx_configuration(prefix, port=self.edge_port, web=f"127.0.0.1:{self.web_port}", live=live_address)
             )
             argv = [binary, "-p", str(prefix), "-c", str(conf), "-g", "daemon off;"]
-            self.processes["edge"] = Process("edge", argv, self.env, self.logdir)
+            self.processes["edge"] = Process("edge", argv, keyless, self.logdir)
 
     @property
     def client_port(self) -> int:
@@ -791,7 +825,7 @@ class Stack:
             process.start()
         if not wait_until(self.healthy, 90, 0.3):
             raise RuntimeError(f"the web server did not become healthy (see {self.logdir})")
-        for name in ("worker", "beat", "live"):
+        for name in ("worker", "beat", "live", "signer"):
             if name in self.processes and not self.wait_ready(name, 90):
                 raise RuntimeError(f"{name} did not start (see {self.logdir})")
 
@@ -807,7 +841,7 @@ class Stack:
         process = self.processes[name]
         if name == "edge":  # nginx says nothing when it is up: the chain through it answers
             return wait_until(lambda: process.alive() and self.healthy(), timeout, 0.1)
-        marker = {"worker": "ready.", "beat": "Starting...", "live": "Uvicorn running on"}[name]
+        marker = {"worker": "ready.", "signer": "ready.", "beat": "Starting...", "live": "Uvicorn running on"}[name]
         return wait_until(lambda: process.alive() and marker in process.log_since_start(), timeout, 0.1)
 
     def web_worker_pids(self) -> list[int]:
@@ -839,7 +873,7 @@ class Stack:
             return sum(bool(c.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone()[0]) for pid in pids)
 
     def shutdown(self) -> None:
-        for name in ("edge", "beat", "worker", "live", "web"):
+        for name in ("edge", "beat", "signer", "worker", "live", "web"):
             process = self.processes.get(name)
             if process is not None and process.alive():
                 process.stop()

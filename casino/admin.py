@@ -17,7 +17,7 @@ from axes import admin as axes_admin
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.models import ADDITION, DELETION, LogEntry
+from django.contrib.admin.models import DELETION, LogEntry
 from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group, User
@@ -31,6 +31,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from knox.models import AuthToken
 
+from casino import audit
 from casino.admin_lookups import DeclaredLookupsOnly, ViewOnlyAdmin
 from casino.api.serializers import MAX_CHIP_AMOUNT
 from casino.dashboard import context
@@ -39,7 +40,6 @@ from ledger import services as ledger
 from ledger.errors import LedgerError
 from ledger.models import Account, Balance
 from responsible import services as responsible
-from tables.admin.log import log_action
 from tables.models import Dispute, HandParticipant
 from tables.rules import DomainError
 
@@ -189,12 +189,16 @@ class PlayerAdmin(ViewOnlyAdmin):  # players register through the API
         except (LedgerError, DomainError) as exc:
             form.add_error(None, exc.message)
             return self._page(request, player, form)
-        balance = ledger.wallet_balance(player)
-        message = (
-            f"{operation.capitalize()} of {form.cleaned_data['amount']} chips, player:{player.get_username()}, "
-            f"reference {form.cleaned_data['reference']!r} (transaction {entry.pk}); balance now {balance}"
+        message = audit.log_cashier_entry(
+            actor_id=request.user.pk,
+            entry=entry,
+            operation=operation,
+            username=player.get_username(),
+            amount=form.cleaned_data["amount"],
+            reference=form.cleaned_data["reference"],
+            balance=ledger.wallet_balance(player),
+            via="admin",
         )
-        log_action(request, entry, ADDITION, message)
         messages.success(request, message)
         return HttpResponseRedirect(reverse("admin:casino_player_change", args=[player.pk]))
 

@@ -6,12 +6,17 @@
   migrate, :func:`grant_app_privileges` (run by the owner) gives it, on every table of the schema:
 
   * ``SELECT, INSERT`` on the guarded tables (those with a trigger refusing TRUNCATE: the event store, the
-    ledger's transactions and postings), plus ``UPDATE`` where the rows change through their triggers
-    (:data:`GUARDED_UPDATABLE`: balance rows, accounts);
-  * ``SELECT`` only on ``django_migrations`` (which migrations ran is the owner's record);
+    ledger's transactions and postings, checkpoints);
+  * on a few tables, exactly what :data:`EXPLICIT_PRIVILEGES` says (column-level where it updates only some
+    columns: nothing on ``ledger_balance.balance`` or ``ledger_account.code``);
   * ``SELECT, INSERT, UPDATE, DELETE`` on every other table (read models, sessions, tokens, caches);
-  * never ``TRUNCATE``, ``REFERENCES`` or ``TRIGGER``; ``USAGE, SELECT`` on sequences; ``EXECUTE`` on the
-    schema's functions; ``USAGE`` on the schema and no ``CREATE`` in it.
+  * never ``TRUNCATE``, ``REFERENCES`` or ``TRIGGER``; ``USAGE, SELECT`` on sequences; ``EXECUTE`` only on the
+    schema's functions that are not trigger functions (PUBLIC has none); ``USAGE`` on the schema and no
+    ``CREATE`` in it; ``CONNECT`` on the database and no ``TEMPORARY`` (a temporary table would shadow a table
+    for anything that names it without a schema).
+
+  The reviewed list of what it holds is ``tests/app_role_privileges.txt`` (``tests/test_database_roles.py``
+  compares it with the catalog, so a new grant is a visible change).
 
   So it cannot UPDATE/DELETE/TRUNCATE events or postings, cannot ALTER a table or disable a trigger (only an
   owner can), cannot set ``session_replication_role`` (superusers only) and cannot create objects. Grants are
@@ -30,12 +35,18 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import quote, unquote, urlsplit
 
-#: Guarded tables whose rows the application updates through their triggers (which refuse anything else).
-GUARDED_UPDATABLE = frozenset({"ledger_balance", "ledger_account"})
-#: Tables the application only reads.
-READ_ONLY = frozenset({"django_migrations"})
+#: The application's privileges on the tables where they are not the default of their kind (issue #26):
+#: - ``ledger_balance``: rows are inserted at 0 and change only through postings (the SECURITY DEFINER posting
+#:   trigger); ``UPDATE (kind)`` only because ``SELECT ... FOR UPDATE`` needs UPDATE on some column, and the
+#:   balance row's trigger refuses any change to ``kind``;
+#: - ``ledger_account``: created, never updated (its code names the house bankroll of a table);
+#: - ``django_migrations``: which migrations ran is the owner's record.
+EXPLICIT_PRIVILEGES = {
+    "ledger_balance": "SELECT, INSERT, UPDATE (kind)",
+    "ledger_account": "SELECT, INSERT",
+    "django_migrations": "SELECT",
+}
 APPEND_ONLY_PRIVILEGES = "SELECT, INSERT"
-GUARDED_UPDATABLE_PRIVILEGES = "SELECT, INSERT, UPDATE"
 TABLE_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE"
 
 # Tables, views and sequences of the current schema, with whether a user trigger refuses TRUNCATE on them
@@ -59,16 +70,32 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def app_privileges(table: str, guarded: bool) -> str:
-    """The privileges the application role holds on ``table``."""
-    if table in READ_ONLY:
+#: written only by the signer when it has a role of its own (``CHECKPOINT_SIGNER = "signer"``)
+SIGNER_WRITES = ("tables_checkpoint", "casino_verificationfailure")
+#: what the signer may not read: credentials, sessions, sign-in records, players' stored answers
+SIGNER_HIDDEN = frozenset(
+    {
+        "auth_user",  # but its id and username (the ledger check names wallets by username)
+        "knox_authtoken",
+        "django_session",
+        "axes_accessattempt",
+        "axes_accesslog",
+        "axes_accessfailurelog",
+        "tables_idempotencyrecord",
+    }
+)
+
+
+def app_privileges(table: str, guarded: bool, *, signer: bool = False) -> str:
+    """The privileges the application role holds on ``table`` (``signer``: a signer role writes checkpoints)."""
+    if signer and table == "tables_checkpoint":
         return "SELECT"
-    if not guarded:
-        return TABLE_PRIVILEGES
-    return GUARDED_UPDATABLE_PRIVILEGES if table in GUARDED_UPDATABLE else APPEND_ONLY_PRIVILEGES
+    if table in EXPLICIT_PRIVILEGES:
+        return EXPLICIT_PRIVILEGES[table]
+    return APPEND_ONLY_PRIVILEGES if guarded else TABLE_PRIVILEGES
 
 
-def grant_statements(cursor: Cursor, app_role: str) -> list[str]:
+def grant_statements(cursor: Cursor, app_role: str, *, signer: bool = False) -> list[str]:
     """The statements that set the application role's privileges on everything in the current schema."""
     cursor.execute(_RELATIONS)
     role = _ident(app_role)
@@ -78,7 +105,7 @@ def grant_statements(cursor: Cursor, app_role: str) -> list[str]:
         if kind == "S":
             sequences.append(_ident(name))
         else:
-            by_privileges.setdefault(app_privileges(name, guarded), []).append(_ident(name))
+            by_privileges.setdefault(app_privileges(name, guarded, signer=signer), []).append(_ident(name))
     statements: list[str] = []
     tables = [t for names in by_privileges.values() for t in names]
     if tables:
@@ -91,14 +118,105 @@ def grant_statements(cursor: Cursor, app_role: str) -> list[str]:
     return statements
 
 
-def grant_app_privileges(cursor: Cursor, app_role: str) -> None:
-    """Give ``app_role`` exactly its privileges on the current schema (run by the owner, after migrate)."""
+def grant_app_privileges(cursor: Cursor, app_role: str, *, signer_role: str = "") -> None:
+    """Give ``app_role`` exactly its privileges on the current schema (run by the owner, after migrate); with a
+    ``signer_role``, checkpoints are the signer's to write, and it gets its own privileges."""
     cursor.execute("SELECT current_schema()")
     (schema,) = cursor.fetchall()[0]
-    for statement in grant_statements(cursor, app_role):
+    if signer_role:
+        for statement in signer_statements(cursor, signer_role):
+            cursor.execute(statement)
+    for statement in grant_statements(cursor, app_role, signer=bool(signer_role)):
         cursor.execute(statement)
-    cursor.execute(f"GRANT USAGE ON SCHEMA {_ident(schema)} TO {_ident(app_role)}")
-    cursor.execute(f"GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA {_ident(schema)} TO {_ident(app_role)}")
+    role = _ident(app_role)
+    cursor.execute(f"GRANT USAGE ON SCHEMA {_ident(schema)} TO {role}")
+    # functions: EXECUTE only on those the application calls (not trigger functions), and not for PUBLIC
+    cursor.execute(f"REVOKE ALL ON ALL FUNCTIONS IN SCHEMA {_ident(schema)} FROM PUBLIC, {role}")
+    cursor.execute(
+        "SELECT p.oid::regprocedure::text FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace "
+        "AND p.prorettype <> 'trigger'::regtype AND p.prokind = 'f' ORDER BY 1"
+    )
+    for (signature,) in cursor.fetchall():
+        cursor.execute(f"GRANT EXECUTE ON FUNCTION {signature} TO {role}")
+    # the database: connect, and no temporary objects (a temporary table shadows a table of the same name
+    # for whatever names it without a schema); the owner keeps its own rights as the database's owner
+    cursor.execute("SELECT current_database()")
+    (database,) = cursor.fetchall()[0]
+    cursor.execute(f"REVOKE TEMPORARY, CREATE ON DATABASE {_ident(database)} FROM PUBLIC, {role}")
+    cursor.execute(f"GRANT CONNECT ON DATABASE {_ident(database)} TO {role}")
+
+
+def signer_statements(cursor: Cursor, signer_role: str) -> list[str]:
+    """The signer's privileges: read what a hand's verification reads (not credentials, sessions or sign-in
+    records; of the users only id and username), insert checkpoints and verification failures, nothing else."""
+    cursor.execute(_RELATIONS)
+    rows = cursor.fetchall()
+    role = _ident(signer_role)
+    tables = [name for name, kind, _ in rows if kind != "S"]
+    sequences = {name for name, kind, _ in rows if kind == "S"}
+    cursor.execute("SELECT current_database(), current_schema()")
+    database, schema = cursor.fetchall()[0]
+    statements = [
+        f"GRANT CONNECT ON DATABASE {_ident(database)} TO {role}",
+        f"GRANT USAGE ON SCHEMA {_ident(schema)} TO {role}",
+    ]
+    if tables:
+        statements.append(f"REVOKE ALL ON TABLE {', '.join(_ident(t) for t in tables)} FROM {role}")
+        readable = [_ident(t) for t in tables if t not in SIGNER_HIDDEN]
+        statements.append(f"GRANT SELECT ON TABLE {', '.join(readable)} TO {role}")
+    if "auth_user" in tables:
+        statements.append(f"GRANT SELECT (id, username) ON TABLE auth_user TO {role}")
+    if sequences:
+        statements.append(f"REVOKE ALL ON SEQUENCE {', '.join(_ident(q) for q in sorted(sequences))} FROM {role}")
+    for table in SIGNER_WRITES:
+        if table in tables:
+            statements.append(f"GRANT INSERT ON TABLE {_ident(table)} TO {role}")
+        if f"{table}_id_seq" in sequences:
+            statements.append(f"GRANT USAGE ON SEQUENCE {_ident(table + '_id_seq')} TO {role}")
+    return statements
+
+
+_TABLE_PRIVILEGES = ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER")
+_PRIVILEGES_HELD = """
+SELECT 'role: ' || concat_ws(' ', CASE WHEN r.rolsuper THEN 'SUPERUSER' END,
+       CASE WHEN r.rolcreaterole THEN 'CREATEROLE' END, CASE WHEN r.rolcreatedb THEN 'CREATEDB' END,
+       CASE WHEN r.rolreplication THEN 'REPLICATION' END, CASE WHEN r.rolbypassrls THEN 'BYPASSRLS' END,
+       CASE WHEN r.rolcanlogin THEN 'LOGIN' END)
+  FROM pg_roles r WHERE r.rolname = %(role)s
+UNION ALL
+SELECT 'member of ' || m.rolname FROM pg_auth_members a JOIN pg_roles m ON m.oid = a.roleid
+ WHERE a.member = to_regrole(%(role)s)
+UNION ALL
+SELECT 'database ' || p FROM unnest(ARRAY['CONNECT', 'CREATE', 'TEMPORARY']) AS p
+ WHERE has_database_privilege(%(role)s, current_database(), p)
+UNION ALL
+SELECT 'schema ' || n.nspname || ' ' || p FROM pg_namespace n, unnest(ARRAY['USAGE', 'CREATE']) AS p
+ WHERE n.nspname = current_schema() AND has_schema_privilege(%(role)s, n.oid, p)
+UNION ALL
+SELECT 'table ' || c.relname || ' ' || p FROM pg_class c, unnest(%(privileges)s::text[]) AS p
+ WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm')
+   AND has_table_privilege(%(role)s, c.oid, p)
+UNION ALL
+SELECT 'column ' || c.relname || '.' || a.attname || ' ' || p
+  FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped,
+       unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'REFERENCES']) AS p
+ WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm')
+   AND has_column_privilege(%(role)s, c.oid, a.attnum, p) AND NOT has_table_privilege(%(role)s, c.oid, p)
+UNION ALL
+SELECT 'sequence ' || c.relname || ' ' || p FROM pg_class c, unnest(ARRAY['USAGE', 'SELECT', 'UPDATE']) AS p
+ WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'S'
+   AND has_sequence_privilege(%(role)s, c.oid, p)
+UNION ALL
+SELECT 'function ' || f.oid::regprocedure::text || ' EXECUTE' FROM pg_proc f
+ WHERE f.pronamespace = current_schema()::regnamespace AND has_function_privilege(%(role)s, f.oid, 'EXECUTE')
+"""
+
+
+def privileges_held(cursor: Cursor, role: str) -> list[str]:
+    """Every privilege ``role`` holds on the current database and schema, granted to it or to PUBLIC, one
+    sorted line each (what ``tests/app_role_privileges.txt`` lists for the application role)."""
+    cursor.execute(_PRIVILEGES_HELD, {"role": role, "privileges": list(_TABLE_PRIVILEGES)})
+    return sorted(row[0] for row in cursor.fetchall())
 
 
 # --- provisioning with a superuser (development, CI, tests) ------------------------------------------------------
@@ -106,17 +224,24 @@ def grant_app_privileges(cursor: Cursor, app_role: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Roles:
-    """The two roles of one database and the URLs to connect as each."""
+    """The roles of one database and the URLs to connect as each."""
 
     owner: str
     app: str
     owner_url: str
     app_url: str
+    signer: str = ""
+    signer_url: str = ""
 
 
 def role_names(database: str) -> tuple[str, str]:
     """(owner, app) role names for ``database``: derived from its name, so two databases never share one."""
     return f"{database}_owner"[:63], f"{database}_app"[:63]
+
+
+def signer_role_name(database: str) -> str:
+    """The checkpoint signer's role for ``database``."""
+    return f"{database}_signer"[:63]
 
 
 def role_password(secret: bytes, role: str) -> str:
@@ -159,10 +284,16 @@ def provision(superuser_url: str, secret: bytes) -> Roles:
 
     database = database_of(superuser_url)
     owner, app = role_names(database)
+    signer = signer_role_name(database)
     owner_password, app_password = role_password(secret, owner), role_password(secret, app)
+    signer_password = role_password(secret, signer)
     with psycopg.connect(_libpq(superuser_url), connect_timeout=5) as conn, conn.cursor() as cur:
         cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"casino.dbroles:{database}"])
-        for role, password, extra in ((owner, owner_password, "CREATEDB"), (app, app_password, "NOCREATEDB")):
+        for role, password, extra in (
+            (owner, owner_password, "CREATEDB"),
+            (app, app_password, "NOCREATEDB"),
+            (signer, signer_password, "NOCREATEDB"),
+        ):
             cur.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role])
             verb = "ALTER" if cur.fetchone() else "CREATE"
             cur.execute(
@@ -177,12 +308,14 @@ def provision(superuser_url: str, secret: bytes) -> Roles:
         if cur.fetchone():
             cur.execute(f"ALTER DATABASE {_ident('test_' + database)} OWNER TO {_ident(owner)}")
         cur.execute(f"SET LOCAL ROLE {_ident(owner)}")
-        grant_app_privileges(cur, app)
+        grant_app_privileges(cur, app)  # (migrate grants the signer, in the mode the programs run in)
     return Roles(
         owner=owner,
         app=app,
         owner_url=url_as(superuser_url, owner, owner_password),
         app_url=url_as(superuser_url, app, app_password),
+        signer=signer,
+        signer_url=url_as(superuser_url, signer, signer_password),
     )
 
 

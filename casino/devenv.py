@@ -211,6 +211,7 @@ def database_roles(url: str) -> dict[str, str]:
     return {
         "DATABASE_URL": roles.app_url,
         "MIGRATE_DATABASE_URL": roles.owner_url,
+        "SIGNER_DATABASE_URL": roles.signer_url,
         "DATABASE_SUPERUSER_URL": url,
     }
 
@@ -266,57 +267,106 @@ def cmd_bench(args: list[str]) -> int:
         if "DATABASE_SUPERUSER_URL" in svc:
             svc["DATABASE_URL"] = svc.pop("DATABASE_SUPERUSER_URL")
             svc.pop("MIGRATE_DATABASE_URL")
+            svc.pop("SIGNER_DATABASE_URL", None)
         env = {**_dev_keys(), **os.environ, **svc, "PYTHONPATH": str(ROOT)}
         return _run([sys.executable, *args], env)
 
 
 def cmd_run(args: list[str]) -> int:
+    """Migrate (as the owner), seed the demo data, then serve with honcho: each process with only the credentials
+    it uses (casino/procenv.py)."""
+    from casino import procenv
+
     port = os.environ.get("PORT", "8000")
     live_port = os.environ.get("LIVE_PORT") or str(int(port) + 1)
     with services(fallback=False) as svc:
-        svc.pop("DATABASE_SUPERUSER_URL", None)  # the programs get the two roles' URLs only
-        env = {
+        secrets = {
             **_dev_keys(),
-            **{k: v for k, v in os.environ.items() if k != "DATABASE_SUPERUSER_URL"},
+            **{k: v for k, v in os.environ.items() if k in procenv.SECRET_VARIABLES},
             **svc,
-            "DJANGO_SETTINGS_MODULE": "casino.settings",
-            "DEBUG": os.environ.get("DEBUG", "1"),
             "SECRET_KEY": os.environ.get("SECRET_KEY") or _local_secret(),
             "DEMO_PASSWORD": os.environ.get("DEMO_PASSWORD") or _local_secret("demo_password", nbytes=12),
+        }
+        secrets.pop("DATABASE_SUPERUSER_URL", None)  # the programs get the two roles' URLs only
+        base = {
+            **{k: v for k, v in os.environ.items() if k not in procenv.SECRET_VARIABLES},
+            "REDIS_URL": svc["REDIS_URL"],
+            "DJANGO_SETTINGS_MODULE": "casino.settings",
+            "DEBUG": os.environ.get("DEBUG", "1"),
             "PORT": port,
             "LIVE_PORT": live_port,
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         }
-        env.update(_metrics_env())
+        base.update(_metrics_env())
+        # checkpoints are signed by the signer process alone (its role, its key); the others get the public keys
+        base.setdefault("CHECKPOINT_SIGNER", "signer")
+        if not base.get("CHECKPOINT_PUBLIC_KEYS") and not base.get("CHECKPOINT_PUBLIC_KEY_FILE"):
+            from casino.devkeys import public_key_lines
+
+            signing = secrets.get("CHECKPOINT_SIGNING_KEYS") or Path(secrets["CHECKPOINT_SIGNING_KEY_FILE"]).read_text()
+            base["CHECKPOINT_PUBLIC_KEYS"] = public_key_lines(signing)
+        if secrets.get("SIGNER_DATABASE_URL"):  # its name only: migrate grants it
+            base["DATABASE_SIGNER_ROLE"] = urlsplit(secrets["SIGNER_DATABASE_URL"]).username or ""
         manage = [sys.executable, str(ROOT / "manage.py")]
-        record = _record_run(port, env)
-        for step in (["migrate", "--noinput"], ["seed_demo"]):
-            code = _run([*manage, *step], env)
+        owner = {k: secrets[k] for k in ("DATABASE_URL", "MIGRATE_DATABASE_URL", "SECRET_KEY") if secrets.get(k)}
+        signs = base["CHECKPOINT_SIGNER"] == "signer"
+        demo = {**procenv.variables_for("seed_demo", secrets, signer=signs), "DEMO_PASSWORD": secrets["DEMO_PASSWORD"]}
+        # `make manage` runs commands like a process that deals: the application role, never the owner's URL
+        record = _record_run(port, {**base, **procenv.variables_for("manage", secrets, signer=signs)})
+        for step, extra in ((["migrate", "--noinput"], owner), (["seed_demo"], demo)):
+            code = _run([*manage, *step], {**base, **extra})
             if code:
                 log(f"`manage.py {' '.join(step)}` failed with exit code {code}")
                 return code
-        base = f"http://127.0.0.1:{port}"
+        base_url = f"http://127.0.0.1:{port}"
         log("the casino is starting:")
-        log(f"  API        {base}/api/v1/")
-        log(f"  API docs   {base}/api/docs/ (ReDoc: {base}/api/redoc/)")
-        log(f"  admin      {base}/admin/ (the operator's dashboard)")
-        log(f"  metrics    {base}/metrics (Prometheus; from {env['METRICS_ALLOW_IPS'] or 'the token holder'})")
-        log(f"  health     {base}/healthz")
+        log(f"  API        {base_url}/api/v1/")
+        log(f"  API docs   {base_url}/api/docs/ (ReDoc: {base_url}/api/redoc/)")
+        log(f"  admin      {base_url}/admin/ (the operator's dashboard)")
+        log(f"  metrics    {base_url}/metrics (Prometheus; from {base['METRICS_ALLOW_IPS'] or 'the token holder'})")
+        log(f"  health     {base_url}/healthz")
         live = f"127.0.0.1:{live_port}"
         log(f"  live (ASGI: WebSocket and long-polls) ws://{live}/ws/v1/tables/<id>")
         log(f"                                        http://{live}/api/v1/tables/<id>/events?wait=30")
-        log(f"  play       {base}/play/ (the player client: sign in as alice, bob, carol or dave)")
+        log(f"  play       {base_url}/play/ (the player client: sign in as alice, bob, carol or dave)")
         log("  the production proxy in front of both (optional, Debian's nginx; docs/operations.md, \"The proxy\"):")
         log(f"    .venv/bin/python -m casino.nginx --port <free port> --web 127.0.0.1:{port} --live {live}")
-        log(f"  demo accounts operator, auditor, alice, bob, carol, dave: password {env['DEMO_PASSWORD']}")
+        log(f"  demo accounts operator, auditor, alice, bob, carol, dave: password {secrets['DEMO_PASSWORD']}")
         log("  (kept in .local/demo_password; listening on 127.0.0.1 only: HOST=0.0.0.0 make run to open it)")
         log(f'  any manage.py command against it: make manage ARGS="verify_hands --all" (PORT={port} if several)')
-        log("Ctrl-C stops the web server, the live server, the Celery worker and Celery beat together.")
+        log("Ctrl-C stops the web server, the live server, the Celery workers (the signer's too) and beat together.")
         honcho = shutil.which("honcho", path=str(Path(sys.executable).parent)) or "honcho"
         try:
-            return _run([honcho, "-f", str(ROOT / "Procfile"), "start", *args], env)
+            with _process_secrets(secrets) as (procfile, secrets_file):
+                env = {**base, procenv.SECRETS_FILE_VARIABLE: str(secrets_file)}
+                return _run([honcho, "-f", str(procfile), "start", *args], env)
         finally:
             record.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _process_secrets(secrets: dict[str, str]) -> Iterator[tuple[Path, Path]]:
+    """This run's secrets file (this user only) and a Procfile whose every line starts through
+    ``casino.procenv``, which gives each process its own variables; both deleted when the run ends."""
+    import json
+
+    directory = LOCAL / "run"
+    directory.mkdir(parents=True, exist_ok=True)
+    secrets_file, procfile = directory / f"secrets.{os.getpid()}.json", directory / f"Procfile.{os.getpid()}"
+    fd = os.open(secrets_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        json.dump(secrets, out)
+    lines = []
+    for line in (ROOT / "Procfile").read_text().splitlines():
+        name, colon, command = line.partition(":")
+        if colon and name.strip() and not name.lstrip().startswith("#"):
+            lines.append(f"{name.strip()}: python -m casino.procenv {name.strip()} -- {command.strip()}")
+    procfile.write_text("\n".join(lines) + "\n")
+    try:
+        yield procfile, secrets_file
+    finally:
+        secrets_file.unlink(missing_ok=True)
+        procfile.unlink(missing_ok=True)
 
 
 RUN_RECORDS = LOCAL / "instances"

@@ -48,3 +48,21 @@ def ensure_dev_keys(directory: Path = DEV_KEYS) -> dict[str, str]:
     _ensure(sealing, "dev-seal")
     _ensure(signing, "dev-sign")
     return {"SEED_SEALING_KEY_FILE": str(sealing), "CHECKPOINT_SIGNING_KEY_FILE": str(signing)}
+
+
+def public_key_lines(signing: str) -> str:
+    """``<key id>:<base64 of the public key>`` lines of the signing keys in ``signing`` (a key file's text or
+    the inline setting): what the processes that verify but do not sign are given (CHECKPOINT_PUBLIC_KEYS)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    lines = []
+    for raw in signing.replace(",", "\n").splitlines():
+        entry = raw.strip()
+        if not entry or entry.startswith("#"):
+            continue
+        key_id, _, encoded = entry.partition(":")
+        private = Ed25519PrivateKey.from_private_bytes(base64.b64decode(encoded))
+        public = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        lines.append(f"{key_id}:{base64.b64encode(public).decode()}")
+    return ",".join(lines)

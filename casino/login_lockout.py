@@ -148,9 +148,21 @@ def lockout_response(
     return HttpResponse(message, status=429, content_type="text/plain; charset=utf-8", headers=headers)
 
 
+#: the longest username there is (``auth.User.username``; the API's sign-in has the same bound)
+USERNAME_MAX_LENGTH = 150
+
+
 def admin_login(request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
     """The admin's login page behind the per-address throttles of ``POST /auth/token`` (the same scopes, so the
     same counters): a login attempt there counts against the address's sign-in allowance on both."""
+    if request.method == "POST" and len(request.POST.get("username", "")) > USERNAME_MAX_LENGTH:
+        # Django's login form does not enforce the username's length, and the failure record's column would
+        # refuse it (a 500 under DEBUG showed the environment): refused here, as the API's sign-in refuses it
+        return HttpResponse(
+            f"A username has at most {USERNAME_MAX_LENGTH} characters.",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
     if request.method == "POST":
         for throttle_class in AUTH_THROTTLES:
             throttle = throttle_class()

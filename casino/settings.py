@@ -48,6 +48,18 @@ SEED_SEALING_KEYS = os.environ.get("SEED_SEALING_KEYS", "")  # AES-256-GCM keys 
 SEED_SEALING_KEY_FILE = os.environ.get("SEED_SEALING_KEY_FILE", "")
 CHECKPOINT_SIGNING_KEYS = os.environ.get("CHECKPOINT_SIGNING_KEYS", "")  # Ed25519 private keys (raw 32 bytes)
 CHECKPOINT_SIGNING_KEY_FILE = os.environ.get("CHECKPOINT_SIGNING_KEY_FILE", "")
+# The public halves (`<key id>:<base64 of the 32-byte public key>`), for the processes that verify and publish
+# checkpoints but do not sign; unset, they are derived from the signing keys.
+CHECKPOINT_PUBLIC_KEYS = os.environ.get("CHECKPOINT_PUBLIC_KEYS", "")
+CHECKPOINT_PUBLIC_KEY_FILE = os.environ.get("CHECKPOINT_PUBLIC_KEY_FILE", "")
+# Who signs checkpoints (docs/security.md, "Checkpoints"): "signer", the signer process alone (its own Celery
+# queue, database role and key: it replays every hand settled since the previous checkpoint before it signs), or
+# "inline", the command that ends a hand (one statement; the test settings and single-process setups).
+CHECKPOINT_SIGNER = os.environ.get("CHECKPOINT_SIGNER", "inline")
+if CHECKPOINT_SIGNER not in {"signer", "inline"}:
+    raise ImproperlyConfigured(f"CHECKPOINT_SIGNER must be signer or inline, not {CHECKPOINT_SIGNER!r}")
+CHECKPOINT_SIGNER_QUEUE = os.environ.get("CHECKPOINT_SIGNER_QUEUE", "signer")
+CHECKPOINT_SWEEP_INTERVAL_S = float(os.environ.get("CHECKPOINT_SWEEP_INTERVAL_S", "10"))
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
@@ -92,6 +104,10 @@ MIDDLEWARE = [
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
 
 ROOT_URLCONF = "casino.urls"
+# Error pages and reports (DEBUG on too) show no settings, environment, cookies, POST values or local variables
+# (casino/error_reports.py, docs/security.md "Error pages and logs").
+DEFAULT_EXCEPTION_REPORTER = "casino.error_reports.NoSecretsReporter"
+DEFAULT_EXCEPTION_REPORTER_FILTER = "casino.error_reports.NoSecretsFilter"
 WSGI_APPLICATION = "casino.wsgi.application"
 ASGI_APPLICATION = "casino.asgi.application"
 
@@ -147,6 +163,11 @@ MIGRATE_DATABASE = (
     if _owner and all(_owner.get(k) == _db.get(k) for k in ("HOST", "PORT", "NAME"))
     else None
 )
+# The signer's role (its own process connects as it; `migrate` grants it its privileges): only its name here.
+SIGNER_DATABASE_URL = os.environ.get("SIGNER_DATABASE_URL", "")
+DATABASE_SIGNER_ROLE = os.environ.get("DATABASE_SIGNER_ROLE") or (
+    str(dj_database_url.parse(SIGNER_DATABASE_URL).get("USER") or "") if SIGNER_DATABASE_URL else ""
+)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis and Celery ----------------------------------------------------------------------------------------
@@ -181,6 +202,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "options": {"queue": TABLE_TIMER_QUEUE, "expires": TIMEOUT_SWEEP_INTERVAL_S},
     },
 }
+if CHECKPOINT_SIGNER == "signer":  # hands whose end the signer has not signed yet (a lost message, a restart)
+    CELERY_BEAT_SCHEDULE["sign-pending-checkpoints"] = {
+        "task": "tables.sign_pending_checkpoints",
+        "schedule": CHECKPOINT_SWEEP_INTERVAL_S,
+        "options": {"queue": CHECKPOINT_SIGNER_QUEUE, "expires": CHECKPOINT_SWEEP_INTERVAL_S},
+    }
 
 # Seats (API.md v1.2 "Actions"): one account holds at most this many seats over all tables (409 seat_limit); a seat
 # that took part in no hand for SEAT_IDLE_HANDS hands and SEAT_IDLE_MINUTES minutes (whichever is later) is

@@ -18,6 +18,16 @@ from tables.rules import TableState
 log = logging.getLogger(__name__)
 
 FIRE_TIMEOUT = "tables.fire_timeout"  # the task's name (tables.tasks.fire_timeout): (table id, version)
+SIGN_CHECKPOINTS = "tables.sign_checkpoints"  # tables.tasks.sign_checkpoints: (table id)
+
+
+def hand_ended(table_id: int) -> None:
+    """Called after commit of a command that ended a hand, when the signer signs (``CHECKPOINT_SIGNER``): ask it
+    to replay and sign. Never raises: beat's sweep asks again for anything missed."""
+    try:
+        celery_app.send_task(SIGN_CHECKPOINTS, args=[table_id], queue=settings.CHECKPOINT_SIGNER_QUEUE)
+    except Exception:
+        log.exception("could not ask the signer to sign table %s", table_id)
 
 
 def table_changed(table_id: int, state: TableState) -> None:

@@ -247,17 +247,33 @@ def _private(key: bytes) -> Ed25519PrivateKey:
     return Ed25519PrivateKey.from_private_bytes(key)
 
 
+def _public_ring() -> KeyRing | None:
+    """The checkpoint public keys of the settings (``CHECKPOINT_PUBLIC_KEYS`` / ``_FILE``), or None: then they
+    are derived from the signing keys. Processes that do not sign (web, workers: the signer signs) hold only
+    these."""
+    inline, path = settings.CHECKPOINT_PUBLIC_KEYS, settings.CHECKPOINT_PUBLIC_KEY_FILE
+    return _ring(inline, path, "CHECKPOINT_PUBLIC_KEYS") if inline or path else None
+
+
 def public_key_bytes(key_id: str) -> bytes | None:
     """The raw 32-byte public key of signing key ``key_id`` (None if unknown)."""
+    public = _public_ring()
+    if public is not None:
+        return public.keys.get(key_id)
     key = signing_keys().keys.get(key_id)
     if key is None:
         return None
-    return _private(key).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    return public_of(key)
+
+
+def public_of(private: bytes) -> bytes:
+    """The raw public key of a raw Ed25519 private key."""
+    return _private(private).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
 def public_keys() -> list[tuple[str, bytes]]:
     """Every signing key's (id, raw public key), the current one first."""
-    ring = signing_keys()
+    ring = _public_ring() or signing_keys()
     ordered = [ring.current, *(k for k in ring.keys if k != ring.current)]
     return [(key_id, public_key_bytes(key_id) or b"") for key_id in ordered]
 

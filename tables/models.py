@@ -246,6 +246,8 @@ class Checkpoint(models.Model):
     class Meta:
         ordering = ["table", "version"]
         constraints = [models.UniqueConstraint(fields=["table", "version"], name="checkpoint_table_version_unique")]
+        # a key's first use is its `valid_from` on GET /fairness/public-key (anyone may ask: an index, no scan)
+        indexes = [models.Index(fields=["key_id", "at"], name="checkpoint_key_first_use")]
 
     def __str__(self) -> str:
         return f"checkpoint of table {self.table_id} at v{self.version}"

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -225,8 +226,11 @@ def _attempt(
         if any(isinstance(e, (HandOpened, HandSettled, HandAbandoned)) for e in new_events):
             writes.append(engine.snapshot_write(table_id, new_state, chained[-1].hash))
         signed = _checkpoint_position(new_events)
-        if signed is not None:  # a hand ended: its signed checkpoint goes in the same statement
+        if signed is not None and settings.CHECKPOINT_SIGNER == "inline":
+            # a hand ended: its signed checkpoint goes in the same statement
             writes.append(_checkpoint_write(table_id, chained[signed], now))
+        elif signed is not None:  # the signer replays the hand, then signs (tables/signer.py)
+            transaction.on_commit(lambda: after_commit.hand_ended(table_id))
         stored = insert(chained, also=writes)
         post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_ids)
         if gate is not None:

@@ -11,9 +11,10 @@ from typing import Any
 from celery import shared_task
 
 from casino import metrics, requestlog
-from tables.after_commit import FIRE_TIMEOUT
+from tables.after_commit import FIRE_TIMEOUT, SIGN_CHECKPOINTS
 from tables.errors import TimeoutNotDue
 from tables.services import sweep_idle_seats, sweep_overdue_tables, table_timeout
+from tables.signer import pending_tables, sign_table
 
 
 @shared_task(name=FIRE_TIMEOUT, bind=True, acks_late=True, ignore_result=True, max_retries=None)
@@ -41,6 +42,30 @@ def sweep_timeouts() -> int:
         metrics.TIMEOUTS_FIRED.labels("sweeper").inc(fired)
     requestlog.note(fired=fired, outcome="fired" if fired else "idle", quiet=not fired)
     return fired
+
+
+@shared_task(name=SIGN_CHECKPOINTS, acks_late=True, ignore_result=True)
+def sign_checkpoints(table_id: int) -> int | None:
+    """The signer (its own queue and process): replay what ended at the table since its latest checkpoint, then
+    sign it or refuse (tables/signer.py)."""
+    outcome = sign_table(table_id)
+    requestlog.note(
+        table=table_id,
+        version=outcome.signed,
+        outcome="refused" if outcome.refused else "signed" if outcome.signed else "nothing",
+        quiet=not outcome.signed and not outcome.refused,
+    )
+    return outcome.signed
+
+
+@shared_task(name="tables.sign_pending_checkpoints", ignore_result=True)
+def sign_pending_checkpoints() -> int:
+    """Sign every table whose last hand end is not signed yet (a lost message, a signer that was down)."""
+    signed = 0
+    for table_id in pending_tables():
+        signed += sign_table(table_id).signed is not None
+    requestlog.note(signed=signed, outcome="signed" if signed else "idle", quiet=not signed)
+    return signed
 
 
 @shared_task(name="tables.release_idle_seats", ignore_result=True)

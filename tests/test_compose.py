@@ -114,3 +114,21 @@ def test_the_app_connects_as_a_limited_role_and_only_migrate_as_the_owner():
         assert env["DATABASE_URL"].split("://")[1].split(":")[0] != superuser, name
         if name != "migrate":
             assert "MIGRATE_DATABASE_URL" not in env, name
+
+
+def test_only_the_signer_holds_the_signing_keys_and_connects_as_its_own_role():
+    """Issue #25/#26: checkpoints are signed by the signer service alone; every other service verifies with the
+    public keys and, with CHECKPOINT_SIGNER=signer, may not insert a checkpoint (granted by migrate)."""
+    signer = SERVICES["signer"]
+    _check_entry_point(signer["command"])
+    assert signer["command"][signer["command"].index("-Q") + 1] == "signer"
+    assert signer["environment"]["DATABASE_URL"].startswith("postgres://casino_signer:")
+    assert "CHECKPOINT_SIGNING_KEYS" in signer["environment"]
+    for name, service in SERVICES.items():
+        env = service.get("environment") or {}
+        if name == "signer" or not isinstance(env, dict) or "DATABASE_URL" not in env:  # (db, redis, the proxy)
+            continue
+        assert "CHECKPOINT_SIGNING_KEYS" not in env, name
+        assert env.get("CHECKPOINT_SIGNER") == "signer" and "CHECKPOINT_PUBLIC_KEYS" in env, name
+    assert SERVICES["migrate"]["environment"]["DATABASE_SIGNER_ROLE"] == "casino_signer"
+    assert "DB_SIGNER_PASSWORD" in SERVICES["db"]["environment"]

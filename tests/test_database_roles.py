@@ -6,6 +6,8 @@ application's database credentials would try against history is refused by Postg
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -110,9 +112,9 @@ def test_the_attack_of_the_issue_a_million_chips_under_the_replica_role_is_refus
     with pytest.raises(DatabaseError, match="permission denied"), transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL session_replication_role = replica")
         cursor.execute(attack, [wallet])
-    # without the replica role, the balance row's trigger refuses it (the role may UPDATE balance rows only
-    # through postings, which the trigger applies)
-    refused = pytest.raises(DatabaseError, match="only through postings")
+    # without the replica role, it holds no UPDATE on the balance column (balance rows change only through
+    # postings, whose trigger runs as the owner; tests/test_database_attacks.py shows the trigger's own refusal)
+    refused = pytest.raises(DatabaseError, match="permission denied for table ledger_balance")
     with refused, transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(attack, [wallet])
     assert _one("SELECT balance FROM ledger_balance WHERE account_id = %s", [wallet]) == 100
@@ -126,7 +128,10 @@ def test_the_application_role_may_do_what_the_product_does(history):
         cursor.execute("UPDATE tables_table SET name = 'renamed' WHERE id = %s", [history["table"]])
         cursor.execute("DELETE FROM django_session")
     assert _one("SELECT has_table_privilege('tables_event', 'INSERT')") is True
-    assert _one("SELECT has_table_privilege('ledger_balance', 'UPDATE')") is True
+    assert _one("SELECT has_table_privilege('ledger_balance', 'UPDATE')") is False
+    assert _one("SELECT has_column_privilege('ledger_balance', 'kind', 'UPDATE')") is True  # to lock rows
+    assert _one("SELECT has_column_privilege('ledger_balance', 'balance', 'UPDATE')") is False
+    assert _one("SELECT has_column_privilege('ledger_account', 'code', 'UPDATE')") is False
 
 
 @pytest.mark.parametrize(
@@ -136,8 +141,8 @@ def test_the_application_role_may_do_what_the_product_does(history):
         ("ledger_posting", {"SELECT", "INSERT"}),
         ("ledger_transaction", {"SELECT", "INSERT"}),
         ("tables_checkpoint", {"SELECT", "INSERT"}),  # added by another migration: append-only by its trigger
-        ("ledger_balance", {"SELECT", "INSERT", "UPDATE"}),
-        ("ledger_account", {"SELECT", "INSERT", "UPDATE"}),
+        ("ledger_balance", {"SELECT", "INSERT"}),  # and UPDATE (kind), to lock rows: see the reviewed list
+        ("ledger_account", {"SELECT", "INSERT"}),
         ("tables_table", {"SELECT", "INSERT", "UPDATE", "DELETE"}),
         ("tables_snapshot", {"SELECT", "INSERT", "UPDATE", "DELETE"}),
         ("django_migrations", {"SELECT"}),
@@ -150,6 +155,25 @@ def test_the_application_role_holds_exactly_its_privileges(table, expected):
         if _one("SELECT has_table_privilege(%s, %s)", [table, privilege])
     }
     assert held == expected
+
+
+PRIVILEGES_FILE = Path(__file__).with_name("app_role_privileges.txt")
+
+
+def test_the_application_role_holds_exactly_the_reviewed_list_of_privileges():
+    """Every privilege the application role holds on the database, read from the catalog (granted to it or to
+    PUBLIC), against the reviewed list in the repository: a new grant is a visible change of that file. After a
+    reviewed change, write the list this test prints into tests/app_role_privileges.txt."""
+    with connection.cursor() as cursor:
+        held = dbroles.privileges_held(cursor, settings.DATABASE_APP_ROLE)
+    reviewed = [line for line in PRIVILEGES_FILE.read_text().splitlines() if line and not line.startswith("#")]
+    assert held == reviewed, "the application role's privileges changed:\n" + "\n".join(
+        [f"+ {line}" for line in held if line not in reviewed] + [f"- {line}" for line in reviewed if line not in held]
+    )
+    # what the issue names, whatever the list says
+    assert "database TEMPORARY" not in held and "database CREATE" not in held
+    assert not [line for line in held if "ledger_account.code" in line or "ledger_balance.balance" in line]
+    assert not [line for line in held if line.startswith("table ") and line.split()[-1] in {"TRUNCATE", "TRIGGER"}]
 
 
 def test_grants_follow_the_tables_any_migration_adds():

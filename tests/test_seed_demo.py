@@ -7,6 +7,7 @@ import io
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from knox.models import AuthToken
 
 from casino.demo import DEMO_CHIPS, DEMO_PLAYERS, DEMO_TABLES
 from ledger import selectors as ledger_selectors
@@ -30,5 +31,8 @@ def test_seed_demo_creates_players_with_chips_and_tables_once_and_prints_credent
     assert {"classic", "italian", "spanish", "hungarian"} <= set(Table.objects.values_list("preset", flat=True))
     assert Table.objects.filter(bank="house").count() == 1
     text = out.getvalue()
-    assert "password" in text and "alice" in text and "token" in text
+    assert "password" in text and "alice" in text
+    # names and the password, never a token (issue #26): and none was issued
+    assert "token" not in text.lower()
+    assert not AuthToken.objects.filter(user__username__in=["operator", "auditor", *DEMO_PLAYERS]).exists()
     assert all(t.version == 3 for t in Table.objects.all())  # created through the event store (hands 1, 2 committed)

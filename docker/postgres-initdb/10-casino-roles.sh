@@ -33,4 +33,11 @@ SELECT format('ALTER ROUTINE %s OWNER TO %I', p.oid::regprocedure, :'owner')
   FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
   WHERE n.nspname = 'public' AND p.proowner <> to_regrole(:'owner') \gexec
 SQL
+if [ -n "${DB_SIGNER_PASSWORD:-}" ]; then  # the checkpoint signer (docs/security.md); `migrate` grants it
+  psql -v ON_ERROR_STOP=1 --no-psqlrc --username "${POSTGRES_USER:-postgres}" --dbname "${POSTGRES_DB:-casino}" \
+    --set signer="${DB_SIGNER_ROLE:-casino_signer}" --set signer_password="$DB_SIGNER_PASSWORD" <<'SQL'
+SELECT format('CREATE ROLE %I', :'signer') WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'signer') \gexec
+ALTER ROLE :"signer" LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD :'signer_password';
+SQL
+fi
 echo "casino database roles ready: owner ${DB_OWNER_ROLE:-casino_owner}, application ${DB_APP_ROLE:-casino_app}"

@@ -6,15 +6,9 @@ from django.contrib.admin.models import LogEntry
 from django.db.models import Model
 from django.http import HttpRequest
 
+from casino import audit
+
 
 def log_action(request: HttpRequest, obj: Model, action_flag: int, message: str) -> LogEntry:
     """Record that the signed-in user did ``message`` to ``obj`` (``ADDITION``, ``CHANGE`` or ``DELETION``)."""
-    entry = LogEntry.objects.log_actions(
-        user_id=request.user.pk,
-        queryset=[obj],
-        action_flag=action_flag,
-        change_message=message,
-        single_object=True,
-    )
-    assert isinstance(entry, LogEntry)
-    return entry
+    return audit.log_action(actor_id=request.user.pk, obj=obj, action_flag=action_flag, message=message)

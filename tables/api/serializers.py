@@ -525,6 +525,9 @@ class CheckpointsQuery(serializers.Serializer):
 class PublicKeyEntrySerializer(serializers.Serializer):
     key_id = serializers.CharField()
     public_key = serializers.CharField(help_text="Base64 of the 32 raw bytes.")
+    valid_from = serializers.DateTimeField(
+        allow_null=True, help_text="When the key signed its first checkpoint; null while it has signed none."
+    )
 
     class Meta:
         ref_name = "FairnessPublicKeyEntry"

@@ -382,13 +382,20 @@ class PublicKeyView(APIView):
         summary="The public key that signs checkpoints (anyone)",
         description=(
             "`public_key` is the current key (base64 of its 32 raw bytes); `keys` lists every key a checkpoint "
-            "may name by `key_id`, so checkpoints signed before a rotation still verify."
+            "may name by `key_id`, so checkpoints signed before a rotation still verify, each with `valid_from` "
+            "(its first checkpoint; null for a key that has signed none yet)."
         ),
         responses={200: io.PublicKeySerializer},
     )
     def get(self, request: Request) -> Response:
         keys = [
-            {"key_id": key_id, "public_key": base64.b64encode(raw).decode()} for key_id, raw in fairness.public_keys()
+            {"key_id": key_id, "public_key": base64.b64encode(raw).decode(), "valid_from": _first_use(key_id)}
+            for key_id, raw in fairness.public_keys()
         ]
         body = {"algorithm": "ed25519", "public_key": keys[0]["public_key"], "key_id": keys[0]["key_id"], "keys": keys}
         return Response(io.PublicKeySerializer(body).data)
+
+
+def _first_use(key_id: str) -> Any:
+    """When ``key_id`` signed its first checkpoint (None if it has signed none): the key's ``valid_from``."""
+    return Checkpoint.objects.filter(key_id=key_id).order_by("at").values_list("at", flat=True).first()

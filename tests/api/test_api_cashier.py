@@ -113,3 +113,22 @@ def test_missing_and_unknown_fields_are_named(as_staff, player):
 def test_cashier_endpoints_only_take_post(as_staff):
     assert_error(as_staff.get(DEPOSITS), 405, "method_not_allowed")
     assert_error(as_staff.put(WITHDRAWALS, {}, format="json"), 405, "method_not_allowed")
+
+
+def test_every_cashier_action_through_the_api_is_in_the_audit_log_with_its_actor(as_staff, staff, player, fund):
+    """Issue #26: like the admin's cashier, the API's writes one audit line per entry, naming who did it; a
+    refused one writes none."""
+    from django.contrib.admin.models import ADDITION, LogEntry
+
+    fund(player, 10)
+    before = LogEntry.objects.count()
+    deposit = as_staff.post(DEPOSITS, entry(player, 250, "receipt 18"), format="json").json()
+    withdrawal = as_staff.post(WITHDRAWALS, entry(player, 60, "payout 3"), format="json").json()
+    as_staff.post(WITHDRAWALS, entry(player, 10_000), format="json")  # refused: insufficient funds
+    logs = list(LogEntry.objects.order_by("id")[before:])
+    assert [(log.user_id, log.action_flag, log.object_id) for log in logs] == [
+        (staff.pk, ADDITION, str(deposit["transaction_id"])),
+        (staff.pk, ADDITION, str(withdrawal["transaction_id"])),
+    ]
+    assert logs[0].change_message.startswith(f"Deposit of 250 chips, player:{player.get_username()}, reference ")
+    assert "Withdrawal of 60 chips" in logs[1].change_message and logs[1].change_message.endswith("[API]")

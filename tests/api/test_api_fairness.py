@@ -9,6 +9,7 @@ import hashlib
 import os
 import random
 import sys
+from datetime import datetime
 
 import pytest
 from api_helpers import assert_error
@@ -17,6 +18,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from game_helpers import HttpTable, create_table, deposit, ok, register
 
 from tables import fairness
+from tables.models import Checkpoint
 from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
@@ -28,7 +30,7 @@ pytestmark = pytest.mark.django_db
 def test_anyone_reads_the_public_key_and_it_verifies_a_checkpoint(anon):
     body = ok(anon.get("/api/v1/fairness/public-key"))
     assert body["algorithm"] == "ed25519" and len(base64.b64decode(body["public_key"])) == 32
-    assert body["keys"][0] == {"key_id": body["key_id"], "public_key": body["public_key"]}
+    assert body["keys"][0] == {"key_id": body["key_id"], "public_key": body["public_key"], "valid_from": None}
     key_id, signature = fairness.sign_checkpoint(7, 12, "ab" * 32)
     assert key_id == body["key_id"]
     key = base64.b64decode(body["public_key"])
@@ -85,6 +87,10 @@ def test_checkpoints_are_signed_when_hands_end_and_served_oldest_first(as_staff,
         r["version"] for r in ok(players[0].client.get(f"/api/v1/tables/{table['id']}/checkpoints"))["results"]
     )
     assert all("hash" not in e for e in feed if e["seq"] > latest)  # nothing of a hand in play
+    # v1.2: each key's valid_from is its first checkpoint
+    first = min(Checkpoint.objects.filter(key_id=rows[0]["key_id"]).values_list("at", flat=True))
+    entry = next(k for k in ok(anon.get("/api/v1/fairness/public-key"))["keys"] if k["key_id"] == rows[0]["key_id"])
+    assert entry["valid_from"] is not None and datetime.fromisoformat(entry["valid_from"]) == first
 
 
 # RFC 8032, section 7.1, TEST 1 and TEST 3

@@ -149,10 +149,13 @@ def test_a_hand_is_settled_at_most_once(run_sql):
 
 
 def test_balance_rows_change_only_through_postings(funded, run_sql):
-    with pytest.raises(IntegrityError, match="only through postings"), transaction.atomic():
+    # the application role holds no UPDATE on the balance column; the owner meets the trigger
+    with pytest.raises(ProgrammingError, match="permission denied"), transaction.atomic():
         run_sql("UPDATE ledger_balance SET balance = balance + 1000")
-    with pytest.raises(IntegrityError, match="only through postings"), transaction.atomic():
+    with pytest.raises(ProgrammingError, match="permission denied"), transaction.atomic():
         Balance.objects.filter(account=wallet_for(funded)).update(balance=5)
+    with pytest.raises(psycopg.IntegrityError, match="only through postings"):
+        as_owner("UPDATE ledger_balance SET balance = balance + 1000")
     with pytest.raises(IntegrityError, match="starts at 0"), transaction.atomic():
         account = Account.objects.create(code="house:fees", kind="fees")
         Balance.objects.create(account=account, kind="fees", balance=7)
@@ -172,8 +175,11 @@ def test_accounts_are_never_deleted_nor_change_identity(funded, make_user, run_s
         run_sql("DELETE FROM ledger_account WHERE id = %s", [wallet.pk])
     with pytest.raises(psycopg.IntegrityError, match="append-only"):
         as_owner("DELETE FROM ledger_account WHERE id = %s", [wallet.pk])
-    with pytest.raises(IntegrityError, match="identity"), transaction.atomic():
+    with pytest.raises(ProgrammingError, match="permission denied"), transaction.atomic():
         run_sql("UPDATE ledger_account SET user_id = %s WHERE id = %s", [make_user().pk, wallet.pk])
+    for column, value in (("user_id", make_user().pk), ("code", "house:bankroll:table:1")):
+        with pytest.raises(psycopg.IntegrityError, match="identity"):
+            as_owner(f"UPDATE ledger_account SET {column} = %s WHERE id = %s", [value, wallet.pk])
 
 
 def test_balance_after_is_set_by_the_database_under_the_lock(funded, run_sql):

@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino import audit
 from casino.api.errors import ApiError
 from casino.api.idempotency import idempotency_key, idempotent
 from casino.api.permissions import CanUseCashier
@@ -53,6 +54,7 @@ class CashierEntryOutput(serializers.Serializer):
 class _CashierView(APIView):
     permission_classes = [CanUseCashier]
     post_entry: Callable[..., Transaction]
+    operation: str
 
     def create_entry(self, request: Request) -> Response:
         serializer = CashierEntryInput(data=request.data)
@@ -66,12 +68,24 @@ class _CashierView(APIView):
             operator=request.user,
             cause=request_cause(request),
         )
-        out = CashierEntryOutput({"transaction_id": entry.pk, "balance": _wallet_balance_after(entry, player)})
+        balance = _wallet_balance_after(entry, player)
+        audit.log_cashier_entry(  # in the request's transaction: no entry without its audit line
+            actor_id=request.user.pk,
+            entry=entry,
+            operation=self.operation,
+            username=player.get_username(),
+            amount=data["amount"],
+            reference=data["reference"],
+            balance=balance,
+            via="API",
+        )
+        out = CashierEntryOutput({"transaction_id": entry.pk, "balance": balance})
         return Response(out.data, status=status.HTTP_201_CREATED)
 
 
 class DepositView(_CashierView):
     post_entry = staticmethod(responsible.deposit)  # within the player's deposit limits
+    operation = "deposit"
 
     @extend_schema(
         operation_id="cashier_deposit",
@@ -88,6 +102,7 @@ class DepositView(_CashierView):
 
 class WithdrawalView(_CashierView):
     post_entry = staticmethod(ledger.withdraw)
+    operation = "withdrawal"
 
     @extend_schema(
         operation_id="cashier_withdrawal",

@@ -36,8 +36,12 @@ class Command(DjangoMigrate):
         connection.settings_dict.setdefault("OPTIONS", {}).pop("pool", None)  # a one-off command: no pool
         try:
             super().handle(*args, **options)
+            # with a signer of its own (CHECKPOINT_SIGNER = "signer"), checkpoints are its to write
+            signer_role = getattr(settings, "DATABASE_SIGNER_ROLE", "")
+            if getattr(settings, "CHECKPOINT_SIGNER", "inline") != "signer":
+                signer_role = ""
             with transaction.atomic(using=alias), connection.cursor() as cursor:
-                dbroles.grant_app_privileges(cursor, app_role)
+                dbroles.grant_app_privileges(cursor, app_role, signer_role=signer_role)
             if options["verbosity"] >= 1:
                 self.stdout.write(f"Granted the application role {app_role!r} its privileges.")
         finally:

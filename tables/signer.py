@@ -1,0 +1,123 @@
+"""The checkpoint signer: it signs only what it has replayed (issue #25, API.md v1.2 "Signed checkpoints").
+
+With ``CHECKPOINT_SIGNER = "signer"`` no command signs anything: a command that ends a hand asks the signer
+(a Celery task on its own queue, ``CHECKPOINT_SIGNER_QUEUE``, served by a worker of its own that connects as its
+own database role, the only one that may insert checkpoints, and holds the only signing key). For a table,
+:func:`sign_table`:
+
+1. finds every hand closed since the table's latest checkpoint;
+2. verifies each (``tables.verify.verify_hand``: the recorded commands replayed through the rules core, the
+   revealed seed against its commitment and the dealt cards against the shuffle, the ledger against the results,
+   every chain hash recomputed from the event's content);
+3. checks the chain from the latest checkpoint to the version it will sign;
+4. signs ``f"{table}:{version}:{hash}"`` at the end of the last hand (its closing event and what the end itself
+   brings: leavers, the next commitment; what the same command dealt next the next checkpoint covers), or
+   refuses: nothing is signed, and a ``VerificationFailure`` (source ``signer``) is recorded, which the admin's
+   dashboard and ``/metrics`` show. A refused table stays unsigned until an operator has looked: every later
+   attempt replays the same hands and refuses again.
+
+Two signers never sign one table at once (a transaction-level advisory lock per table).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db import connection, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from casino.monitoring import record_verification_failure
+from tables import fairness
+from tables.models import Checkpoint, Hand
+from tables.store import chain_problems, load_stream
+from tables.verify import verify_hand
+
+#: the checks a hand must pass before its end is signed (not "checkpoint": that one reads the signer's own rows)
+SIGNED_CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain")
+#: what may follow the closing event in the command that closed a hand and still belongs to its end
+_END_OF_HAND = ("SeatLeft", "SeedCommitted")
+_LOCK = "casino.signer:"
+
+
+@dataclass(frozen=True, slots=True)
+class Signing:
+    """What :func:`sign_table` did: ``signed`` the version it signed (None: nothing, or refused)."""
+
+    table_id: int
+    signed: int | None = None
+    hands: list[int] = field(default_factory=list)  # ids of the hands replayed
+    refused: dict[int, dict[str, str]] = field(default_factory=dict)  # hand id (0: the chain) -> failing checks
+
+
+def pending_tables() -> list[int]:
+    """Tables with a hand closed after their latest checkpoint."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT h.table_id FROM tables_hand h "
+            "LEFT JOIN (SELECT table_id, max(version) AS version FROM tables_checkpoint GROUP BY table_id) c "
+            "ON c.table_id = h.table_id "
+            "WHERE h.closed_version IS NOT NULL AND h.closed_version > coalesce(c.version, 0) "
+            "GROUP BY h.table_id ORDER BY h.table_id"
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _end_of(table_id: int, closed: int) -> tuple[int, str] | None:
+    """(version, hash) of the end of the hand closed at ``closed``: the closing event and the leavers and next
+    commitment of the same command."""
+    events = load_stream(table_id, after_version=closed - 1, upto_version=closed + 64)
+    if not events or events[0].version != closed:
+        return None
+    batch = events[0].metadata.get("command_version") or closed
+    last = events[0]
+    for event in events[1:]:
+        if event.type not in _END_OF_HAND or (event.metadata.get("command_version") or event.version) != batch:
+            break
+        last = event
+    return last.version, last.hash
+
+
+def sign_table(table_id: int) -> Signing:
+    """Replay every hand closed since the table's latest checkpoint; sign the end of the last one, or refuse and
+    record why (module docstring)."""
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"{_LOCK}{table_id}"])
+        latest = Checkpoint.objects.filter(table_id=table_id).aggregate(v=Max("version"))["v"] or 0
+        hands = list(
+            Hand.objects.filter(table_id=table_id, closed_version__gt=latest)
+            .exclude(status="in_play")
+            .order_by("number")
+        )
+        if not hands:
+            return Signing(table_id)
+        refused: dict[int, dict[str, str]] = {}
+        for hand in hands:
+            report = verify_hand(hand, record=False, source="signer")  # a failure is recorded by verify
+            failing = {name: report[name] for name in SIGNED_CHECKS if report.get(name, "ok") != "ok"}
+            if failing:
+                refused[hand.pk] = failing
+        end = _end_of(table_id, max(h.closed_version or 0 for h in hands))
+        if end is None:
+            refused[0] = {"chain": "the closing event of the last hand is missing"}
+        else:
+            stretch = load_stream(table_id, after_version=max(latest - 1, 0), upto_version=end[0])
+            problems = chain_problems(stretch[1:], prev_hash=stretch[0].hash) if latest > 1 else chain_problems(stretch)
+            if problems:
+                refused[0] = {"chain": "; ".join(problems[:5])}
+                record_verification_failure(
+                    table_id=table_id, hand_id=None, hand_number=None, checks=refused[0], source="signer"
+                )
+        ids = [h.pk for h in hands]
+        if refused or end is None:
+            return Signing(table_id, hands=ids, refused=refused)
+        version, chain_hash = end
+        key_id, signature = fairness.sign_checkpoint(table_id, version, chain_hash)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
+                "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                [table_id, version, chain_hash, key_id, signature, timezone.now()],
+            )
+        return Signing(table_id, signed=version, hands=ids)
