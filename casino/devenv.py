@@ -21,6 +21,7 @@ This module runs before Django is configured and imports no Django code.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import shutil
 import signal
@@ -253,7 +254,22 @@ def cmd_test(args: list[str]) -> int:
         }
         # (importing the casino package already set DJANGO_SETTINGS_MODULE for Celery: override it)
         env["DJANGO_SETTINGS_MODULE"] = os.environ.get("TEST_SETTINGS_MODULE", "casino.settings_test")
-        return _run([sys.executable, "-m", "pytest", *args], env)
+        return _run([sys.executable, "-m", "pytest", *parallel_args(args), *args], env)
+
+
+def parallel_args(args: list[str]) -> list[str]:
+    """pytest-xdist's arguments for a run of the whole suite: one worker per core (``TEST_WORKERS`` overrides,
+    0 runs in this process), each with a database of its own (pytest-django's ``_gw<n>`` suffix) and Redis keys of
+    its own (``REDIS_KEY_PREFIX``, casino/settings_test.py). A run of chosen tests (a path among the arguments)
+    or one that says how to distribute (``-n``, ``--dist``, ``-p no:xdist``) is left as asked."""
+    chosen = any(not arg.startswith("-") and (ROOT / arg.split("::", 1)[0]).exists() for arg in args)
+    explicit = any(arg.startswith(("-n", "--numprocesses", "--dist", "-pno:xdist")) for arg in args) or any(
+        pair == ("-p", "no:xdist") for pair in itertools.pairwise(args)
+    )
+    workers = int(os.environ.get("TEST_WORKERS") or (os.cpu_count() or 1))
+    if chosen or explicit or workers < 1:
+        return []
+    return ["-n", str(workers), "--dist", "worksteal"]
 
 
 def cmd_bench(args: list[str]) -> int:

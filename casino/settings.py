@@ -146,7 +146,13 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if not REDIS_URL:
     raise ImproperlyConfigured("REDIS_URL is not set (for example redis://127.0.0.1:6379/0)")
+# Prepended to every Redis key and channel of this casino (cache, Celery's queues, the live layer's channels, the
+# latest-version keys, the open-wait counters): empty by default. Two casinos sharing one Redis database, or the
+# parallel test suite's workers (casino/settings_test.py: one prefix per xdist worker), never see each other's.
+REDIS_KEY_PREFIX = os.environ.get("REDIS_KEY_PREFIX", "")
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
+if REDIS_KEY_PREFIX:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"global_keyprefix": REDIS_KEY_PREFIX}
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", REDIS_URL)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
@@ -208,7 +214,10 @@ _redis_db = (REDIS_URL.rsplit("/", 1)[-1].split("?")[0] or "0") if REDIS_URL.cou
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL], "prefix": os.environ.get("LIVE_CHANNEL_PREFIX", f"casino.db{_redis_db}.")},
+        "CONFIG": {
+            "hosts": [REDIS_URL],
+            "prefix": os.environ.get("LIVE_CHANNEL_PREFIX", f"{REDIS_KEY_PREFIX}casino.db{_redis_db}."),
+        },
     }
 }
 LIVE_MAX_OPEN_WAITS = env_int("LIVE_MAX_OPEN_WAITS", 8)  # per user: long-polls plus sockets, across processes
@@ -233,6 +242,7 @@ CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
+        "KEY_PREFIX": REDIS_KEY_PREFIX,
     }
 }
 

@@ -9,6 +9,12 @@ if not any(os.environ.get(name) for name in ("SEED_SEALING_KEYS", "SEED_SEALING_
     for _name, _value in ensure_dev_keys().items():  # .local/keys, as `make test` passes them
         os.environ.setdefault(_name, _value)
 
+# The parallel suite (pytest-xdist, casino/devenv.py): each worker has a database of its own (pytest-django's
+# ``_gw<n>`` suffix) and its own Redis keys and channels on the shared Redis database. The processes a test starts
+# inherit the prefix through the environment.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("REDIS_KEY_PREFIX", f"test.{os.environ['PYTEST_XDIST_WORKER']}.")
+
 from casino.settings import *  # noqa: F403
 from casino.settings import DATABASES
 
