@@ -300,6 +300,9 @@ def cmd_run(args: list[str]) -> int:
             "DEMO_PASSWORD": os.environ.get("DEMO_PASSWORD") or _local_secret("demo_password", nbytes=12),
             "PORT": port,
             "LIVE_PORT": live_port,
+            # live processes (stateless: docs/architecture.md, "Live updates"): one per core, each fanning out the
+            # tables its own sockets follow
+            "LIVE_WORKERS": os.environ.get("LIVE_WORKERS") or str(os.cpu_count() or 1),
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         }
         env.update(_metrics_env())
