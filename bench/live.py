@@ -63,7 +63,8 @@ def _start_uvicorn(port: int, database_url: str, workers: int) -> subprocess.Pop
         "DJANGO_SETTINGS_MODULE": "casino.settings",
         "DEBUG": "0",
         "SECURE_SSL_REDIRECT": "0",  # plain HTTP on 127.0.0.1 (production is HTTPS only)
-        "SECRET_KEY": "bench-live",
+        # gunicorn's (bench/api.py): the sealed snapshots one process writes are the others' to trust
+        "SECRET_KEY": os.environ.get("SECRET_KEY", "bench"),
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "LIVE_MAX_OPEN_WAITS": "1000000",  # the per-user cap is not what is measured here
         "LOG_LEVEL": "WARNING",
