@@ -301,6 +301,8 @@ def main() -> None:
     parser.add_argument("--watchers", type=int, default=100, help="spectator accounts the sockets sign in as")
     args = parser.parse_args()
     floors = _floors(args.floors)
+    # a TERM (make's, a CI's timeout) stops the servers too: they run in sessions of their own
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     database_url = api._bench_database_url()
     os.environ["DATABASE_URL"] = database_url
