@@ -12,6 +12,9 @@
 - ``chain``: the stream's hash chain is intact up to the end of the hand;
 - ``checkpoint``: every signed checkpoint of the table still matches the chain (signature by a configured key,
   and the chain hash stored at its version is the one that was signed).
+
+Beside the checks, a hand whose history shows no deck has ``deck`` (a note, not a check): why (no card was dealt,
+so its client seed was never fixed and no deck was ever shuffled; or its seed was never revealed).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from tables.rules import (
     event_to_json,
     evolve,
     initial_state,
+    no_deck_reason,
     seed_commitment,
     shuffle_deck,
     with_seeds,
@@ -185,6 +189,19 @@ def _check_shuffle(opened: HandOpened, client_seed: str, seed_hex: str, deals: S
         if deal.card != deck[position]:
             return f"event {version}: dealt {deal.card}, but the shuffle puts {deck[position]} at deck index {position}"
     return "ok"
+
+
+def _no_deck_reason(loaded: HandEvents, decoded: Sequence[tuple[StoredEvent, Event]], number: int) -> str | None:
+    """Why the hand's history shows no deck (its ``deck_reason``), or None when it shows one."""
+    state = loaded.start_state
+    for stored, event in decoded:
+        state = evolve(state, event)
+        if stored.version == loaded.closed:
+            break
+    hand = state.hand
+    if hand is None or hand.number != number:
+        return None
+    return no_deck_reason(hand)
 
 
 def _revealed_seeds(events: Sequence[StoredEvent]) -> dict[str, str]:
@@ -345,6 +362,9 @@ def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: 
             seed_hex = getattr(closing, "server_seed", "")
             report["shuffle"] = _check_shuffle(opened, client_seed, seed_hex, deals)
     report["replay"] = _check_replay(loaded.start_state, loaded.events)
+    no_deck = _no_deck_reason(loaded, decoded, hand.number)
+    if no_deck is not None:
+        report["deck"] = no_deck
     report["ledger"] = _check_ledger(hand, in_hand)
     chained = loaded.before + loaded.events
     problems = (
@@ -354,19 +374,18 @@ def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: 
     )
     report["chain"] = "ok" if not problems else "; ".join(problems[:5])
     report["checkpoint"] = check_checkpoints(hand.table_id)
-    if not all(v == "ok" for v in report.values()):
+    if not verification_ok(report):
         record_verification_failure(
             table_id=hand.table_id, hand_id=hand.pk, hand_number=hand.number, checks=report, source=source
         )
     if record:
         with transaction.atomic():
-            Hand.objects.filter(pk=hand.pk).update(
-                verified_at=timezone.now(), verified_ok=all(v == "ok" for v in report.values())
-            )
+            Hand.objects.filter(pk=hand.pk).update(verified_at=timezone.now(), verified_ok=verification_ok(report))
     return report
 
 
 def verification_ok(report: dict[str, Any]) -> bool:
+    """Every check passed (``deck`` is a note, not a check)."""
     return all(report.get(check) == "ok" for check in CHECKS)
 
 

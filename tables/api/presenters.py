@@ -194,6 +194,7 @@ def present_history(read: HandRead) -> dict[str, Any]:
         "client_seed": core["client_seed"],
         "nonce": core["nonce"],
         "deck": core["deck"],
+        "deck_reason": core["deck_reason"],
         "banker": {"seat": banker["seat"], "username": banker["username"]},
         "participants": [
             {

@@ -384,6 +384,11 @@ class HandHistorySerializer(serializers.Serializer):
     client_seed = serializers.CharField(allow_null=True, help_text="Null until the hand's first card is dealt.")
     nonce = serializers.IntegerField()
     deck = serializers.ListField(child=serializers.CharField(), allow_null=True)
+    deck_reason = serializers.CharField(
+        allow_null=True,
+        help_text="Extension: why `deck` is null (the hand is in play, its seed was never revealed, or no card was "
+        "dealt so its client seed was never fixed and no deck was shuffled); null when the deck is shown.",
+    )
     banker = SeatRefSerializer()
     participants = HistoryParticipantSerializer(many=True)
     deals = DealSerializer(many=True)
@@ -403,6 +408,11 @@ class VerificationSerializer(serializers.Serializer):
     ledger = serializers.CharField()
     chain = serializers.CharField(help_text="Extension: the hash chain of the table's events up to the hand.")
     checkpoint = serializers.CharField(help_text="The table's signed checkpoints still match its hash chain.")
+    deck = serializers.CharField(
+        required=False,
+        help_text="Extension, not a check, present only when the hand's history shows no deck: why (the same text "
+        "as the history's `deck_reason`).",
+    )
 
     class Meta:
         ref_name = "HandVerification"

@@ -140,7 +140,7 @@ from .scoring import Score, Settlement, evaluate, settle_hand
 from .shuffle import seed_commitment, shuffle_deck, verify_deck
 from .state import Awaiting, BankerHand, HandState, Pledge, PunterHand, SeatState, TableState, initial_state
 from .tx import PLAIN_PREFIX
-from .view import Viewer, card_visible, result_row, settled_deck, view, view_event
+from .view import Viewer, card_visible, no_deck_reason, result_row, settled_deck, view, view_event
 
 __all__ = [
     "ACTION_COMMANDS",
@@ -261,6 +261,7 @@ __all__ = [
     "is_picture",
     "legal_actions",
     "make_table_config",
+    "no_deck_reason",
     "punter_loss_multiplier",
     "replay",
     "resolve_rules",

@@ -88,6 +88,19 @@ def ensure_banker(tx: Tx) -> bool:
     return True
 
 
+def pass_bank_from(tx: Tx, seat: int, reason: BankReason) -> None:
+    """The banker at ``seat`` gives the bank up (he leaves, retires or sits out): offered on counter-clockwise."""
+    successor = offer_from(tx, seat)
+    tx.emit(
+        BankPassed(
+            from_seat=seat,
+            to_seat=successor.seat if successor else None,
+            player_id=successor.player_id if successor else None,
+            reason=reason,
+        )
+    )
+
+
 def next_banker(tx: Tx, results: Sequence[HandResult]) -> tuple[int | None, str | None, BankReason]:
     """Who holds the bank after this hand, by §6 (wallets already credited with the hand's payouts)."""
     state = tx.state

@@ -12,7 +12,7 @@ from .enums import OVER, Phase
 from .events import CardDealt, Event, HandAbandoned, HandOpened, HandSettled
 from .evolve import evolve
 from .state import HandState, TableState, initial_state
-from .view import Viewer, card_visible, result_row, settled_deck
+from .view import Viewer, card_visible, no_deck_reason, result_row, settled_deck
 
 
 def hand_history(
@@ -42,6 +42,7 @@ def hand_history(
         "client_seed": hand.client_seed or None,
         "server_seed": (hand.server_seed or None) if settled else None,
         "deck": settled_deck(hand) if settled else None,
+        "deck_reason": no_deck_reason(hand) if settled else "the hand is in play",
         "settled": hand.phase == Phase.SETTLED,
         "abandoned": hand.phase == Phase.ABANDONED,
         "banker": {"seat": hand.banker.seat, "player_id": hand.banker.player_id},

@@ -3,8 +3,8 @@ steps of the automatic course of a hand (``flow`` decides when they run)."""
 
 from __future__ import annotations
 
-from .banking import next_banker
-from .enums import UNSETTLED, AbandonReason, HandStatus, LeaveReason, StandReason
+from .banking import can_hold_bank, next_banker, pass_bank_from
+from .enums import UNSETTLED, AbandonReason, BankReason, HandStatus, LeaveReason, Phase, StandReason
 from .events import (
     HOUSE,
     BankerTurnSkipped,
@@ -19,6 +19,7 @@ from .events import (
 )
 from .opening import draw
 from .scoring import Score, evaluate, house_banker_draws, settle_hand
+from .state import HandState
 from .turns import show_if_done
 from .tx import Tx
 
@@ -99,8 +100,8 @@ def _results(tx: Tx, banker_score: Score | None) -> tuple[list[HandResult], dict
 
 
 def settle(tx: Tx) -> None:
-    """Settle every staked punter hand (§5), pay the escrow back, pass the bank (§6), let leavers go and commit
-    the next hand's seed."""
+    """Settle every staked punter hand (§5), pay the escrow back and pass the bank (§6); then the steps every
+    ending shares (``end_hand``)."""
     hand = tx.hand
     b = hand.banker
     banker_score = evaluate(b.cards, tx.rules) if b.played else None
@@ -125,23 +126,19 @@ def settle(tx: Tx) -> None:
             server_seed=tx.server_seed(hand),
         )
     )
-    _let_leavers_go(tx)
-    if tx.commits_ahead(hand):
-        tx.commit_next_seed()
-    tx.may_open = True
+    end_hand(tx, hand)
 
 
 def abandon_empty_hand(tx: Tx) -> None:
     """A betting window closed with no stake: the hand is abandoned (its seed revealed) and the table idles."""
     hand = tx.hand
     tx.emit(HandAbandoned(number=hand.number, reason=AbandonReason.NO_STAKES, server_seed=tx.server_seed(hand)))
-    if tx.commits_ahead(hand):
-        tx.commit_next_seed()
+    end_hand(tx, hand)
 
 
 def abandon_without_seed(tx: Tx) -> None:
     """The hand in play cannot be dealt on or revealed (its sealed seed cannot be opened): abandon it, return
-    every reserve taken in it to whoever put it up, let leavers go and commit a fresh seed for the next hand."""
+    every reserve taken in it to whoever put it up; then the steps every ending shares (``end_hand``)."""
     hand = tx.hand
     banker_key = hand.banker.player_id if hand.banker.player_id is not None else HOUSE
     payouts: dict[str, int] = {}
@@ -153,11 +150,40 @@ def abandon_without_seed(tx: Tx) -> None:
     for party, amount in payouts.items():
         tx.move(None if party == HOUSE else party, amount)
     tx.emit(HandAbandoned(number=hand.number, reason=AbandonReason.SEED_UNAVAILABLE, server_seed="", payouts=payouts))
-    _let_leavers_go(tx)
-    tx.commit_next_seed()
+    end_hand(tx, hand)
 
 
-def _let_leavers_go(tx: Tx) -> None:
+def end_hand(tx: Tx, hand: HandState) -> None:
+    """What follows the end of every hand, however it ended (settled; abandoned with no stakes, or because its
+    seed could not be opened), in one place so that no way of ending a hand can forget a step:
+
+    1. every seat that asked to leave during the hand leaves (a banker who leaves passes the bank on);
+    2. after an abandoned hand the bank passes as it would after a settlement (``HandSettled`` names the next
+       banker itself): from a banker who retires, sat out or cannot cover the bank;
+    3. the next hand's seed is committed where the table's schedule puts it at a hand's end;
+    4. after a settlement the table may open its next hand (an abandoned one leaves it idle).
+    """
+    settled = tx.state.hand is not None and tx.state.hand.phase == Phase.SETTLED
     for seat in tx.state.seats:
         if seat.leaving:
+            was_banker = tx.state.banker_seat == seat.seat
             tx.emit(SeatLeft(seat=seat.seat, player_id=seat.player_id, reason=LeaveReason.AFTER_HAND))
+            if was_banker:
+                pass_bank_from(tx, seat.seat, BankReason.LEFT)
+    if not settled:
+        _pass_bank_after_abandonment(tx)
+    if tx.commits_ahead(hand):
+        tx.commit_next_seed()
+    if settled:
+        tx.may_open = True
+
+
+def _pass_bank_after_abandonment(tx: Tx) -> None:
+    state = tx.state
+    banker = state.seat_at(state.banker_seat) if state.banker_seat is not None else None
+    if banker is None:
+        return
+    if state.banker_retiring:
+        pass_bank_from(tx, banker.seat, BankReason.RETIRED)
+    elif not can_hold_bank(tx, banker):
+        pass_bank_from(tx, banker.seat, BankReason.SAT_OUT if banker.sitting_out else BankReason.CANNOT_COVER)

@@ -3,7 +3,7 @@ the player banker's stake and retirement. Each validates, then records the playe
 
 from __future__ import annotations
 
-from .banking import offer_from
+from .banking import pass_bank_from
 from .client_seed import CLIENT_SEED_MAX_LENGTH, client_seed_error
 from .commands import CreateTable, LeaveSeat, RetireBank, SetClientSeed, SetStake, SitDown, SitIn, SitOut
 from .config import make_table_config
@@ -11,7 +11,6 @@ from .enums import BankReason, HandStatus, LeaveReason, Phase, SitInReason, SitO
 from .errors import AlreadySeated, BetOutOfLimits, IllegalAction, NotFound, SeatOccupied, TableFull, WrongPhase, invalid
 from .events import (
     HOUSE,
-    BankPassed,
     BankRetirementRequested,
     ClientSeedSet,
     LeaveRequested,
@@ -112,21 +111,9 @@ def _withdraw_from_window(tx: Tx, seat: int, player_id: str, reason: SkipReason)
     return True
 
 
-def _vacate_bank(tx: Tx, seat: int, reason: BankReason) -> None:
-    successor = offer_from(tx, seat)
-    tx.emit(
-        BankPassed(
-            from_seat=seat,
-            to_seat=successor.seat if successor else None,
-            player_id=successor.player_id if successor else None,
-            reason=reason,
-        )
-    )
-
-
 def leave(tx: Tx, cmd: LeaveSeat) -> None:
     seat = seated(tx, cmd.player_id)
-    if seat.leaving:
+    if seat.leaving and tx.state.hand_in_play:
         raise IllegalAction("you are already leaving after this hand")
     if _in_current_hand(tx, cmd.player_id, seat.seat):
         tx.emit(LeaveRequested(seat=seat.seat, player_id=cmd.player_id))
@@ -136,7 +123,7 @@ def leave(tx: Tx, cmd: LeaveSeat) -> None:
     was_banker = tx.state.banker_seat == seat.seat
     tx.emit(SeatLeft(seat=seat.seat, player_id=cmd.player_id, reason=LeaveReason.REQUEST))
     if was_banker:
-        _vacate_bank(tx, seat.seat, BankReason.LEFT)
+        pass_bank_from(tx, seat.seat, BankReason.LEFT)
 
 
 def sit_out(tx: Tx, cmd: SitOut) -> None:
@@ -146,7 +133,7 @@ def sit_out(tx: Tx, cmd: SitOut) -> None:
     tx.emit(SatOut(seat=seat.seat, player_id=cmd.player_id, reason=SitOutReason.REQUEST))
     _withdraw_from_window(tx, seat.seat, cmd.player_id, SkipReason.SAT_OUT)
     if tx.state.banker_seat == seat.seat and not tx.state.hand_in_play:
-        _vacate_bank(tx, seat.seat, BankReason.SAT_OUT)
+        pass_bank_from(tx, seat.seat, BankReason.SAT_OUT)
 
 
 def sit_in(tx: Tx, cmd: SitIn) -> None:
@@ -193,4 +180,4 @@ def retire_bank(tx: Tx, cmd: RetireBank) -> None:
     if tx.state.hand_in_play:
         tx.emit(BankRetirementRequested(seat=seat, player_id=cmd.player_id))
         return
-    _vacate_bank(tx, seat, BankReason.RETIRED)
+    pass_bank_from(tx, seat, BankReason.RETIRED)

@@ -246,9 +246,22 @@ def view_event(event: Event, viewer: Viewer, state: TableState) -> dict[str, Any
 
 
 def settled_deck(hand: HandState) -> list[str] | None:
-    """The whole deck of an ended hand in dealing order (None if its seed was never revealed)."""
+    """The whole deck of an ended hand in dealing order (None if its seed was never revealed, or if no card was
+    ever dealt: its client seed was never fixed, so no deck was ever shuffled; ``no_deck_reason`` says which)."""
     if hand.deck:
         return list(hand.deck)
-    if not hand.server_seed:
+    if no_deck_reason(hand) is not None:
         return None
     return shuffle_deck(bytes.fromhex(hand.server_seed), hand.client_seed, hand.number)
+
+
+def no_deck_reason(hand: HandState) -> str | None:
+    """Why an ended hand shows no deck (None: it shows one): its seed was never revealed, or no card was ever dealt
+    (the client seed is fixed by the first card, so no deck was ever shuffled and none is published)."""
+    if hand.deck:
+        return None
+    if not hand.server_seed:
+        return "the hand's server seed was never revealed (it could not be opened), so its deck cannot be shown"
+    if not hand.client_seed:
+        return "no card was dealt: the hand's client seed was never fixed, so no deck was shuffled"
+    return None

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 HISTORY_KEYS = {
     "id", "table", "number", "status", "rules", "seed_commitment", "server_seed", "client_seed", "nonce", "deck",
-    "banker", "participants", "deals", "actions", "results", "next_banker", "ledger",
+    "deck_reason", "banker", "participants", "deals", "actions", "results", "next_banker", "ledger",
 }  # fmt: skip
 ALL_OK = {"commitment": "ok", "shuffle": "ok", "replay": "ok", "ledger": "ok", "chain": "ok", "checkpoint": "ok"}
 
