@@ -71,7 +71,8 @@ def _start_uvicorn(port: int, database_url: str, workers: int) -> subprocess.Pop
         "PYTHONPATH": str(ROOT),
     }
     command = [sys.executable, "-m", "uvicorn", "casino.asgi:application", "--host", "127.0.0.1",
-               "--port", str(port), "--workers", str(workers), "--lifespan", "off", "--ws-per-message-deflate", "false",
+               "--port", str(port), "--workers", str(workers), "--timeout-worker-healthcheck", "30",
+               "--lifespan", "off", "--ws-per-message-deflate", "false",
                "--log-level", "warning", "--no-access-log"]  # fmt: skip
     proc = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     import urllib.request
