@@ -157,6 +157,7 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
 
     from tables import engine, fairness, projections
     from tables.rules import Context, HandOpened, HandSettled, Hit, PlaceBet, Stand, command_to_json, evaluate, handle
+    from tables.rules.chainhash import HASH_FORM
     from tables.store import append
 
     loaded = engine.load_table(table_id)
@@ -203,10 +204,11 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
             command = Hit(ctx=ctx, player_id=pid) if total < rng.randint(7, 13) else Stand(ctx=ctx, player_id=pid)
         before = state
         events, state = handle(command, state)
-        meta = {"actor": command.player_id, "command_version": before.version + 1}
+        meta = {"actor": command.player_id, "command_version": before.version + 1, "hash_form": HASH_FORM}
         command_json = command_to_json(command)
         pending.extend(
-            engine.encode(e, {**meta, "command": command_json} if i == 0 else meta) for i, e in enumerate(events)
+            engine.encode(e, {**meta, "command": command_json} if i == 0 else meta, table_id=table_id)
+            for i, e in enumerate(events)
         )
         for offset, event in enumerate(events, start=1):
             if isinstance(event, HandOpened):

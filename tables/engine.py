@@ -12,7 +12,6 @@ stream's latest version (one statement, nothing to fold) or as a newer base than
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import logging
 import threading
@@ -23,10 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from django.db import connection, transaction
-from django.utils.crypto import salted_hmac
 
 from ledger.selectors import wallet_balances_sql
-from tables import rules
+from tables import fairness, rules
 from tables.errors import TableMissing
 from tables.rules import Event, TableState
 from tables.store import GENESIS, NewEvent, StoredEvent, Write, fold_rows
@@ -56,21 +54,27 @@ def hand_start_binding(table_id: int, start_version: int) -> str:
     return f"hand-start:{table_id}:{start_version}:{SNAPSHOT_SCHEMA}"
 
 
-def _seal(binding: str, data: Any) -> str:
-    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return salted_hmac("tables.engine.state", f"{binding}\n{canonical}", algorithm="sha256").hexdigest()
-
-
 def state_to_db(state: TableState, *, binding: str) -> str:
-    """The stored (JSON) form of a state (snapshots, cached starting states of hands): the rules codec's JSON and
-    an HMAC (keyed by ``SECRET_KEY``, held outside the database) over it and ``binding`` (which row it is for).
+    """The stored (JSON) form of a state (snapshots, cached starting states of hands): ``{"sealed": ...}``, the
+    rules codec's JSON encrypted with AES-256-GCM under the current seed-sealing key (held outside the database),
+    ``binding`` (which row it is for) as associated data.
 
-    The application's role may write these caches, so without the seal its credentials could plant a state (a
-    deck of its choosing) that the next load would trust. A row is believed only if sealed by this server for
-    exactly this table, version and rules core.
+    Encrypted, because a state holds the face-down cards of a hand in play (nobody reading the database may see
+    them); authenticated, because the application's role may write these caches, so without the seal its
+    credentials could plant a state (a deck of its choosing) that the next load would trust. A row is believed
+    only if sealed by this server for exactly this table, version and rules core.
     """
-    data = rules.state_to_json(state)
-    return json.dumps({"state": data, "seal": _seal(binding, data)}, separators=(",", ":"))
+    data = json.dumps(rules.state_to_json(state), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps({"sealed": fairness.seal_blob(binding, data.encode())}, separators=(",", ":"))
+
+
+def state_json_from_db(stored: Any, *, binding: str) -> Any:
+    """The rules codec's JSON a snapshot-like row seals; raises ValueError if it is not such a row and
+    ``fairness.NotSealedHere`` if it was not sealed by this server for ``binding``."""
+    row = json.loads(stored) if isinstance(stored, (str, bytes, bytearray)) else stored
+    if not isinstance(row, dict) or set(row) != {"sealed"} or not isinstance(row["sealed"], str):
+        raise ValueError("not a sealed state")
+    return json.loads(fairness.open_blob(binding, row["sealed"]))
 
 
 def state_from_db(stored: Any, *, binding: str, version: int | None, what: str) -> TableState | None:
@@ -80,13 +84,15 @@ def state_from_db(stored: Any, *, binding: str, version: int | None, what: str) 
     The row is data only: decoding checks every field's type and builds nothing but rules values.
     """
     try:
-        row = json.loads(stored) if isinstance(stored, (str, bytes, bytearray)) else stored
-        if not isinstance(row, dict) or set(row) != {"state", "seal"} or not isinstance(row["seal"], str):
-            raise ValueError("not a sealed state")
-        if not hmac.compare_digest(row["seal"], _seal(binding, row["state"])):
-            log.warning("%s is not sealed by this server for %s: ignored, rebuilt from the events", what, binding)
-            return None
-        state = rules.state_from_json(row["state"])
+        data = state_json_from_db(stored, binding=binding)
+    except fairness.NotSealedHere:
+        log.warning("%s is not sealed by this server for %s: ignored, rebuilt from the events", what, binding)
+        return None
+    except (ValueError, TypeError) as exc:
+        log.warning("%s does not decode (%s): ignored, rebuilt from the events", what, exc)
+        return None
+    try:
+        state = rules.state_from_json(data)
     except (ValueError, TypeError, rules.InvalidRequest) as exc:
         log.warning("%s does not decode (%s): ignored, rebuilt from the events", what, exc)
         return None
@@ -96,15 +102,94 @@ def state_from_db(stored: Any, *, binding: str, version: int | None, what: str) 
     return state
 
 
+#: What a face-down card whose sealed form cannot be opened (a lost key) decodes to; logged by ``tables.fairness``.
+UNKNOWN_CARD = "?"
+
+
+def event_from_stored(table_id: int, type_name: str, data: dict[str, Any]) -> Event:
+    """The rules event of a stored event's type and data: a sealed face-down card opened (``tables.fairness``).
+
+    A card written in clear beside the sealed one (only a rewrite of history does that) is the one decoded, so
+    the shuffle check and the replay see it and fail, as the chain does (the hash covers ``card`` null)."""
+    sealed = data.get("sealed_card")
+    if type_name == "CardDealt" and isinstance(sealed, str) and data.get("card") is None:
+        number, index = int(data["number"]), int(data["deck_index"])
+        try:
+            card = fairness.unseal_card(table_id, number, index, sealed)
+        except fairness.CardUnavailable:
+            # its key is gone: once the hand has ended its seed is public and the card is the deck's at its index;
+            # before (a hand in play whose seed is sealed under the same key, so it is abandoned), unknown
+            card = (
+                _card_from_revealed_deck(table_id, number, index)
+                or _card_turned_up_later(table_id, data)
+                or UNKNOWN_CARD
+            )
+        data = data | {"card": card}
+    if type_name == "CardDealt":
+        data = {key: value for key, value in data.items() if key != "sealed_card"}
+    return rules.event_from_json({"type": type_name, **data})
+
+
+def _card_from_revealed_deck(table_id: int, number: int, deck_index: int) -> str | None:
+    """The card at ``deck_index`` of hand ``number``'s deck, from the seed revealed at its end (None before)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT type, data->>'server_seed', data->>'client_seed' FROM tables_event WHERE stream_id = %s "
+            "AND type IN ('ClientSeedFixed', 'HandOpened', 'HandSettled', 'HandAbandoned') "
+            "AND (data->>'number')::int = %s ORDER BY version",
+            [table_id, number],
+        )
+        rows = cursor.fetchall()
+    client_seed = next((c for t, _, c in rows if t in ("ClientSeedFixed", "HandOpened") and c), None)
+    server_seed = next((s for t, s, _ in rows if t in ("HandSettled", "HandAbandoned") and s), None)
+    if client_seed is None or server_seed is None or not 0 <= deck_index < 40:
+        return None
+    return rules.shuffle_deck(bytes.fromhex(server_seed), client_seed, number)[deck_index]
+
+
+def _card_turned_up_later(table_id: int, dealt: dict[str, Any]) -> str | None:
+    """The card a later ``CardTurnedUp`` of the same hand showed for this face-down deal (the k-th face-down card
+    of a seat's hand is the k-th one turned up), or None: a lost key's hand whose seed was never revealed."""
+    number = int(dealt["number"])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT type, data FROM tables_event WHERE stream_id = %s AND version >= (SELECT max(version) FROM "
+            "tables_event WHERE stream_id = %s AND type = 'HandOpened' AND (data->>'number')::int = %s) "
+            "AND type IN ('CardDealt', 'CardTurnedUp', 'HandSettled', 'HandAbandoned') ORDER BY version",
+            [table_id, table_id, number],
+        )
+        rows = [(t, json.loads(d) if isinstance(d, str) else d) for t, d in cursor.fetchall()]
+    owner = (dealt.get("seat"), dealt.get("hand"), bool(dealt.get("banker")))
+    face_down: list[int] = []
+    turned: list[str] = []
+    for type_name, data in rows:
+        if type_name in ("HandSettled", "HandAbandoned"):
+            break
+        if (data.get("seat"), data.get("hand"), bool(data.get("banker"))) != owner:
+            continue
+        if type_name == "CardDealt" and not data.get("face_up"):
+            face_down.append(int(data["deck_index"]))
+        elif type_name == "CardTurnedUp":
+            turned.append(str(data["card"]))
+    k = face_down.index(int(dealt["deck_index"])) if int(dealt["deck_index"]) in face_down else len(turned)
+    return turned[k] if k < len(turned) else None
+
+
 def decode(stored: StoredEvent) -> Event:
     """The rules event of a stored event."""
-    return rules.event_from_json({"type": stored.type, **stored.data})
+    return event_from_stored(stored.stream_id, stored.type, stored.data)
 
 
-def encode(event: Event, metadata: dict[str, object]) -> NewEvent:
-    """The stored form of a rules event: type name, JSON data, metadata."""
+def encode(event: Event, metadata: dict[str, object], *, table_id: int) -> NewEvent:
+    """The stored form of a rules event: type name, JSON data, metadata.
+
+    A face-down card is stored sealed (``card`` null, ``sealed_card``): nobody reading the database, the admin
+    or a chain hash can tell it; it follows from the deck index and the seed revealed when the hand ends."""
     data = rules.event_to_json(event)
     type_name = data.pop("type")
+    if isinstance(event, rules.CardDealt) and not event.face_up:
+        data["sealed_card"] = fairness.seal_card(table_id, event.number, event.deck_index, event.card)
+        data["card"] = None
     return NewEvent(type=type_name, data=data, metadata=metadata)
 
 
@@ -224,7 +309,7 @@ def load_table(
         base, source = state.version, "cache"
     rows = fold_rows(table_id, after_version=base)
     for _version, type_name, data, digest in rows:
-        state = rules.evolve(state, rules.event_from_json({"type": type_name, **data}))
+        state = rules.evolve(state, event_from_stored(table_id, type_name, data))
         last_hash = digest
     if rows or source != "cache":
         loaded_state, loaded_hash = state, last_hash

@@ -4,6 +4,11 @@
   command commits it, stored in its ``SeedCommitted`` event sealed with AES-256-GCM under the current sealing
   key, the table and hand number as associated data. Only the command pipeline opens it (``unseal``), to hand
   the plain seed to the rules core inside the command's context; the recorded command never holds it.
+- **Sealed face-down cards.** A face-down ``CardDealt`` is stored with ``card`` null and ``sealed_card``, the card
+  sealed the same way (a fresh nonce each time, bound to the table, hand and deck index): nobody who reads the
+  database, the admin or a chain hash can tell the card (docs/fairness.md). Loading a table opens it again.
+  The cached states (snapshots, hands' starting states), which hold the face-down cards of a hand in play, are
+  sealed the same way, bound to their row (``tables.engine.state_to_db``).
 - **Signed checkpoints.** When a hand ends, ``f"{table_id}:{version}:{hash}"`` of the table's last event is
   signed with the current Ed25519 signing key; the key id travels with each checkpoint, and older keys stay in
   the key list so their checkpoints keep verifying after a rotation.
@@ -135,6 +140,70 @@ def unseal(table_id: int, pledge: Pledge | None) -> str | None:
         log.error("table %s hand %s: the sealed seed cannot be opened", table_id, pledge.number)
         return None
     return plain.hex()
+
+
+def _seal_bytes(plain: bytes, associated: bytes) -> str:
+    """``v1:<key id>:<base64 nonce>:<base64 ciphertext>`` of ``plain`` under the current sealing key, a fresh
+    random nonce each time (the same plain text never looks the same twice)."""
+    ring = sealing_keys()
+    nonce = secrets.token_bytes(12)
+    sealed = _aead(ring.keys[ring.current]).encrypt(nonce, plain, associated)
+    return ":".join((SEALED_VERSION, ring.current, base64.b64encode(nonce).decode(), base64.b64encode(sealed).decode()))
+
+
+def _open_bytes(sealed_text: str, associated: bytes) -> bytes:
+    """The plain bytes of :func:`_seal_bytes`; raises ValueError (not sealed here: unknown key, another row's
+    associated data, tampered)."""
+    try:
+        version, key_id, nonce, sealed = sealed_text.split(":")
+        key = sealing_keys().keys.get(key_id)
+        if version != SEALED_VERSION or key is None:
+            raise ValueError(f"unknown sealing key {key_id!r}")
+        return _aead(key).decrypt(base64.b64decode(nonce), base64.b64decode(sealed), associated)
+    except (binascii.Error, InvalidTag) as exc:
+        raise ValueError("does not open") from exc
+
+
+def _card_associated_data(table_id: int, number: int, deck_index: int) -> bytes:
+    return f"casino-card:{table_id}:{number}:{deck_index}".encode()
+
+
+def seal_card(table_id: int, number: int, deck_index: int, card: str) -> str:
+    """The ``sealed_card`` of a face-down card's stored ``CardDealt``: neither it nor any hash over it tells which
+    of the 40 cards it is. Bound to the table, the hand and the deck position (associated data)."""
+    return _seal_bytes(card.encode(), _card_associated_data(table_id, number, deck_index))
+
+
+class CardUnavailable(Exception):
+    """A stored face-down card cannot be opened (unknown key, tampered or moved ciphertext)."""
+
+
+def unseal_card(table_id: int, number: int, deck_index: int, sealed_card: str) -> str:
+    """The card code of a sealed face-down card; raises CardUnavailable (logged) if it cannot be opened."""
+    try:
+        return _open_bytes(sealed_card, _card_associated_data(table_id, number, deck_index)).decode()
+    except ValueError as exc:
+        log.error(
+            "table %s hand %s: the face-down card at deck index %s cannot be opened", table_id, number, deck_index
+        )
+        raise CardUnavailable(f"table {table_id} hand {number}: sealed card {deck_index} cannot be opened") from exc
+
+
+class NotSealedHere(Exception):
+    """A sealed blob that this server's keys do not open for the row it claims to be."""
+
+
+def seal_blob(binding: str, plain: bytes) -> str:
+    """The sealed form of a cached state (snapshots), bound to ``binding`` (which row it is for)."""
+    return _seal_bytes(plain, f"casino-state:{binding}".encode())
+
+
+def open_blob(binding: str, sealed_text: str) -> bytes:
+    """The plain bytes of :func:`seal_blob`; raises NotSealedHere (unknown key, another row's, tampered)."""
+    try:
+        return _open_bytes(sealed_text, f"casino-state:{binding}".encode())
+    except ValueError as exc:
+        raise NotSealedHere(str(exc)) from exc
 
 
 def draw_next_seed(table_id: int, number: int) -> NextSeed:

@@ -40,6 +40,7 @@ from tables.rules import (
     handle,
     without_secrets,
 )
+from tables.rules.chainhash import HASH_FORM
 from tables.store import StoredEvent, Write, chain, events_of_idempotent_command, insert
 
 MAX_ATTEMPTS = 5
@@ -178,13 +179,17 @@ def _attempt(
         "actor_username": actor_username,
         "command_version": first_version,
         "request_id": request_id,
+        "hash_form": HASH_FORM,  # the chain hash covers what the event shows (tables.rules.chainhash)
     }
     if reason:
         common["reason"] = reason
     if idempotency_key is not None:
         common["idempotency_key"] = idempotency_key
     first_metadata = {**common, "command": command_json, "fingerprint": _fingerprint(command_json)}
-    encoded = [engine.encode(event, first_metadata if i == 0 else common) for i, event in enumerate(new_events)]
+    encoded = [
+        engine.encode(event, first_metadata if i == 0 else common, table_id=table_id)
+        for i, event in enumerate(new_events)
+    ]
     now = timezone.now()
     chained = chain(
         stream_id=table_id, expected_version=state.version, prev_hash=loaded.last_hash, events=encoded, recorded_at=now

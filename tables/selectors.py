@@ -24,10 +24,10 @@ from django.db.models import QuerySet
 from ledger.selectors import hand_ledger, wallet_balances
 from tables import engine, verify
 from tables.errors import Forbidden, TableMissing
-from tables.models import Hand, HandParticipant, Table
+from tables.models import Checkpoint, Hand, HandParticipant, Table
 from tables.pipeline import Outcome
-from tables.rules import Event, NotFound, TableState, Viewer, evolve, legal_actions
-from tables.store import StoredEvent, load_stream_and_checkpoint
+from tables.rules import Event, HandOpened, NotFound, TableState, Viewer, WrongPhase, evolve, legal_actions
+from tables.store import StoredEvent, load_stream, load_stream_and_checkpoint, seed_commitments
 
 MAX_FEED_EVENTS = 500
 
@@ -267,3 +267,47 @@ def hand_verification(*, hand_id: int, user: AbstractBaseUser) -> dict[str, str]
     Raises ``not_found``, ``forbidden`` and, for a hand in play, ``wrong_phase``."""
     hand, _ = hand_access(hand_id=hand_id, user=user)
     return verify.verify_hand(Hand.objects.get(pk=hand.pk), record=False)
+
+
+# --- a hand's export -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ExportRead:
+    """What ``GET /hands/{id}/export`` shows: the hand's history read, the table's events around it (from the one
+    before the hand's commitment was published through the first checkpoint after its end), the table now (the
+    events are seen against it), those two checkpoints and how far chain hashes are shown."""
+
+    history: HandRead
+    table_state: TableState
+    events: list[tuple[StoredEvent, Event]]
+    checkpoints: list[Checkpoint]
+    chain_public_through: int
+    seed_committed_at: int | None
+
+
+def hand_export_read(*, hand_id: int, user: AbstractBaseUser) -> ExportRead:
+    """A settled or abandoned hand with everything needed to check it offline (API.md "Hand export").
+    Raises ``not_found``, ``forbidden`` and, for a hand in play, ``wrong_phase``."""
+    read = hand_read(hand_id=hand_id, user=user)
+    hand = read.hand
+    if hand.status == "in_play" or hand.closed_version is None:
+        raise WrongPhase(f"hand {hand_id} is in play: only an ended hand can be exported", {"hand": hand_id})
+    commitment = next((e.seed_commitment for _, e in read.events if isinstance(e, HandOpened)), "")
+    published = [v for v, c in seed_commitments(hand.table_id, number=hand.number) if c == commitment]
+    committed_at = published[0] if published else None
+    first = max(1, (committed_at or hand.opened_version) - 1)
+    checkpoints = Checkpoint.objects.filter(table_id=hand.table_id).order_by("version")
+    covering = checkpoints.filter(version__gte=hand.closed_version).first()
+    before = checkpoints.filter(version__lt=hand.opened_version).last()
+    last = covering.version if covering is not None else hand.closed_version
+    stored = load_stream(hand.table_id, after_version=first - 1, upto_version=last)
+    table_state = engine.load_table(hand.table_id).state
+    return ExportRead(
+        history=read,
+        table_state=table_state,
+        events=[(s, engine.decode(s)) for s in stored],
+        checkpoints=[c for c in (before, covering) if c is not None],
+        chain_public_through=last,
+        seed_committed_at=committed_at,
+    )

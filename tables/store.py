@@ -1,17 +1,19 @@
 """The event store: append with an expected version, load a stream, follow the global log, check the chain.
 
-Every event's ``hash`` is ``sha256(prev_hash || canonical JSON of {stream, version, type, data, metadata,
-recorded_at})``; the first event of a stream chains from ``GENESIS``. Canonical JSON is sorted keys, no
-spaces, UTF-8, so it survives PostgreSQL's jsonb normalisation byte for byte.
+Every event's ``hash`` is ``sha256(prev_hash || canonical JSON of ...)``, the first event of a stream chaining
+from ``GENESIS``. What the canonical JSON holds is ``tables.rules.chainhash``: events written since API v1.2
+(``metadata["hash_form"] == 2``) hash what they show and a digest of what they never show, so anyone can recompute
+the hash from the event as served and no hash lets anyone test a guess about a hidden card; older events hash
+the whole stored event. Canonical JSON is sorted keys, no spaces, UTF-8, so it survives PostgreSQL's jsonb
+normalisation byte for byte.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.db import IntegrityError, connection
@@ -20,6 +22,15 @@ from django.db.models.functions import TruncHour
 
 from tables.errors import ConcurrencyConflict
 from tables.models import Event
+from tables.rules.chainhash import (
+    HASH_FORM,
+    canonical_time,
+    form1_hash,
+    form2_hash,
+    hash_form,
+    private_sha256,
+    stored_public_data,
+)
 
 GENESIS = "0" * 64
 _COLUMNS = "position, stream_id, version, type, data, metadata, recorded_at, prev_hash, hash"
@@ -49,26 +60,29 @@ class StoredEvent:
     hash: str
 
 
-def canonical_json(value: Any) -> bytes:
-    """The canonical bytes that are hashed: sorted keys, compact separators, UTF-8."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
 def event_hash(
     *, prev_hash: str, stream_id: int, version: int, type: str, data: Any, metadata: Any, recorded_at: datetime
 ) -> str:
-    """The chained hash of one event."""
-    content = canonical_json(
-        {
-            "stream": stream_id,
-            "version": version,
-            "type": type,
-            "data": data,
-            "metadata": metadata,
-            "recorded_at": recorded_at.isoformat(),
-        }
+    """The chained hash of one stored event, in the form its metadata names (``tables.rules.chainhash``)."""
+    if hash_form(metadata) == HASH_FORM:
+        return form2_hash(
+            prev_hash=prev_hash,
+            stream=stream_id,
+            version=version,
+            type_name=type,
+            data=stored_public_data(data),
+            private=private_sha256(data, metadata),
+            at=canonical_time(recorded_at.astimezone(UTC).isoformat()),
+        )
+    return form1_hash(
+        prev_hash=prev_hash,
+        stream=stream_id,
+        version=version,
+        type_name=type,
+        data=data,
+        metadata=metadata,
+        recorded_at=recorded_at.isoformat(),
     )
-    return hashlib.sha256(prev_hash.encode() + content).hexdigest()
 
 
 Write = tuple[str, Sequence[Any]]  # an INSERT, UPDATE or DELETE (no RETURNING) and its parameters

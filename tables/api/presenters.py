@@ -9,6 +9,7 @@ other players' balances).
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -28,7 +29,8 @@ from tables.rules import (
     view,
     view_event,
 )
-from tables.selectors import EventsRead, HandRead, TableRead, legal_actions_for
+from tables.rules.chainhash import HASH_FORM, hash_form, private_sha256
+from tables.selectors import EventsRead, ExportRead, HandRead, TableRead, legal_actions_for
 from tables.store import StoredEvent, public_command
 
 #: What ``POST /tables/{id}/actions`` accepts (sit_down and leave are the seat endpoints).
@@ -142,14 +144,18 @@ def present_event(
     """One event of the feed as ``viewer`` may see it (``state``: any state at or after the event).
 
     Events up to ``chain_public_through`` (the latest signed checkpoint: only ended hands) also carry their
-    chain ``hash`` and ``prev_hash``, so anyone can check the links against the signed checkpoints. Never
-    later ones: the hash of a face-down card's event could be matched against the 40 possible cards."""
+    chain ``hash`` and ``prev_hash``, so anyone can check the links against the signed checkpoints, and, for
+    events hashed in form 2 (``tables.rules.chainhash``), ``hash_form`` and ``private_sha256``: with them anyone
+    recomputes the hash from the event as served."""
     data = view_event(event, viewer, state)
     data.pop("type", None)
     out = {"seq": stored.version, "type": stored.type, "at": stored.recorded_at, "data": data}
     if stored.version <= chain_public_through:
         out["prev_hash"] = stored.prev_hash
         out["hash"] = stored.hash
+        if hash_form(stored.metadata) == HASH_FORM:
+            out["hash_form"] = HASH_FORM
+            out["private_sha256"] = private_sha256(stored.data, stored.metadata)
     return out
 
 
@@ -183,6 +189,8 @@ def present_history(read: HandRead) -> dict[str, Any]:
     if hand.status == "in_play" and read.state.hand is not None and read.state.hand.number == hand.number:
         participants = _participants_in_play(read.state, read.viewer)
     banker = core["participants"][0]
+    # the chain hash of every event the history shows, once the hand has ended (the export has the events whole)
+    chained = {s.version: s for s, _ in read.events} if hand.status != "in_play" else {}
     return {
         "id": hand.pk,
         "table": hand.table_id,
@@ -214,21 +222,33 @@ def present_history(read: HandRead) -> dict[str, Any]:
             for p in participants
         ],
         "deals": [
-            {
-                "seq": d["seq"],
-                "to_seat": d["to_seat"],
-                "banker": d["banker"],
-                "hand": d["hand"],
-                "card": d["card"],
-                "face_up": d["face_up"],
-            }
+            _with_hash(
+                {
+                    "seq": d["seq"],
+                    "to_seat": d["to_seat"],
+                    "banker": d["banker"],
+                    "hand": d["hand"],
+                    "card": d["card"],
+                    "face_up": d["face_up"],
+                },
+                chained,
+            )
             for d in core["deals"]
         ],
-        "actions": hand_actions(read.start_state, read.events, hand.number),
+        "actions": [_with_hash(row, chained) for row in hand_actions(read.start_state, read.events, hand.number)],
         "results": _results(core["results"]),
         "next_banker": core["next_banker"],
         "ledger": read.ledger,
     }
+
+
+def _with_hash(row: dict[str, Any], chained: Mapping[int, StoredEvent]) -> dict[str, Any]:
+    """A history row (a deal, an action) with its event's chain ``hash`` and ``prev_hash``, when shown."""
+    stored = chained.get(row["seq"])
+    if stored is not None:
+        row["hash"] = stored.hash
+        row["prev_hash"] = stored.prev_hash
+    return row
 
 
 def _participants_in_play(state: TableState, viewer: Viewer) -> list[dict[str, Any]]:
@@ -303,3 +323,31 @@ def _action_row(
 
 def _house_row(stored: StoredEvent, action: str, reason: str = "house_rule") -> dict[str, Any]:
     return {"seq": stored.version, "at": stored.recorded_at, "seat": None, "action": action, "args": {"reason": reason}}
+
+
+# --- a hand's export -----------------------------------------------------------------------------------------------
+
+EXPORT_FORMAT = "sevenhalf-hand-export/1"
+GAME_ID = "seven-and-a-half"
+
+
+def present_export(read: ExportRead, public_keys: Sequence[tuple[str, bytes]]) -> dict[str, Any]:
+    """``GET /hands/{id}/export``: the history, the events around the hand as the caller may see them (each
+    with ``hash``, ``prev_hash`` and, in form 2, ``hash_form`` and ``private_sha256``), the checkpoints before
+    and after it and the signing keys (which a verifier must not take on the export's word alone)."""
+    history = present_history(read.history)
+    history.setdefault("seed_committed_at", read.seed_committed_at)
+    viewer = read.history.viewer
+    return {
+        "format": EXPORT_FORMAT,
+        "hand": history,
+        "events": [present_event(s, e, viewer, read.table_state, read.chain_public_through) for s, e in read.events],
+        "checkpoints": [
+            {"version": c.version, "hash": c.hash, "signature": c.signature, "at": c.at, "key_id": c.key_id}
+            for c in read.checkpoints
+        ],
+        "public_keys": [
+            {"key_id": key_id, "public_key": base64.b64encode(raw).decode()} for key_id, raw in public_keys
+        ],
+        "game": {"id": GAME_ID, **history.get("game", {})},
+    }

@@ -292,6 +292,13 @@ class EventSerializer(serializers.Serializer):
         required=False, help_text="Chain hash of the event before (only events up to the latest checkpoint)."
     )
     hash = serializers.CharField(required=False, help_text="This event's chain hash (docs/fairness.md).")
+    hash_form = serializers.IntegerField(
+        required=False, help_text="2 when the hash can be recomputed from the event as served (docs/fairness.md)."
+    )
+    private_sha256 = serializers.CharField(
+        required=False,
+        help_text="Form 2: sha256 of what the event never shows (its metadata, sealed fields), inside its hash.",
+    )
 
     class Meta:
         ref_name = "TableEvent"
@@ -340,6 +347,8 @@ class DealSerializer(serializers.Serializer):
     hand = serializers.IntegerField()
     card = serializers.CharField(allow_null=True)
     face_up = serializers.BooleanField()
+    hash = serializers.CharField(required=False, help_text="The event's chain hash, once the hand has ended.")
+    prev_hash = serializers.CharField(required=False, help_text="The chain hash of the event before it.")
 
     class Meta:
         ref_name = "Deal"
@@ -351,6 +360,8 @@ class ActionRecordSerializer(serializers.Serializer):
     seat = serializers.IntegerField(allow_null=True, help_text="null: the system (timeouts, the house).")
     action = serializers.CharField()
     args = serializers.DictField(child=serializers.JSONField())
+    hash = serializers.CharField(required=False, help_text="The event's chain hash, once the hand has ended.")
+    prev_hash = serializers.CharField(required=False, help_text="The chain hash of the event before it.")
 
     class Meta:
         ref_name = "ActionRecord"
@@ -462,3 +473,28 @@ class DisputeSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "Dispute"
+
+
+class HandExportGameSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text='"seven-and-a-half".')
+
+    class Meta:
+        ref_name = "HandExportGame"
+
+
+class HandExportSerializer(serializers.Serializer):
+    format = serializers.CharField(help_text='"sevenhalf-hand-export/1".')
+    hand = HandHistorySerializer()
+    events = EventSerializer(
+        many=True,
+        help_text="The table's events from the one before the hand's commitment was published through the first "
+        "checkpoint after the hand, as you may see them, each with its chain hash.",
+    )
+    checkpoints = CheckpointSerializer(many=True, help_text="The checkpoint before the hand and the one covering it.")
+    public_keys = PublicKeyEntrySerializer(
+        many=True, help_text="The signing keys the casino names: compare them with a key you hold."
+    )
+    game = HandExportGameSerializer()
+
+    class Meta:
+        ref_name = "HandExport"

@@ -34,6 +34,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("fairness/public-key", views.PublicKeyView.as_view(), name="api-fairness-public-key"),
     path("hands/<dbid:hand_id>", views.HandView.as_view(), name="api-hand"),
     path("hands/<dbid:hand_id>/verify", views.HandVerifyView.as_view(), name="api-hand-verify"),
+    path("hands/<dbid:hand_id>/export", views.HandExportView.as_view(), name="api-hand-export"),
     path("hands/<dbid:hand_id>/disputes", views.DisputesView.as_view(), name="api-hand-disputes"),
 ]
 

@@ -272,6 +272,28 @@ class HandVerifyView(APIView):
         return Response(selectors.hand_verification(hand_id=hand_id, user=request.user))
 
 
+class HandExportView(APIView):
+    @extend_schema(
+        operation_id="hands_export",
+        parameters=[HAND_ID],
+        summary="Everything needed to check an ended hand offline (participants, staff)",
+        description=(
+            "One JSON document (`format: sevenhalf-hand-export/1`): the hand's history, every event of the table "
+            "from the one before the hand's seed commitment was published through the first signed checkpoint "
+            "after the hand (as you may see them, each with `hash` and `prev_hash`; events hashed in form 2 also "
+            "carry `hash_form` and `private_sha256`, from which anyone recomputes the hash: docs/fairness.md), "
+            "that checkpoint and the one before the hand, and the signing keys. Check it with "
+            "`tools/verify_hand.py FILE --public-key KEY`: never trust the keys of the export alone. "
+            "A hand in play is 409 `wrong_phase`."
+        ),
+        responses={200: io.HandExportSerializer},
+    )
+    @api_errors("not_found", "forbidden", "wrong_phase")
+    def get(self, request: Request, hand_id: int) -> Response:
+        read = selectors.hand_export_read(hand_id=hand_id, user=request.user)
+        return Response(presenters.present_export(read, fairness.public_keys()))
+
+
 class DisputesView(APIView):
     @extend_schema(
         operation_id="hands_dispute",

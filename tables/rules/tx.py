@@ -8,7 +8,6 @@ events emitted so far in this command. A raised :class:`DomainError` discards ev
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from .commands import Context
 from .config import TableConfig
@@ -34,23 +33,20 @@ class SeedUnavailable(Exception):
         self.number = number
 
 
-@lru_cache(maxsize=16)
 def _deck(server_seed: str, client_seed: str, number: int) -> tuple[str, ...]:
     """The published shuffle of hand ``number`` (a pure function of its arguments).
 
-    Why a cache: a hand committed ahead keeps no deck in its state (no state ever holds undealt cards), so every
-    command that deals derives it again from the seed; a hand deals in about ten commands. The cache is keyed by
-    value and bounded (a few hands in play per process); it never changes what the function returns.
+    Not cached across commands: a cache keyed by the plain seed would keep the seed (and the undealt cards) of a
+    hand in play in process memory after the command that needed them (DESIGN.md principle 13). Within one
+    command the :class:`Tx` keeps the deck it derived (``_decks``) and drops it with the command.
     """
     return tuple(shuffle_deck(bytes.fromhex(server_seed), client_seed, number))
 
 
-@lru_cache(maxsize=16)
 def _opens(plain: str, commitment: str) -> bool:
     """Whether ``plain`` is the seed ``commitment`` commits to (64 lowercase hex whose sha256 it is).
 
-    Why a cache: every command that deals from a hand committed ahead checks the seed it carries again (about
-    ten per hand); keyed by value and bounded like ``_deck``, it never changes the answer.
+    Not cached across commands, for the reason given at :func:`_deck` (one sha256 per command is nothing).
     """
     return _HEX64.fullmatch(plain) is not None and seed_commitment(bytes.fromhex(plain)) == commitment
 

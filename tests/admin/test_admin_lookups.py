@@ -21,6 +21,7 @@ from django.test import Client
 from django.urls import reverse
 
 from casino.admin_lookups import SECRET_FIELDS, DeclaredLookupsOnly, sortable_targets
+from tables import engine
 from tables.models import Event, Hand
 from tables.store import load_stream
 from tests.admin.conftest import play_table, play_until_face_down_in_play, secret_seed_and_deck
@@ -55,7 +56,7 @@ def in_play(db) -> HandInPlay:
     return HandInPlay(
         hand=hand,
         seed=secret_seed_and_deck(played.table.pk, state)[0],  # sealed at rest: in no event at all
-        face_down=dealt.data["card"],
+        face_down=engine.decode(dealt).card,  # sealed at rest (stored card null): opened with the key
         opened_event=Event.objects.get(table=played.table, version=opened.version),
         command_event=Event.objects.get(table=played.table, version=opened.metadata["command_version"]),
         card_event=Event.objects.get(table=played.table, version=dealt.version),

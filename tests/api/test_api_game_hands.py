@@ -86,7 +86,7 @@ def test_a_settled_hand_reveals_everything_to_participants_and_staff(hand, as_st
         assert punter["username"] == hand["punter"].get_username() and None not in punter["hands"][0]["cards"]
         assert [t["kind"] for t in history["ledger"]] == ["stake_reserve", "hand_settlement"]
         for row in history["actions"]:
-            assert set(row) == {"seq", "at", "seat", "action", "args"} and "ctx" not in row["args"]
+            assert set(row) == {"seq", "at", "seat", "action", "args", "hash", "prev_hash"} and "ctx" not in row["args"]
         actions = [a["action"] for a in history["actions"]]
         assert "bet" in actions and "stand" in actions
 

@@ -17,6 +17,7 @@ from tables.models import Hand
 from tables.rules import shuffle_deck
 from tables.store import load_stream
 from tables.verify import verification_ok, verify_hand
+from tests.conftest import owner_cursor
 from tests.fairness_tools import all_database_text
 from tests.store.play import make_players, make_table, play_hands, state_of, step
 
@@ -116,3 +117,41 @@ def test_hands_of_the_old_form_still_verify_and_the_table_switches_over(monkeypa
     out = StringIO()
     call_command("verify_hands", "--all", stdout=out)
     assert " 0 fail" in out.getvalue()
+
+
+@pytest.mark.parametrize(("preset", "bank"), [("classic", "player"), ("spanish", "house"), ("hungarian", "player")])
+def test_no_row_of_the_hand_in_play_holds_a_face_down_card(preset, bank):
+    """A face-down card is sealed at rest: the hand's events, the table's snapshot and the hand's row (its cached
+    starting state) hold no face-down card of the hand in play (before v1.2 its CardDealt and, at tables that deal
+    as a hand opens, the snapshot held it in clear)."""
+    players = make_players(3, prefix=f"fd{preset[:2]}{bank[0]}")
+    table = make_table(preset, bank=bank)
+    rng = random.Random(5)
+    play_hands(table, players, 1, rng)
+    for _ in range(400):
+        state = state_of(table.pk)
+        hand = state.hand
+        face_down = {
+            c for h in (hand.punters if hand else ()) for c, up in zip(h.cards, h.face_up, strict=True) if not up
+        }
+        if hand is not None and hand.in_play and face_down:
+            break
+        assert step(table, players, rng), "the table is stuck"
+    else:
+        raise AssertionError("no hand in play with a face-down card")
+    opened = Hand.objects.get(table=table, number=hand.number).opened_version
+    rows = []
+    with owner_cursor() as cursor:
+        cursor.execute(
+            "SELECT data::text, metadata::text, hash FROM tables_event WHERE stream_id = %s AND version >= %s",
+            [table.pk, opened],
+        )
+        rows += [" ".join(row) for row in cursor.fetchall()]
+        cursor.execute("SELECT state::text FROM tables_snapshot WHERE table_id = %s", [table.pk])
+        rows += [row[0] for row in cursor.fetchall()]
+        cursor.execute("SELECT coalesce(start_state::text, '') FROM tables_hand WHERE table_id = %s", [table.pk])
+        rows += [row[0] for row in cursor.fetchall()]
+    text = "\n".join(rows)
+    for card in face_down:  # as any JSON would write it (the sealed forms are base64: no quotes inside)
+        assert f'"{card}"' not in text, card
+    assert '"sealed_card": "v1:' in text

@@ -1,16 +1,20 @@
 """Snapshots and the hands' cached starting states are data (issue #12): a row that does not decode to a table
 state is logged and ignored, the state is rebuilt from the events, and nothing in a row is ever executed.
 
-They are also sealed (an HMAC keyed by SECRET_KEY, outside the database, over the state and the row it is for):
-the application's role writes these caches, so its credentials must not be able to plant a state either."""
+They are also sealed (AES-256-GCM under the seed-sealing key, outside the database, bound to the row they are
+for): a state holds the face-down cards of a hand in play, which nobody reading the database may see, and the
+application's role writes these caches, so its credentials must not be able to plant a state either."""
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
+import os
 import random
 
 import pytest
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from django.db import connection
 
 from tables import engine
@@ -78,18 +82,28 @@ def test_snapshots_are_stored_as_the_json_of_the_rules_codec(played):
     snapshot = Snapshot.objects.get(table_id=table_id)
     assert snapshot.schema == engine.SNAPSHOT_SCHEMA
     events = load_stream(table_id)[: snapshot.version]
-    assert snapshot.state["state"] == json.loads(json.dumps(state_to_json(fold(engine.decode(e) for e in events))))
-    assert set(snapshot.state) == {"state", "seal"}
+    sealed = engine.state_json_from_db(snapshot.state, binding=engine.snapshot_binding(table_id, snapshot.version))
+    assert sealed == json.loads(json.dumps(state_to_json(fold(engine.decode(e) for e in events))))
+    assert set(snapshot.state) == {"sealed"} and snapshot.state["sealed"].startswith("v1:")
     hand = Hand.objects.filter(table_id=table_id).order_by("number").last()
-    assert isinstance(hand.start_state, dict) and hand.start_state["state"]["version"] == hand.start_version
+    binding = engine.hand_start_binding(table_id, hand.start_version)
+    assert isinstance(hand.start_state, dict)
+    assert engine.state_json_from_db(hand.start_state, binding=binding)["version"] == hand.start_version
     engine.forget_all()
     assert engine.load_table(table_id).source == "snapshot"  # a sealed snapshot of this server is used
 
 
 def _plant(table_id: int, change) -> None:  # type: ignore[no-untyped-def]
-    """Rewrite the table's snapshot as the application's role can (it writes snapshots), keeping its seal."""
-    row = Snapshot.objects.get(table_id=table_id).state
-    change(row["state"])
+    """Rewrite the table's snapshot as the application's role can (it writes snapshots): a changed state sealed
+    in the same form under the same key id, but with a key of the attacker's own (he holds none of the server's)."""
+    snapshot = Snapshot.objects.get(table_id=table_id)
+    state = engine.state_json_from_db(snapshot.state, binding=engine.snapshot_binding(table_id, snapshot.version))
+    change(state)
+    version, key_id, _, _ = snapshot.state["sealed"].split(":")
+    nonce = os.urandom(12)
+    binding = f"casino-state:{engine.snapshot_binding(table_id, snapshot.version)}".encode()
+    forged = AESGCM(os.urandom(32)).encrypt(nonce, json.dumps(state).encode(), binding)
+    row = {"sealed": ":".join((version, key_id, base64.b64encode(nonce).decode(), base64.b64encode(forged).decode()))}
     with connection.cursor() as cursor:
         cursor.execute("UPDATE tables_snapshot SET state = %s::jsonb WHERE table_id = %s", [json.dumps(row), table_id])
 

@@ -1,0 +1,126 @@
+"""The canonical form an event's chain hash covers (docs/fairness.md "The hash chain"), standard library only.
+
+Two forms exist. Form 1 (events recorded before API v1.2) hashes the whole stored event, its private metadata
+included, so nobody outside the server can recompute it. Form 2 (``metadata["hash_form"] == 2``) hashes only what
+the event shows once its hand has ended, plus one digest of what it never shows::
+
+    hash = sha256(prev_hash + canonical_json({
+        "stream": table id, "version": seq, "type": type,
+        "data": public data (below), "private_sha256": sha256 hex of the private part (below),
+        "recorded_at": "YYYY-MM-DDTHH:MM:SS.ffffffZ" (UTC),
+    }))
+
+- *public data*: the event's data without its sealed fields (``sealed_seed``, ``sealed_card``), and a face-down
+  ``CardDealt`` with ``card`` null: the card itself is never hashed in clear, so no hash can be matched against
+  the 40 possible cards. It is bound by ``deck_index`` (hashed) and by the server seed revealed at the end.
+- *private part*: ``{"metadata": the stored metadata, "sealed": {sealed field: value}}``. It always holds a fresh
+  random value (the command's 256-bit entropy, or an AES-GCM nonce), so its digest cannot be guessed either.
+
+The server hashes with :func:`event_hash` on the stored event; ``tools/verify_hand.py`` recomputes the same hash
+from an event as served (with :func:`served_hash`), where a face-down card may be shown: it is nulled again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+HASH_FORM = 2
+SEALED_FIELDS = ("sealed_seed", "sealed_card")
+
+
+def canonical_json(value: Any) -> bytes:
+    """The canonical bytes that are hashed: sorted keys, compact separators, UTF-8."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+_UTC_TIME = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(?:Z|\+00:00)")
+
+
+def canonical_time(text: str) -> str:
+    """An event's time (ISO 8601 in UTC, as served: ``Z`` or ``+00:00``, any number of fraction digits up to
+    six) as form 2 hashes it: ``YYYY-MM-DDTHH:MM:SS.ffffffZ``. Raises ValueError for anything else."""
+    match = _UTC_TIME.fullmatch(text)
+    if match is None:
+        raise ValueError(f"not a UTC time: {text!r}")
+    return f"{match.group(1)}.{(match.group(2) or '').ljust(6, '0')}Z"
+
+
+def stored_public_data(data: Mapping[str, Any]) -> dict[str, Any]:
+    """What form 2 hashes of an event's stored data: everything but its sealed fields (a face-down card is
+    stored with ``card`` null, so a card written there later changes the hash)."""
+    return {key: value for key, value in data.items() if key not in SEALED_FIELDS}
+
+
+def served_public_data(type_name: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The same from an event as served once its hand has ended, where a face-down card is shown: nulled again."""
+    shown = stored_public_data(data)
+    if type_name == "CardDealt" and not shown.get("face_up"):
+        shown["card"] = None
+    return shown
+
+
+def private_sha256(data: Mapping[str, Any], metadata: Mapping[str, Any]) -> str:
+    """The digest of what an event never shows: its metadata and its sealed fields."""
+    sealed = {key: data[key] for key in SEALED_FIELDS if key in data}
+    return hashlib.sha256(canonical_json({"metadata": metadata, "sealed": sealed})).hexdigest()
+
+
+def form2_hash(
+    *, prev_hash: str, stream: int, version: int, type_name: str, data: Mapping[str, Any], private: str, at: str
+) -> str:
+    """Form 2's hash of an event given its public data (:func:`stored_public_data` or
+    :func:`served_public_data`), its private digest and its canonical time."""
+    content = canonical_json(
+        {
+            "stream": stream,
+            "version": version,
+            "type": type_name,
+            "data": dict(data),
+            "private_sha256": private,
+            "recorded_at": at,
+        }
+    )
+    return hashlib.sha256(prev_hash.encode() + content).hexdigest()
+
+
+def form1_hash(
+    *, prev_hash: str, stream: int, version: int, type_name: str, data: Any, metadata: Any, recorded_at: str
+) -> str:
+    """Form 1's hash (events recorded before v1.2): the whole stored event, metadata included; ``recorded_at`` is
+    the time's ``isoformat()``."""
+    content = canonical_json(
+        {
+            "stream": stream,
+            "version": version,
+            "type": type_name,
+            "data": data,
+            "metadata": metadata,
+            "recorded_at": recorded_at,
+        }
+    )
+    return hashlib.sha256(prev_hash.encode() + content).hexdigest()
+
+
+def hash_form(metadata: Mapping[str, Any]) -> int:
+    """Which form an event's hash has (1 unless its metadata says 2)."""
+    return HASH_FORM if metadata.get("hash_form") == HASH_FORM else 1
+
+
+def served_hash(table_id: int, event: Mapping[str, Any]) -> str | None:
+    """The form 2 hash of an event exactly as a history, a feed or an export serves it (``seq``, ``type``,
+    ``data``, ``at``, ``prev_hash``, ``private_sha256``); None for a form 1 event (not recomputable outside)."""
+    if event.get("hash_form") != HASH_FORM:
+        return None
+    return form2_hash(
+        prev_hash=str(event["prev_hash"]),
+        stream=table_id,
+        version=int(event["seq"]),
+        type_name=str(event["type"]),
+        data=served_public_data(str(event["type"]), event["data"]),
+        private=str(event["private_sha256"]),
+        at=canonical_time(str(event["at"])),
+    )
