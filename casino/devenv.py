@@ -1,7 +1,7 @@
 """Development launcher: the README's two commands.
 
     python -m casino.devenv run        # services, migrate, demo data, web + live + worker + beat until Ctrl-C
-    python -m casino.devenv test [...] # services, then pytest with any extra arguments
+    python -m casino.devenv test [...] # services, then pytest (the whole suite on every core) with any arguments
     python -m casino.devenv bench bench/store.py [...]  # services, then a benchmark script
 
 PostgreSQL and Redis come from ``DATABASE_URL`` / ``REDIS_URL`` when those are set and answer. Otherwise an
