@@ -1,5 +1,6 @@
-# The two commands of the README: `make run` and `make test`. Both bootstrap .venv first.
-.PHONY: run test lint install
+# The two commands of the README: `make run` and `make test` (and `make manage` beside a running `make run`).
+# All bootstrap .venv first.
+.PHONY: run test lint install manage
 
 PY = $(shell scripts/bootstrap.sh)
 
@@ -12,7 +13,12 @@ run:
 test:
 	@$(PY) -m casino.devenv test $(ARGS)
 
+# any manage.py command against the running `make run`: make manage ARGS="verify_hands --all"
+manage:
+	@$(PY) -m casino.devenv manage $(ARGS)
+
 lint:
 	@$(PY) -m ruff check .
 	@$(PY) -m mypy --strict tables/rules
 	@.venv/bin/lint-imports
+	@.venv/bin/hadolint --failure-threshold info Dockerfile

@@ -44,6 +44,10 @@ from tables.models import Dispute, HandParticipant
 admin.site.site_header = "Seven and a Half: casino administration"
 admin.site.site_title = "Seven and a Half admin"
 admin.site.index_title = "Tables, hands, players and chips"
+admin.site.site_url = "/play/"  # "View site": the player client (developer "client" serves it)
+# The lists' columns need the width (tests/ops/test_admin_columns_browser.py: everything fits 1400 px); the home
+# page and the breadcrumbs lead everywhere the sidebar did.
+admin.site.enable_nav_sidebar = False
 admin.site.unregister(User)  # registered again below, with the project's lookup rule
 admin.site.unregister(Group)
 if admin.site.is_registered(AuthToken):
@@ -91,8 +95,10 @@ def cashier_forms(bound: CashierForm | None = None) -> dict[str, CashierForm]:
 
 @admin.register(Player)
 class PlayerAdmin(ViewOnlyAdmin):  # players register through the API
-    list_display = ("username", "balance", "is_active", "is_staff", "date_joined", "last_login")
-    list_filter = ("is_staff", "is_active", "groups")
+    """The players: every account that is not staff (operators, auditors and superusers are under Users)."""
+
+    list_display = ("username", "balance", "is_active", "date_joined", "last_login")
+    list_filter = ("is_active",)
     search_fields = ("username",)
     ordering = ("username",)
 
@@ -101,6 +107,7 @@ class PlayerAdmin(ViewOnlyAdmin):  # players register through the API
         return (
             super()
             .get_queryset(request)
+            .filter(is_staff=False, is_superuser=False)
             .annotate(wallet_balance=Coalesce(Subquery(balance), Value(0), output_field=IntegerField()))
         )
 

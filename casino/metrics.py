@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import redis
 from django.conf import settings
 from django.db import connection
 from django.db.models import Count, Max
@@ -36,12 +37,13 @@ from prometheus_client import (
     Counter,
     Gauge,
     Histogram,
+    ProcessCollector,
     generate_latest,
 )
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from casino import requestlog
+from casino import heartbeat, requestlog
 from casino.models import ReconcileRun, VerificationFailure
 from tables.errors import TimeoutNotDue
 from tables.models import Dispute, Hand, Table
@@ -80,12 +82,31 @@ OPEN_WAITS = Gauge(
 )
 OPEN_SOCKETS = Gauge("casino_open_sockets", "WebSocket connections open now", multiprocess_mode="livesum")
 HTTP_REQUESTS = Counter(
-    "casino_http_requests", "HTTP requests answered, by method and status class", ["method", "status"]
+    "casino_http_requests",
+    "HTTP requests answered, by route template (Django's URL pattern), method and status class",
+    ["route", "method", "status"],
 )
 HTTP_SECONDS = Histogram(
     "casino_http_request_seconds",
-    "Time to answer an HTTP request",
+    "Time to answer an HTTP request, by route template and method",
+    ["route", "method"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 30.0),
+)
+# The database connection pool of each process (psycopg_pool), summed over the live processes; refreshed after a
+# request at most once a second per process (casino.metrics.observe_pool).
+POOL_SIZE = Gauge("casino_db_pool_connections", "Connections the pools hold now", multiprocess_mode="livesum")
+POOL_AVAILABLE = Gauge(
+    "casino_db_pool_connections_available", "Connections idle in the pools now", multiprocess_mode="livesum"
+)
+POOL_MAX = Gauge("casino_db_pool_connections_max", "Most connections the pools may open", multiprocess_mode="livesum")
+POOL_WAITING = Gauge(
+    "casino_db_pool_requests_waiting", "Requests waiting for a pooled connection now", multiprocess_mode="livesum"
+)
+POOL_ERRORS = Counter(
+    "casino_db_pool_errors", "Requests for a pooled connection that failed (timed out waiting, or the pool closed)"
+)
+POOL_CONNECTIONS_LOST = Counter(
+    "casino_db_pool_connections_lost", "Connections the pool found broken when it checked them (a dropped server)"
 )
 TASKS = Counter("casino_tasks", "Celery tasks run, by task and outcome", ["task", "outcome"])
 RECONCILE_RUNS = Counter("casino_reconcile_runs", "Ledger reconciliations run in this process, by outcome", ["ok"])
@@ -95,6 +116,7 @@ RECONCILE_RUNS = Counter("casino_reconcile_runs", "Ledger reconciliations run in
 def observe_command[F: Callable[..., Any]](execute: F) -> F:
     """Decorate the pipeline's ``execute``: count the command by type and outcome, time it, count its
     statements, note the table and outcome on the request's log line, and give it the request's id."""
+
     @functools.wraps(execute)
     def observed(**kwargs: Any) -> Any:
         seen = {"type": "unknown"}
@@ -140,7 +162,8 @@ def observe_command[F: Callable[..., Any]](execute: F) -> F:
 
 
 class RequestMetricsMiddleware:
-    """Count every answered request by method and status class and time it (next to ``RequestLogMiddleware``)."""
+    """Count every answered request by route template, method and status class and time it (next to
+    ``RequestLogMiddleware``); refresh the pool's gauges."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -148,16 +171,58 @@ class RequestMetricsMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         started = time.perf_counter()
         response = self.get_response(request)
-        observe_request(request.method or "", response.status_code, time.perf_counter() - started)
+        observe_request(request.method or "", route_of(request), response.status_code, time.perf_counter() - started)
+        observe_pool()
         return response
 
 
-def observe_request(method: str, status: int, seconds: float) -> None:
-    HTTP_REQUESTS.labels(method.upper() if method.upper() in _METHODS else "OTHER", f"{status // 100}xx").inc()
-    HTTP_SECONDS.observe(seconds)
+def route_of(request: HttpRequest) -> str:
+    """The URL pattern that answered (``api/v1/tables/<int:table_id>/actions``), never the path itself (a label
+    per table or per hand id would grow without end): ``unmatched`` for a 404 of the resolver, ``probe`` for the
+    health probes, ``static`` for static files."""
+    path = request.path_info
+    if path in ("/healthz", "/readyz"):
+        return path.lstrip("/")
+    if path.startswith("/static/"):
+        return "static"
+    match = getattr(request, "resolver_match", None)
+    if match is None:
+        return "unmatched"
+    return str(match.route or match.view_name or "unmatched")
+
+
+def observe_request(method: str, route: str, status: int, seconds: float) -> None:
+    verb = method.upper() if method.upper() in _METHODS else "OTHER"
+    HTTP_REQUESTS.labels(route, verb, f"{status // 100}xx").inc()
+    HTTP_SECONDS.labels(route, verb).observe(seconds)
 
 
 _METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
+_pool_seen = {"at": 0.0, "errors": 0, "lost": 0}
+
+
+def observe_pool(*, every: float = 1.0) -> None:
+    """Copy this process's pool figures into the gauges (at most once per ``every`` seconds)."""
+    now = time.monotonic()
+    if now - _pool_seen["at"] < every:
+        return
+    _pool_seen["at"] = now
+    pool = getattr(connection, "pool", None)
+    if pool is None:
+        return
+    stats = pool.get_stats()
+    POOL_SIZE.set(stats.get("pool_size", 0))
+    POOL_AVAILABLE.set(stats.get("pool_available", 0))
+    POOL_MAX.set(stats.get("pool_max", 0))
+    POOL_WAITING.set(stats.get("requests_waiting", 0))
+    for key, counter, seen in (
+        ("requests_errors", POOL_ERRORS, "errors"),
+        ("connections_lost", POOL_CONNECTIONS_LOST, "lost"),
+    ):
+        value = int(stats.get(key, 0))
+        if value > _pool_seen[seen]:
+            counter.inc(value - _pool_seen[seen])
+        _pool_seen[seen] = value
 
 
 @contextmanager
@@ -187,10 +252,9 @@ class DatabaseCollector(Collector):
 
     def collect(self) -> Iterator[Metric]:
         failures = VerificationFailure.objects.aggregate(n=Count("*"), last=Max("at"))
-        yield _gauge(
-            "casino_verification_failures_recorded",
-            "Verifications that failed, ever (hands and hash chains)",
-            failures["n"],
+        # a count that only grows (the failures are never deleted): a counter, so increase() and rate() work
+        yield CounterMetricFamily(
+            "casino_verification_failures", "Verifications that failed (hands and hash chains)", value=failures["n"]
         )
         yield _gauge(
             "casino_verification_failure_last_timestamp_seconds",
@@ -223,6 +287,62 @@ class DatabaseCollector(Collector):
         )
 
 
+class BrokerCollector(Collector):
+    """Celery's queues (messages waiting in Redis per queue, messages reserved by workers and not yet
+    acknowledged: the timers waiting for their deadline) and which process kinds are alive (heartbeats)."""
+
+    def collect(self) -> Iterator[Metric]:
+        depth = GaugeMetricFamily(
+            "casino_celery_queue_length",
+            "Messages waiting in a Celery queue (not yet taken by a worker)",
+            labels=["queue"],
+        )
+        unacked = GaugeMetricFamily(
+            "casino_celery_unacked_messages",
+            "Messages workers hold and have not acknowledged (timers before their deadline)",
+        )
+        up = GaugeMetricFamily(
+            "casino_process_up", "1 when a process of this kind beat within HEARTBEAT_STALE_S", labels=["kind"]
+        )
+        age = GaugeMetricFamily(
+            "casino_heartbeat_age_seconds",
+            "Seconds since a process of this kind last beat (absent: never)",
+            labels=["kind"],
+        )
+        errors = 0
+        try:
+            client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_connect_timeout=2, socket_timeout=2)
+            for queue in celery_queues():
+                # kombu's Redis transport keeps a list per queue and priority step ("celery", "celery\x06\x163", ...)
+                names = [queue, *(f"{queue}\x06\x16{p}" for p in (1, 2, 3, 4, 5, 6, 7, 8, 9))]
+                pipe = client.pipeline(transaction=False)
+                for name in names:
+                    pipe.llen(name)
+                depth.add_metric([queue], sum(pipe.execute()))
+            unacked.add_metric([], client.hlen("unacked"))
+        except (redis.RedisError, ValueError):
+            errors += 1
+        try:
+            heart = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=2)
+            for kind in heartbeat.KINDS:
+                seen = heartbeat.age(kind, client=heart)
+                up.add_metric([kind], 1 if seen is not None and seen <= settings.HEARTBEAT_STALE_S else 0)
+                if seen is not None:
+                    age.add_metric([kind], seen)
+        except redis.RedisError:
+            errors += 1
+        yield depth
+        yield unacked
+        yield up
+        yield age
+        yield _gauge("casino_metrics_redis_errors", "Redis reads of this scrape that failed (0: all read)", errors)
+
+
+def celery_queues() -> list[str]:
+    """The queues the casino's tasks go to: the default, the timers' and the lab's."""
+    return sorted({"celery", settings.TABLE_TIMER_QUEUE, settings.HOUSE_EDGE_QUEUE})
+
+
 def _gauge(name: str, documentation: str, value: float) -> GaugeMetricFamily:
     return GaugeMetricFamily(name, documentation, value=value)
 
@@ -241,6 +361,9 @@ def registry() -> CollectorRegistry:
         for collector in list(REGISTRY._collector_to_names):
             scrape.register(collector)
     scrape.register(DatabaseCollector())
+    scrape.register(BrokerCollector())
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):  # in one process the default registry already has it
+        scrape.register(ProcessCollector(registry=None))
     return scrape
 
 

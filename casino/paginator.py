@@ -1,15 +1,19 @@
-"""A paginator for admin lists of millions of rows: it never counts them.
+"""A paginator for admin lists of millions of rows: it never counts more than a few thousand of them.
 
 Django's admin paginator runs ``SELECT COUNT(*)`` over the filtered rows on every list page, which reads the
-whole table (or the whole filtered part of it) each time. ``EstimatedCountPaginator`` answers with PostgreSQL's
-estimate instead:
+whole table (or the whole filtered part of it) each time. ``EstimatedCountPaginator`` counts exactly only while
+that is cheap, and estimates above:
 
-- an unfiltered list: the table's ``pg_class.reltuples`` (kept by autovacuum/ANALYZE; readable by any role);
-- a filtered list: the planner's row estimate of the list's query (``EXPLAIN``, which runs nothing).
+- it first counts at most ``ADMIN_EXACT_COUNT_UP_TO`` + 1 rows (``SELECT COUNT(*) FROM (... LIMIT n + 1)``, in
+  the list's own order, so through the same index as the page): up to that many rows the count is exact, pages
+  are Django's (no empty page after the last one) and the list says "12 hands";
+- beyond it the count is PostgreSQL's estimate, never below the bound just seen: the table's
+  ``pg_class.reltuples`` unfiltered (readable by any role), the planner's row estimate of the list's query
+  (``EXPLAIN``, which runs nothing) when filtered; the list says "about N" (``count_is_estimate``), its page links
+  come from the estimate, and any page number may be asked for (past the end the page is just empty), so a low
+  estimate never hides a page.
 
-The list says "about N" (``count_is_estimate``); its page links are computed from the estimate, and any page
-number may be asked for (past the end the page is just empty), so a low estimate never hides a page. The
-events, hands, transactions and postings lists use it (with ``show_full_result_count = False``).
+The events, hands, transactions, postings and accounts lists use it (with ``show_full_result_count = False``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import json
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib.admin import ShowFacets
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.views.main import PAGE_VAR, ChangeList
@@ -47,19 +52,44 @@ def estimated_count(queryset: QuerySet[Any]) -> int:
     return int(plan[0]["Plan"]["Plan Rows"])
 
 
-class EstimatedCountPaginator(Paginator):
-    """A ``Paginator`` whose ``count`` is PostgreSQL's estimate (see the module docstring)."""
+def bounded_count(queryset: QuerySet[Any], bound: int) -> int:
+    """How many rows ``queryset`` has, counting at most ``bound`` + 1 of them (in the list's order)."""
+    return int(queryset.values("pk")[: bound + 1].count())
 
-    count_is_estimate = True
+
+class EstimatedCountPaginator(Paginator):
+    """A ``Paginator`` whose ``count`` is exact up to ``ADMIN_EXACT_COUNT_UP_TO`` rows and PostgreSQL's estimate
+    above (see the module docstring); ``count_is_estimate`` says which."""
+
+    count_is_estimate = False
 
     @cached_property
     def count(self) -> int:
         object_list: Any = self.object_list
-        if isinstance(object_list, QuerySet):
-            return estimated_count(object_list)
-        return len(object_list)
+        if not isinstance(object_list, QuerySet):
+            return len(object_list)
+        bound = int(getattr(settings, "ADMIN_EXACT_COUNT_UP_TO", 10_000))
+        seen = bounded_count(object_list, bound)
+        if seen <= bound:
+            return seen
+        self.count_is_estimate = True
+        return max(estimated_count(object_list), seen)
 
     def validate_number(self, number: Any) -> int:
+        self.count  # noqa: B018 - decides count_is_estimate
+        if not self.count_is_estimate:
+            return super().validate_number(number)
+        return self._any_page(number)
+
+    def page(self, number: Any) -> Page:
+        self.count  # noqa: B018 - decides count_is_estimate
+        if not self.count_is_estimate:
+            return super().page(number)
+        number = self.validate_number(number)
+        bottom = (number - 1) * self.per_page
+        return self._get_page(self.object_list[bottom : bottom + self.per_page], number, self)
+
+    def _any_page(self, number: Any) -> int:
         """Any page from 1 on: the count is an estimate, so a page past it may still hold rows."""
         try:
             if isinstance(number, float) and not number.is_integer():
@@ -71,10 +101,6 @@ class EstimatedCountPaginator(Paginator):
             raise InvalidPage("That page number is less than 1")
         return value
 
-    def page(self, number: Any) -> Page:
-        number = self.validate_number(number)
-        bottom = (number - 1) * self.per_page
-        return self._get_page(self.object_list[bottom : bottom + self.per_page], number, self)
 
 
 class EstimatedChangeList(ChangeList):
@@ -95,7 +121,9 @@ class EstimatedChangeList(ChangeList):
         self.result_count = max(paginator.count, (self.page_num - 1) * self.list_per_page + len(self.result_list))
         self.show_full_result_count = False
         self.show_admin_actions = True
-        self.full_result_count = None
+        # no "N results (Show all)" beside the search box: the paginator's line says the count, and this list is
+        # never read whole
+        self.full_result_count = self.result_count
         self.can_show_all = False
         self.multi_page = self.result_count > self.list_per_page or self.page_num > 1
         self.paginator = paginator

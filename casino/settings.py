@@ -72,10 +72,12 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "casino.requestlog.RequestLogMiddleware",  # request id, one log line per request
-    "casino.metrics.RequestMetricsMiddleware",  # requests by method and status, their duration
+    "casino.metrics.RequestMetricsMiddleware",  # requests by route, method and status, their duration
+    "casino.health.ProbeMiddleware",  # /healthz, /readyz: before the host check and the HTTPS redirect
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files (admin, API docs) without a CDN or a web server
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",  # Accept-Language (it, es, hu, en) picks the language (API.md)
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -201,6 +203,19 @@ if LEDGER_RECONCILE_INTERVAL_S > 0:
         "options": {"expires": float(LEDGER_RECONCILE_INTERVAL_S)},
     }
 
+# --- Admin lists (casino/paginator.py): exact counts up to this many rows (a bounded COUNT), PostgreSQL's estimate
+# ("about N") above
+ADMIN_EXACT_COUNT_UP_TO = env_int("ADMIN_EXACT_COUNT_UP_TO", 10_000)
+
+# --- Health and readiness (casino/health.py, casino/heartbeat.py; docs/operations.md) ---------------------------
+# /healthz: this process reaches PostgreSQL and Redis (liveness). /readyz: the casino as a whole can deal, i.e. also
+# a process of each kind named here wrote its heartbeat within HEARTBEAT_STALE_S. The checkpoint signer joins with
+# READINESS_REQUIRES=worker,beat,signer once it beats (casino.heartbeat.start("signer")).
+READINESS_REQUIRES = env_list("READINESS_REQUIRES", "worker,beat")
+HEARTBEAT_PREFIX = os.environ.get("HEARTBEAT_PREFIX", "casino:alive:")
+HEARTBEAT_INTERVAL_S = float(os.environ.get("HEARTBEAT_INTERVAL_S", "5"))
+HEARTBEAT_STALE_S = float(os.environ.get("HEARTBEAT_STALE_S", "30"))
+
 # --- Metrics (GET /metrics, casino/metrics.py) ------------------------------------------------------------------
 # Off unless one is set: a bearer token Prometheus sends, and/or the addresses (or networks) allowed to scrape.
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
@@ -234,7 +249,7 @@ LIVE_PORT = env_int("LIVE_PORT", env_int("PORT", 8000) + 1)
 # after how long a figure still "computing" is asked for again (its task was lost). HOUSE_EDGE_TASKS off: the
 # figure is never asked for (the test suite, which starts its own worker where it needs one).
 HOUSE_EDGE_TASKS = env_bool("HOUSE_EDGE_TASKS", True)
-HOUSE_EDGE_HANDS = int(os.environ.get("HOUSE_EDGE_HANDS", "100000"))
+HOUSE_EDGE_HANDS = env_int("HOUSE_EDGE_HANDS", 0)  # 0: the published table's size (lab.report.published_spec)
 HOUSE_EDGE_QUEUE = os.environ.get("HOUSE_EDGE_QUEUE", "lab")  # its own worker (Procfile, compose): not the timers'
 HOUSE_EDGE_RETRY_S = float(os.environ.get("HOUSE_EDGE_RETRY_S", "900"))
 
@@ -332,7 +347,8 @@ SPECTACULAR_SETTINGS = {
 # proxy's X-Forwarded-Proto then tells whether the client used HTTPS (the proxy must set it, never pass it on).
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]  # probes and scrapes over plain HTTP inside the deployment
+# probes and scrapes over plain HTTP inside the deployment
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
@@ -341,7 +357,10 @@ CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY") else None
 X_FRAME_OPTIONS = "DENY"
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+# The languages of pages, error messages and the table card (API.md "Languages"); catalogues in locale/.
+LANGUAGES = [("en", "English"), ("it", "Italiano"), ("es", "Español"), ("hu", "Magyar")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -363,19 +382,32 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "text": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        # times in ISO 8601, UTC, to the millisecond: 2026-12-01T21:55:43.990Z (casino/requestlog.py)
+        "text": {"()": "casino.requestlog.UTCFormatter", "format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
         "json": {
-            "()": "pythonjsonlogger.json.JsonFormatter",
+            "()": "casino.requestlog.JsonUTCFormatter",
             "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
             "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
         },
     },
-    "filters": {"routine_celery": {"()": "casino.requestlog.RoutineCeleryLines"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
+    "filters": {
+        "routine_celery": {"()": "casino.requestlog.RoutineCeleryLines"},
+        "suspicious_request": {"()": "casino.requestlog.SuspiciousRequest"},
+    },
+    # (a logger's filter does not see its children's records: the handler's does)
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["suspicious_request"]}
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         # one line per request and per task comes from casino.request / casino.task; these repeat them
-        "django.server": {"level": "WARNING"},  # runserver's access lines
+        # runserver's access lines (its 4xx and 5xx ones too: casino.request has them)
+        "django.server": {"level": "CRITICAL"},
+        # "Not Found: /x", "Bad Request: /y": casino.request's line says it; a 500's traceback still comes
+        "django.request": {"level": "ERROR"},
+        # "AXES: Successful login by ...": the request's line says it (the admin's access log keeps every sign-in);
+        # lockouts are still logged, at WARNING
+        "axes": {"level": "WARNING"},
         # Celery's own "Task ... received" / "succeeded in ..." lines and beat's "Sending due task" every 5 s;
         # LOG_CELERY_TASK_LINES=1 keeps them (debugging a worker)
         "celery.app.trace": {"level": "INFO" if LOG_CELERY_TASK_LINES else "WARNING"},

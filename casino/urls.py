@@ -3,13 +3,14 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from casino.docs import RedocDocsView, SwaggerDocsView
-from casino.health import healthz
+from casino.health import healthz, readyz
 from casino.login_lockout import admin_login
 from casino.metrics import metrics_view
-from tables.live.page import table_page
+from tables.live.page import history_page, lobby_page, root_redirect, table_page
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),  # the casino can deal: worker, beat (and signer) alive too
     path("admin/login/", admin_login, name="admin-login"),  # throttled like POST /auth/token (login_lockout)
     path("metrics", metrics_view, name="metrics"),  # Prometheus; off unless METRICS_TOKEN / METRICS_ALLOW_IPS
     path("admin/", admin.site.urls),
@@ -17,7 +18,11 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SwaggerDocsView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", RedocDocsView.as_view(url_name="schema"), name="api-redoc"),
+    path("", root_redirect, name="root"),
+    path("play/", lobby_page, name="play-lobby"),
+    path("play/history/", history_page, name="play-history"),
     path("play/tables/<int:table_id>/", table_page, name="play-table"),
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the client's language menu
 ]
 
 # JSON error bodies on /api/ paths (API.md), Django's pages elsewhere

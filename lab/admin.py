@@ -23,12 +23,15 @@ def describe(row: HouseEdge) -> SafeString:
         result = row.result or {}
         return format_html(
             '<span class="house-edge" data-status="done"><strong>{}</strong> ± {} (95% interval {} to {})</span>'
-            '<div class="help">bank\'s net per unit staked over {} simulated hands; punters {}; banker: {}</div>',
+            '<div class="help">bank\'s net per unit staked over {} simulated rounds, seed {}; {} punter(s): {}; '
+            "banker: {} (the computation of docs/house-edge.md)</div>",
             _pct(row.edge),
             _pct(row.half_width),
             _pct(row.edge - row.half_width),
             _pct(row.edge + row.half_width),
             f"{row.rounds:,}",
+            row.spec.get("seed", "?"),
+            row.spec.get("punters", "?"),
             result.get("punter_strategy", "?"),
             result.get("banker_strategy", "?"),
         )

@@ -21,6 +21,29 @@ from .cli import PRESETS, add_progress_argument, run_with_progress
 from .sim import ENGINE_VERSION, Spec
 from .strategies import DEFAULT_BANKER, DEFAULT_PUNTER, punter_strategy
 
+#: The size of a published figure, in rounds: docs/house-edge.md's table and the admin's figure of a table's rule
+#: set are the same computation (:func:`published_spec`), so they show the same number.
+HOUSE_BANK_HANDS = 60_000
+PLAYER_BANK_HANDS = 15_000  # four punters a round: 60,000 punter hands
+PUBLISHED_SEED = 1
+
+
+def published_spec(preset: str, overrides: dict[str, Any], bank: str, *, hands: int = 0, seed: int = 0) -> Spec:
+    """The simulation behind a published house edge: the default strategies (punters ``DEFAULT_PUNTER``, one at a
+    house bank and four at a player bank; a player banker ``DEFAULT_BANKER``), ``HOUSE_BANK_HANDS`` or
+    ``PLAYER_BANK_HANDS`` rounds, seed ``PUBLISHED_SEED``. The report's table and ``lab.services.table_spec`` (the
+    admin) both call it."""
+    return Spec(
+        preset=preset,
+        overrides=dict(overrides),
+        bank=bank,
+        punter=DEFAULT_PUNTER,
+        banker=DEFAULT_BANKER,
+        hands=hands or (HOUSE_BANK_HANDS if bank == "house" else PLAYER_BANK_HANDS),
+        seed=seed or PUBLISHED_SEED,
+    )
+
+
 #: The house rules of the published table (banker_stands_at_hp: stand at 4, 5 and 6 points).
 HOUSE_RULES = (8, 10, 12)
 #: The sweeps: punters' stand threshold and the house rule, in half-points.
@@ -40,12 +63,12 @@ FREQUENCY_KEYS = (
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="docs/house-edge", help="output directory (default docs/house-edge)")
-    parser.add_argument("--hands", type=int, default=60_000, help="rounds per house-bank cell of the table")
+    parser.add_argument("--hands", type=int, default=HOUSE_BANK_HANDS, help="rounds per house-bank cell of the table")
     parser.add_argument(
-        "--player-hands", type=int, default=15_000, help="rounds per player-bank cell (4 punters a round)"
+        "--player-hands", type=int, default=PLAYER_BANK_HANDS, help="rounds per player-bank cell (4 punters a round)"
     )
     parser.add_argument("--sweep-hands", type=int, default=10_000, help="rounds per point of the sweeps")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=PUBLISHED_SEED)
     parser.add_argument("--processes", type=int, default=0, help="worker processes (default: every core)")
     parser.add_argument("--fresh", action="store_true", help="ignore results already in results.json")
     add_progress_argument(parser)
@@ -103,9 +126,9 @@ def report(args: argparse.Namespace) -> Path:
     for preset in PRESETS:
         row: dict[str, dict[str, Any]] = {}
         for hp in HOUSE_RULES:
-            spec = replace(base, preset=preset, bank="house", overrides={"banker_stands_at_hp": hp}, hands=args.hands)
+            spec = published_spec(preset, {"banker_stands_at_hp": hp}, "house", hands=args.hands, seed=args.seed)
             row[f"house {hp}"] = runner.get(spec, f"{preset} house {_points(hp)}")
-        spec = replace(base, preset=preset, bank="player", hands=args.player_hands)
+        spec = published_spec(preset, {}, "player", hands=args.player_hands, seed=args.seed)
         row["player"] = runner.get(spec, f"{preset} player bank")
         table[preset] = row
     thresholds: dict[str, list[dict[str, Any]]] = {}

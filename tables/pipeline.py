@@ -56,6 +56,7 @@ class Outcome:
     repeated: bool = False  # an idempotent repeat: the first outcome's events, nothing new written
     name: str = ""  # the table's name
     hand_id: int | None = None  # the read model's id of the current (or last) hand after the command
+    ended_hand_id: int | None = None  # the id of the hand this command ended (the table view's ``last_hand``)
     wallets: dict[str, int] | None = None  # wallets of the seated players and the actor after the command
 
 
@@ -218,6 +219,10 @@ def _attempt(
     last_hash = stored[-1].hash
     transaction.on_commit(lambda: engine.remember(table_id, new_state, last_hash))
     transaction.on_commit(lambda: after_commit.table_changed(table_id, new_state))
+    ended_hand_id = None
+    if new_state.last_hand is not None and new_state.last_hand is not state.last_hand:
+        ended = new_state.last_hand.hand.number
+        ended_hand_id = hand_ids.get(ended, current_hand_id if state.hand and state.hand.number == ended else None)
     if new_state.hand is not None and new_state.hand.number in hand_ids:
         current_hand_id = hand_ids[new_state.hand.number]
     return Outcome(
@@ -226,6 +231,7 @@ def _attempt(
         stored,
         name=loaded.name,
         hand_id=current_hand_id,
+        ended_hand_id=ended_hand_id,
         wallets=wallets_after(wallets, new_events),
     )
 

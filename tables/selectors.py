@@ -26,7 +26,17 @@ from tables import engine, verify
 from tables.errors import Forbidden, TableMissing
 from tables.models import Checkpoint, Hand, HandParticipant, Table
 from tables.pipeline import Outcome
-from tables.rules import Event, HandOpened, NotFound, TableState, Viewer, WrongPhase, evolve, legal_actions
+from tables.rules import (
+    Event,
+    HandOpened,
+    NotFound,
+    TableState,
+    Viewer,
+    WrongPhase,
+    evolve,
+    legal_actions,
+    legal_hands,
+)
 from tables.store import StoredEvent, load_stream, load_stream_and_checkpoint, seed_commitments
 
 MAX_FEED_EVENTS = 500
@@ -75,32 +85,71 @@ class TableRead:
         return self.wallets.get(str(self.user_id), 0)
 
 
-# ``you.legal_actions`` worked out once per state, player and wallets (issue #15): the core probes ``decide``
-# with every action, so the answers are kept here, by the chain hash of the state's last event (which names one
-# state of one table, whatever the database), the player and the wallets. Bounded; a miss only costs the probes.
-_LEGAL: dict[tuple[str, str, tuple[tuple[str, int], ...]], list[str]] = {}
+# ``you.legal_actions`` and ``you.legal_hands`` worked out once per state, player and wallets (issue #15): the core
+# probes ``decide`` with every action, so the answers are kept here, by the chain hash of the state's last event
+# (which names one state of one table, whatever the database), the player and the wallets. Bounded; a miss only
+# costs the probes.
+Legal = tuple[list[str], dict[str, list[int]]]
+_LEGAL: dict[tuple[str, str, tuple[tuple[str, int], ...]], Legal] = {}
 _LEGAL_LOCK = threading.Lock()
 _LEGAL_SIZE = 4096
 
 
-def legal_actions_for(read: TableRead) -> list[str] | None:
-    """The read's player's legal actions (None for a spectator or an auditor), worked out once per state."""
+def _work_out(read: TableRead, player_id: str) -> Legal:
+    actions = legal_actions(read.state, player_id, read.wallets)
+    return actions, legal_hands(read.state, player_id, read.wallets, legal=actions)
+
+
+def legal_for(read: TableRead) -> Legal | None:
+    """The read's player's legal actions and the hand indexes each accepts (None for a spectator or an
+    auditor), worked out once per state."""
     player_id = read.viewer.player_id
     if read.viewer.kind != "player" or player_id is None:
         return None
     if not read.chain_hash:
-        return legal_actions(read.state, player_id, read.wallets)
+        return _work_out(read, player_id)
     key = (read.chain_hash, player_id, tuple(sorted(read.wallets.items())))
     with _LEGAL_LOCK:
         known = _LEGAL.get(key)
     if known is not None:
-        return list(known)
-    answer = legal_actions(read.state, player_id, read.wallets)
+        return list(known[0]), {k: list(v) for k, v in known[1].items()}
+    answer = _work_out(read, player_id)
     with _LEGAL_LOCK:
         if len(_LEGAL) >= _LEGAL_SIZE:
             _LEGAL.clear()
         _LEGAL[key] = answer
-    return list(answer)
+    return list(answer[0]), {k: list(v) for k, v in answer[1].items()}
+
+
+# The ids of ended hands by (table, number, seed commitment: names one hand whatever the database): they never
+# change, so a process keeps them. Bounded.
+_ENDED_IDS: dict[tuple[int, int, str], int] = {}
+_ENDED_IDS_SIZE = 4096
+
+
+def last_hand_id(read: TableRead) -> int | None:
+    """The id of the read's table's last ended hand (``state.last_hand``), or None if none ended yet."""
+    ended = read.state.last_hand
+    if ended is None:
+        return None
+    number = ended.hand.number
+    current = read.state.hand
+    if current is not None and current.number == number and read.hand_id is not None:
+        return read.hand_id
+    known = _ENDED_IDS.get((read.table_id, number, ended.hand.seed_commitment))
+    if known is None:
+        found = Hand.objects.filter(table_id=read.table_id, number=number).values_list("pk", flat=True).first()
+        if found is None:
+            return None
+        known = _remember_ended(read.table_id, number, ended.hand.seed_commitment, int(found))
+    return known
+
+
+def _remember_ended(table_id: int, number: int, commitment: str, hand_id: int) -> int:
+    if len(_ENDED_IDS) >= _ENDED_IDS_SIZE:
+        _ENDED_IDS.clear()
+    _ENDED_IDS[(table_id, number, commitment)] = hand_id
+    return hand_id
 
 
 def _not_found(table_id: int) -> NotFound:
@@ -152,6 +201,9 @@ def outcome_read(*, outcome: Outcome, user: AbstractBaseUser) -> TableRead:
     if outcome.wallets is None or not outcome.name or str(user.pk) not in outcome.wallets:
         return dataclasses.replace(_read(outcome.table_id, state, user), events=decoded)
     hand_id = outcome.hand_id if state.hand is not None else None
+    if outcome.ended_hand_id is not None and state.last_hand is not None:
+        ended = state.last_hand.hand
+        _remember_ended(outcome.table_id, ended.number, ended.seed_commitment, outcome.ended_hand_id)
     viewer = viewer_for(state, user)
     last = outcome.events[-1].hash if outcome.events and not outcome.repeated else ""
     return TableRead(

@@ -37,6 +37,8 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import set_rollback
 
+from casino.api.messages import localized
+
 # --- the one table: code -> HTTP status --------------------------------------------------------------------------
 STATUS_BY_CODE: dict[str, int] = {
     # the request itself is wrong
@@ -111,7 +113,8 @@ def error_body(code: str, message: str, details: Mapping[str, Any] | None = None
     """The error body of API.md. Its strings may echo what a client sent (an unknown field's name, a value in a
     message), so NUL characters and lone surrogates are written as escapes: neither JSON in UTF-8 nor
     PostgreSQL's jsonb (the idempotency records) could hold them; and each is cut at :data:`MAX_ECHO`
-    characters."""
+    characters. The message is given in English and returned in the active language (``localized``)."""
+    message = localized(code, message)
     return {"error": {"code": code, "message": _storable(message), "details": _storable(dict(details or {}))}}
 
 

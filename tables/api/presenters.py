@@ -30,7 +30,7 @@ from tables.rules import (
     view_event,
 )
 from tables.rules.chainhash import HASH_FORM, hash_form, private_sha256
-from tables.selectors import EventsRead, ExportRead, HandRead, TableRead, legal_actions_for
+from tables.selectors import EventsRead, ExportRead, HandRead, TableRead, last_hand_id, legal_for
 from tables.store import StoredEvent, public_command
 
 #: What ``POST /tables/{id}/actions`` accepts (sit_down and leave are the seat endpoints).
@@ -56,9 +56,14 @@ def _results(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def present_table(read: TableRead) -> dict[str, Any]:
     """``GET /tables/{id}`` (and ``table`` of an action's answer) for the read's viewer."""
-    core = view(read.state, read.viewer, read.wallets, legal=legal_actions_for(read))
+    worked_out = legal_for(read)
+    if worked_out is None:
+        core = view(read.state, read.viewer, read.wallets)
+    else:
+        core = view(read.state, read.viewer, read.wallets, legal=worked_out[0], hands=worked_out[1])
     you = core.get("you") or {}
     legal = [action for action in you.get("legal_actions", ()) if action in API_ACTIONS]
+    last = core["last_hand"]
     return {
         "id": read.table_id,
         "name": read.name,
@@ -85,7 +90,13 @@ def present_table(read: TableRead) -> dict[str, Any]:
             for s in core["seats"]
         ],
         "hand": _hand(core["hand"], read.hand_id) if core["hand"] is not None else None,
-        "you": {"seat": you.get("seat"), "balance": read.balance, "legal_actions": legal},
+        "last_hand": None if last is None else {"id": last_hand_id(read), **last},
+        "you": {
+            "seat": you.get("seat"),
+            "balance": read.balance,
+            "legal_actions": legal,
+            "legal_hands": you.get("legal_hands", {}),
+        },
     }
 
 
@@ -104,6 +115,7 @@ def _hand(hand: Mapping[str, Any], hand_id: int | None) -> dict[str, Any]:
         "turn": None
         if turn is None
         else {"seat": turn["seat"], "hand": turn["hand"], "kind": turn["kind"], "deadline": _at(turn["deadline"])},
+        "betting_deadline": _at(turn["deadline"]) if turn is not None and turn["kind"] == "bets" else None,
         "participants": [
             {
                 "seat": p["seat"],

@@ -231,6 +231,9 @@ class CurrentHandSerializer(serializers.Serializer):
     phase = serializers.CharField()
     stake = serializers.IntegerField(allow_null=True, help_text="S under bank_fixed.")
     turn = TurnSerializer(allow_null=True)
+    betting_deadline = serializers.DateTimeField(
+        allow_null=True, help_text="While a betting window is open: when it closes (ISO 8601, UTC)."
+    )
     participants = ParticipantSerializer(many=True)
     pending_card = PendingCardSerializer(allow_null=True, help_text="Hungarian: a drawn card to assign.")
     stock_left = serializers.IntegerField()
@@ -244,10 +247,54 @@ class CurrentHandSerializer(serializers.Serializer):
         ref_name = "CurrentHand"
 
 
+class LastBankerSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(allow_null=True, help_text="null: the house.")
+    username = serializers.CharField(allow_null=True)
+    cards = serializers.ListField(child=serializers.CharField())
+    total = serializers.CharField(allow_null=True)
+    total_half_points = serializers.IntegerField(allow_null=True)
+    category = serializers.CharField(allow_null=True)
+
+    class Meta:
+        ref_name = "LastHandBanker"
+
+
+class LastResultSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    username = serializers.CharField(allow_null=True)
+    hand = serializers.IntegerField()
+    bet = serializers.IntegerField()
+    cards = serializers.ListField(child=serializers.CharField())
+    total = serializers.CharField()
+    total_half_points = serializers.IntegerField()
+    category = serializers.CharField()
+    outcome = serializers.CharField(help_text="win, lose or push.")
+    net = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "LastHandResult"
+
+
+class LastHandSerializer(serializers.Serializer):
+    id = serializers.IntegerField(allow_null=True, help_text="The hand's id for /hands/{id}.")
+    number = serializers.IntegerField()
+    status = serializers.CharField(help_text="settled or abandoned.")
+    banker = LastBankerSerializer()
+    results = LastResultSerializer(many=True)
+    next_banker = SeatRefSerializer(allow_null=True)
+
+    class Meta:
+        ref_name = "LastHand"
+
+
 class YouSerializer(serializers.Serializer):
     seat = serializers.IntegerField(allow_null=True)
     balance = serializers.IntegerField(help_text="Chips in your wallet.")
     legal_actions = serializers.ListField(child=serializers.CharField(), help_text="What you may send now.")
+    legal_hands = serializers.DictField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="For each legal action that takes `hand`, the hand indexes it accepts now.",
+    )
 
     class Meta:
         ref_name = "You"
@@ -272,6 +319,9 @@ class TableViewSerializer(serializers.Serializer):
         allow_null=True, help_text="The commitment of the next hand to open (null while its hand is in play)."
     )
     hand = CurrentHandSerializer(allow_null=True)
+    last_hand = LastHandSerializer(
+        allow_null=True, help_text="How the previous hand ended, as everyone may now see it, until the next ends."
+    )
     you = YouSerializer()
 
     class Meta:

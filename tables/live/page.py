@@ -1,22 +1,66 @@
-"""``/play/tables/{id}/``: the reference table page (one HTML file, plain JavaScript, no build step).
+"""``/play/``: the player web client (one template, one stylesheet, plain JavaScript, no build step).
 
-The page signs in with a token (or a username and password, which it trades for one), shows the table as the
-REST API shows it to that viewer, offers the viewer's legal actions as buttons, and re-reads the table view
-whenever the WebSocket brings events. It never decides what to show: every card comes from the server's view.
+``/play/`` is the lobby, ``/play/tables/{id}/`` a table, ``/play/history/`` the player's hands; ``/`` redirects to
+``/play/``. Every page is the same client, opened on a different view. It signs in with a token (or a username
+and password, which it trades for one), shows the table as the REST API shows it to that viewer, offers the
+viewer's legal actions as buttons, and re-reads the table view whenever the WebSocket brings events. It never
+decides what to show: every card, total and result comes from the server's view. Its words come from the
+message catalogues in the request's language (:mod:`tables.live.words`).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.urls import reverse
+from django.utils import translation
+
+from tables.live.words import client_words
 
 
-def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
-    config = {
+def _config(view: str, table_id: int | None) -> dict[str, Any]:
+    return {
+        "view": view,
         "table": table_id,
         "api": "/api/v1",
         "ws_base": settings.LIVE_WS_URL.rstrip("/"),  # empty: the page's host on LIVE_PORT
         "live_port": settings.LIVE_PORT,
+        "lobby_url": reverse("play-lobby"),
+        "history_url": reverse("play-history"),
+        "table_url": reverse("play-table", args=[0]).replace("/0/", "/{id}/"),
+        "language": translation.get_language() or settings.LANGUAGE_CODE,
+        "words": client_words(),
     }
-    return render(request, "play/table.html", {"table_id": table_id, "config": config})
+
+
+def _page(request: HttpRequest, view: str, table_id: int | None = None) -> HttpResponse:
+    context = {
+        "view": view,
+        "table_id": table_id,
+        "config": _config(view, table_id),
+        "languages": settings.LANGUAGES,
+    }
+    return render(request, "play/client.html", context)
+
+
+def lobby_page(request: HttpRequest) -> HttpResponse:
+    """``/play/``: sign in or register, then the lobby (the tables, refreshed while the page is open)."""
+    return _page(request, "lobby")
+
+
+def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
+    """``/play/tables/{id}/``: one table, live (a table that does not exist says so, once)."""
+    return _page(request, "table", table_id)
+
+
+def history_page(request: HttpRequest) -> HttpResponse:
+    """``/play/history/``: the hands the player took part in, each with verify and the export download."""
+    return _page(request, "history")
+
+
+def root_redirect(request: HttpRequest) -> HttpResponse:
+    """``/``: the player client."""
+    return HttpResponseRedirect(reverse("play-lobby"))

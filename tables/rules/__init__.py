@@ -14,6 +14,7 @@ Decider::
 Queries::
 
     legal_actions(state, player_id, wallets=None) -> list[str]   # exactly what decide would accept
+    legal_hands(state, player_id, wallets=None) -> dict[str, list[int]]   # the hand indexes each of them accepts
     view(state, Viewer.player(pid) | Viewer.spectator() | Viewer.auditor(), wallets=None) -> dict
     view_event(event, viewer, state) -> dict                       # the events feed, same hiding rule
     replay(events) -> list[TableState]                             # the state after each event
@@ -133,14 +134,14 @@ from .events import (
 )
 from .evolve import evolve
 from .history import hand_history
-from .legal import legal_actions
+from .legal import HAND_ACTIONS, legal_actions, legal_hands
 from .replay import fold, replay
 from .ruleset import PRESETS, TOGGLES, Rules, banker_loss_multiplier, punter_loss_multiplier, resolve_rules
 from .scoring import Score, Settlement, evaluate, settle_hand
 from .shuffle import seed_commitment, shuffle_deck, verify_deck
-from .state import Awaiting, BankerHand, HandState, Pledge, PunterHand, SeatState, TableState, initial_state
+from .state import Awaiting, BankerHand, EndedHand, HandState, Pledge, PunterHand, SeatState, TableState, initial_state
 from .tx import PLAIN_PREFIX
-from .view import Viewer, card_visible, no_deck_reason, result_row, settled_deck, view, view_event
+from .view import Viewer, card_visible, last_hand_view, no_deck_reason, result_row, settled_deck, view, view_event
 
 __all__ = [
     "ACTION_COMMANDS",
@@ -148,6 +149,7 @@ __all__ = [
     "CANONICAL_DECK",
     "ERROR_CODES",
     "EVENT_TYPES",
+    "HAND_ACTIONS",
     "HOUSE",
     "PLAIN_PREFIX",
     "PRESETS",
@@ -176,6 +178,7 @@ __all__ = [
     "Context",
     "CreateTable",
     "DomainError",
+    "EndedHand",
     "Event",
     "FirstBankerDrawn",
     "HandAbandoned",
@@ -259,7 +262,9 @@ __all__ = [
     "handle",
     "initial_state",
     "is_picture",
+    "last_hand_view",
     "legal_actions",
+    "legal_hands",
     "make_table_config",
     "no_deck_reason",
     "punter_loss_multiplier",

@@ -34,7 +34,7 @@ from .commands import (
     Timeout,
 )
 from .enums import SitInReason
-from .errors import DomainError, InvalidRequest, NotFound, invalid
+from .errors import DomainError, IllegalAction, InvalidRequest, NotFound, invalid
 from .events import Event, SatIn
 from .flow import run_automatic_steps
 from .play import hit, raise_stake, stand
@@ -183,7 +183,8 @@ def _run(command: Command, tx: Tx) -> tuple[list[Event], TableState]:
     handler(tx, command)
     run_automatic_steps(tx)
     if kind is SitIn and _only_ready(tx.events):
-        return [], state  # "ready" opened nothing: a toggle that changes nothing writes nothing
+        # "ready" opened nothing: sit_in is offered and accepted only when it changes something (API.md v1.2)
+        raise IllegalAction("you are already taking part")
     return tx.events, tx.state
 
 

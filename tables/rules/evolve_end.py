@@ -18,7 +18,13 @@ from .events import (
 )
 from .evolve_hand import hand_of, next_state, with_banker, with_hand, with_punter
 from .scoring import PAIR7, PAIR7_HP
-from .state import TableState, replace
+from .state import EndedHand, HandState, TableState, replace
+
+
+def _ended(state: TableState, hand: HandState) -> EndedHand:
+    """The record of ``hand`` as it ended, with the names of the seats as they are now. It keeps no deck: the
+    cards dealt are on the hands, and the rest follows from the revealed seed (``settled_deck``)."""
+    return EndedHand(hand=replace(hand, deck=()), usernames=tuple((s.seat, s.username) for s in state.seats))
 
 
 def _shown(state: TableState, seat: int | None, index: int, banker: bool, **changes: Any) -> TableState:
@@ -118,6 +124,7 @@ def _hand_settled(state: TableState, e: HandSettled) -> TableState:
         banker_retiring=False,
         settled_through=e.number,
         hand=hand,
+        last_hand=_ended(state, hand),
         awaiting=None,
         pledge=pledge,
     )
@@ -129,7 +136,15 @@ def _hand_abandoned(state: TableState, e: HandAbandoned) -> TableState:
     pledge = state.pledge
     if pledge is not None and pledge.number == e.number:
         pledge = None
-    return next_state(state, hand=hand, idle=True, settled_through=e.number, awaiting=None, pledge=pledge)
+    return next_state(
+        state,
+        hand=hand,
+        last_hand=_ended(state, hand),
+        idle=True,
+        settled_through=e.number,
+        awaiting=None,
+        pledge=pledge,
+    )
 
 
 END_HANDLERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {

@@ -9,10 +9,12 @@ refuses; since stake checks are monotone in the amount, it never omits an action
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 
 from .commands import (
     Assign,
+    Command,
     Context,
     Hit,
     HitFaceDown,
@@ -60,17 +62,56 @@ def _candidates(state: TableState, player_id: str, ctx: Context) -> Iterator[tup
     yield "retire_bank", [RetireBank(ctx=ctx, player_id=player_id)]
 
 
+#: The actions that take a ``hand`` index (API.md "Actions"); ``legal_hands`` answers for these.
+HAND_ACTIONS: frozenset[str] = frozenset({"hit", "hit_face_down", "stand", "raise", "split", "assign"})
+
+
+def _context(state: TableState, player_id: str, wallets: Mapping[str, int] | None) -> Context:
+    if wallets is None:
+        wallets = {s.player_id: _UNLIMITED for s in state.seats} | {player_id: _UNLIMITED}
+    return Context(now_ms=0, wallets=wallets, entropy=_PROBE_ENTROPY)
+
+
 def legal_actions(state: TableState, player_id: str, wallets: Mapping[str, int] | None = None) -> list[str]:
     """The API action names ``player_id`` may send now, in a fixed order.
 
     With ``wallets`` (as the next command's context would carry) funds are checked exactly as ``decide``
     checks them; without, every player is assumed to afford any stake.
     """
-    if wallets is None:
-        wallets = {s.player_id: _UNLIMITED for s in state.seats} | {player_id: _UNLIMITED}
-    ctx = Context(now_ms=0, wallets=wallets, entropy=_PROBE_ENTROPY)
+    ctx = _context(state, player_id, wallets)
     allowed: list[str] = []
     for name, commands in _candidates(state, player_id, ctx):
         if any(accepts(command, state) for command in commands):
             allowed.append(name)
     return allowed
+
+
+def legal_hands(
+    state: TableState, player_id: str, wallets: Mapping[str, int] | None = None, *, legal: list[str] | None = None
+) -> dict[str, list[int]]:
+    """For each legal action that takes a ``hand`` (:data:`HAND_ACTIONS`), the indexes of ``player_id``'s hands
+    that ``decide`` accepts with it now, ascending; an action with none is left out.
+
+    Found like :func:`legal_actions`: each (action, index) is probed through ``decide`` with the action's
+    least demanding other arguments, so every index listed succeeds. ``legal``: the answer of
+    :func:`legal_actions` for the same state, player and wallets, when the caller has it.
+    """
+    if legal is None:
+        legal = legal_actions(state, player_id, wallets)
+    hand = state.hand
+    seat = state.seat_of(player_id)
+    if hand is None or seat is None or not HAND_ACTIONS.intersection(legal):
+        return {}
+    indexes = sorted({h.hand_index for h in hand.punters if h.seat == seat.seat})
+    if not indexes and hand.banker.seat == seat.seat:
+        indexes = [0]  # a player banker plays his one hand, index 0
+    ctx = _context(state, player_id, wallets)
+    out: dict[str, list[int]] = {}
+    for name, commands in _candidates(state, player_id, ctx):
+        if name not in HAND_ACTIONS or name not in legal:
+            continue
+        probe: Command = commands[0]
+        ok = [i for i in indexes if accepts(dataclasses.replace(probe, hand=i), state)]  # type: ignore[call-arg]
+        if ok:
+            out[name] = ok
+    return out

@@ -117,6 +117,14 @@ class HandState(Struct, frozen=True, kw_only=True):
         return None
 
 
+class EndedHand(Struct, frozen=True, kw_only=True):
+    """The last hand that ended, as it ended, with the names of its seats at that moment (a player may leave
+    after it): what the table view's ``last_hand`` shows until the next hand ends."""
+
+    hand: HandState
+    usernames: tuple[tuple[int, str], ...] = ()
+
+
 class TableState(Struct, frozen=True, kw_only=True):
     """Everything the rules need about one table. ``initial_state()`` is the state before any event."""
 
@@ -131,6 +139,9 @@ class TableState(Struct, frozen=True, kw_only=True):
     settled_through: int = 0
     idle: bool = False
     hand: HandState | None = None
+    #: The last hand that ended (settled or abandoned), as it ended: kept when the next hand opens, so every
+    #: viewer can still see how it ended (the table view's ``last_hand``).
+    last_hand: EndedHand | None = None
     awaiting: Awaiting | None = None
     #: TEST-ONLY seam (see ``tables.rules.testing``): no command or event can set it; a hand opened while it
     #: is set deals these cards first instead of the published shuffle, so it could never verify.

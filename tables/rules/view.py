@@ -18,10 +18,10 @@ from .codec import event_to_json
 from .config import config_to_dict
 from .enums import HandStatus, Phase
 from .events import CardDealt, Event, HandOpened, HandResult, SeedCommitted
-from .legal import legal_actions
+from .legal import legal_actions, legal_hands
 from .scoring import Score, evaluate
 from .shuffle import shuffle_deck
-from .state import BankerHand, HandState, PunterHand, TableState
+from .state import BankerHand, EndedHand, HandState, PunterHand, TableState
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,19 +176,69 @@ def _hand_view(viewer: Viewer, state: TableState, hand: HandState) -> dict[str, 
     return out
 
 
+def last_hand_view(state: TableState) -> dict[str, Any] | None:
+    """How the last hand that ended (``state.last_hand``) ended, the same for every viewer: every card of an
+    ended hand is public (its seed is revealed). The banker's cards and total, then one row per punter hand
+    with its cards, total, category, outcome and net (the rows of :func:`result_row`, with the cards).
+    ``number`` says which hand it was; the shell adds its ``id``."""
+    ended: EndedHand | None = state.last_hand
+    if ended is None or state.config is None:
+        return None
+    hand = ended.hand
+    names = dict(ended.usernames)
+    rules = state.config.rules
+    b = hand.banker
+    banker_score: Score | None = None
+    if b.total_hp is not None and b.category is not None:
+        banker_score = Score(b.category, b.total_hp, b.matta_hp)
+    elif b.cards:
+        banker_score = evaluate(b.cards, rules)
+    cards = {(h.seat, h.hand_index): h.cards for h in hand.punters}
+    return {
+        "number": hand.number,
+        "status": "settled" if hand.phase == Phase.SETTLED else "abandoned",
+        "banker": {
+            "seat": b.seat,
+            "username": names.get(b.seat) if b.seat is not None else None,
+            "cards": list(b.cards),
+            **_total_fields(banker_score),
+        },
+        "results": [
+            {
+                "seat": r.seat,
+                "username": names.get(r.seat),
+                "hand": r.hand,
+                "bet": r.bet,
+                "cards": list(cards.get((r.seat, r.hand), ())),
+                "total": format_hp(r.total_half_points),
+                "total_half_points": r.total_half_points,
+                "category": r.category,
+                "outcome": r.outcome,
+                "net": r.net,
+            }
+            for r in hand.results
+        ],
+        "next_banker": {"seat": hand.next_banker_seat, "username": names.get(hand.next_banker_seat)}
+        if hand.next_banker_seat is not None
+        else None,
+    }
+
+
 def view(
     state: TableState,
     viewer: Viewer,
     wallets: Mapping[str, int] | None = None,
     *,
     legal: Sequence[str] | None = None,
+    hands: Mapping[str, Sequence[int]] | None = None,
 ) -> dict[str, Any]:
     """The table as ``viewer`` may see it, as a JSON-ready dict in the shape of API.md's table view.
 
     For a player viewer ``you.legal_actions`` lists what he may send now (funds are checked against
     ``wallets`` when given): ``legal`` when the caller already worked it out for this state, player and
-    wallets (the shell keeps the answers, so a state is probed once), else :func:`legal_actions`. The shell
-    adds the table id and name and the player's balance.
+    wallets (the shell keeps the answers, so a state is probed once), else :func:`legal_actions`; likewise
+    ``you.legal_hands`` (``hands``, else :func:`legal_hands`). ``last_hand`` is :func:`last_hand_view`. The
+    shell adds the table id and name and the player's balance.
     """
     config = state.config
     out: dict[str, Any] = {
@@ -208,6 +258,7 @@ def view(
         ],
         "next_seed_commitment": state.next_seed_commitment,
         "hand": None,
+        "last_hand": last_hand_view(state),
     }
     if config is not None:
         table = config_to_dict(config)
@@ -218,10 +269,14 @@ def view(
         out["hand"] = _hand_view(viewer, state, hand)
     if viewer.kind == "player" and viewer.player_id is not None:
         seat = state.seat_of(viewer.player_id)
+        actions = list(legal) if legal is not None else legal_actions(state, viewer.player_id, wallets)
+        if hands is None:
+            hands = legal_hands(state, viewer.player_id, wallets, legal=actions)
         out["you"] = {
             "player_id": viewer.player_id,
             "seat": seat.seat if seat else None,
-            "legal_actions": list(legal) if legal is not None else legal_actions(state, viewer.player_id, wallets),
+            "legal_actions": actions,
+            "legal_hands": {name: list(indexes) for name, indexes in hands.items()},
         }
     return out
 

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 CLASSIC = {"name": "Blue room", "preset": "classic", "min_bet": 5, "max_bet": 50, "max_seats": 3, "bank": "player"}
 TABLE_VIEW_KEYS = {
     "id", "name", "preset", "rules", "min_bet", "max_bet", "bank", "max_seats", "fixed_stake", "turn_timeout_s",
-    "betting_timeout_s", "version", "phase", "seats", "next_seed_commitment", "hand", "you",
+    "betting_timeout_s", "version", "phase", "seats", "next_seed_commitment", "hand", "last_hand", "you",
 }  # fmt: skip
 
 
@@ -38,7 +38,7 @@ def test_staff_create_a_table_and_get_its_view(as_staff):
     assert body["turn_timeout_s"] == 20 and body["betting_timeout_s"] == 30
     assert body["version"] == 2 and body["phase"] == "waiting" and body["seats"] == [] and body["hand"] is None
     assert len(body["next_seed_commitment"]) == 64  # hand 1's seed is committed with the table
-    assert body["you"] == {"seat": None, "balance": 0, "legal_actions": []}
+    assert body["you"] == {"seat": None, "balance": 0, "legal_actions": [], "legal_hands": {}}
 
 
 def test_a_hungarian_house_table_with_a_fixed_stake(as_staff):
@@ -142,7 +142,7 @@ def test_the_view_of_a_seated_player_a_spectator_and_staff(as_staff, make_user, 
     assert seated["hand"]["server_seed"] is None and seated["hand"]["deck"] is None
     assert [s["seat"] for s in seated["seats"]] == [1, 2] and sum(s["is_banker"] for s in seated["seats"]) == 1
     spectator = ok(client_for(make_user("spec")).get(f"/api/v1/tables/{table['id']}"))
-    assert spectator["you"] == {"seat": None, "balance": 0, "legal_actions": []}
+    assert spectator["you"] == {"seat": None, "balance": 0, "legal_actions": [], "legal_hands": {}}
     staff_view = ok(as_staff.get(f"/api/v1/tables/{table['id']}"))
     assert staff_view["you"]["seat"] is None and staff_view["hand"]["deck"] is None
 

@@ -67,6 +67,7 @@ def test_two_browser_players_see_each_others_face_up_cards_live_and_never_a_hidd
     pages = [context.new_page() for context in contexts]
     try:
         pages[0].goto(url)
+        pages[0].click("#token-details summary")
         pages[0].fill("#token", token_of(players[0].client))
         pages[0].click("#token-form button")
         pages[1].goto(url)

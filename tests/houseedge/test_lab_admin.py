@@ -62,7 +62,7 @@ def test_the_table_page_shows_computing_then_the_edge_computed_by_a_real_worker(
     row.refresh_from_db()
     assert row.rounds == 2_000 and 0 < row.half_width < 0.1 and -0.5 < row.edge < 0.5
     page = _page(as_auditor, table)
-    assert 'data-status="done"' in page and "95% interval" in page and "2,000 simulated hands" in page
+    assert 'data-status="done"' in page and "95% interval" in page and "2,000 simulated rounds" in page
     assert f"{100 * row.edge:.2f}%" in page and f"± {100 * row.half_width:.2f}%" in page
     # the same rule set at another table (other limits) shares the figure ...
     twin = make_table("classic", bank="house", rules={"tie_rule": "push"}, min_bet=1, max_bet=500)

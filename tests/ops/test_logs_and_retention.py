@@ -6,14 +6,15 @@ from __future__ import annotations
 import io
 import json
 import logging
+import re
 import time
 from datetime import timedelta
 
 import pytest
 from django.conf import settings
 from django.utils import timezone
-from pythonjsonlogger.json import JsonFormatter
 
+from casino.requestlog import JsonUTCFormatter
 from casino.tasks import purge_idempotency, purge_idempotency_records
 from casino.tokens import issue_token
 from tables.models import Event, IdempotencyRecord, Table
@@ -92,18 +93,19 @@ def test_the_sweeper_logs_only_when_it_fires_something(caplog, settings):
 
 
 def test_json_log_format_carries_the_fields():
-    assert settings.LOGGING["formatters"]["json"]["()"] == "pythonjsonlogger.json.JsonFormatter"
+    assert settings.LOGGING["formatters"]["json"]["()"] == "casino.requestlog.JsonUTCFormatter"
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     config = settings.LOGGING["formatters"]["json"]
-    handler.setFormatter(JsonFormatter(config["fmt"], rename_fields=config["rename_fields"]))
+    handler.setFormatter(JsonUTCFormatter(config["fmt"], rename_fields=config["rename_fields"]))
     logger = logging.getLogger("casino.request.jsontest")
     logger.addHandler(handler)
     logger.propagate = False
     logger.warning("GET /x 200 request_id=r1", extra={"request_id": "r1", "user": "alice", "table": 7, "status": 200})
     record = json.loads(stream.getvalue())
     assert record["request_id"] == "r1" and record["user"] == "alice" and record["table"] == 7
-    assert record["level"] == "WARNING" and record["logger"] == "casino.request.jsontest" and "time" in record
+    assert record["level"] == "WARNING" and record["logger"] == "casino.request.jsontest"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", record["time"]), record["time"]  # ISO 8601, UTC
 
 
 def test_idempotency_records_are_purged_after_the_retention_and_only_then(settings):

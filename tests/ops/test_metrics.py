@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.core.management import call_command
 from prometheus_client import REGISTRY
+from prometheus_client.parser import text_string_to_metric_families
 
 from casino import metrics
 from casino.models import VerificationFailure
@@ -49,7 +50,7 @@ def test_the_token_opens_the_metrics_and_nothing_else_does(client, settings):
         "casino_sweeper_catchups",
         "casino_open_waits",
         "casino_open_sockets",
-        "casino_verification_failures_recorded",
+        "casino_verification_failures_total",
         "casino_ledger_reconcile_ok",
         "casino_tables",
     ):
@@ -108,7 +109,7 @@ def test_database_figures_are_read_at_scrape_time(client, settings):
     body = scrape()
     assert "casino_ledger_reconcile_ok 1.0" in body and "casino_ledger_reconcile_differences 0.0" in body
     VerificationFailure.objects.create(table_id=1, hand_id=2, hand_number=1, source="api", checks={"chain": "x"})
-    assert "casino_verification_failures_recorded 1.0" in scrape()
+    assert "casino_verification_failures_total 1.0" in scrape()  # a count that only grows: a counter
 
 
 def test_waits_and_sockets_gauges_follow_the_blocks_whatever_happens():
@@ -163,10 +164,13 @@ def test_gunicorn_workers_add_up_their_counters_in_one_scrape(spawn, child_env, 
     with ThreadPoolExecutor(8) as pool:  # concurrent clients: each sync worker serves one at a time, so both work
         assert set(pool.map(get, range(requests))) == {200}
     body = urllib.request.urlopen(f"{base}/metrics", timeout=10).read().decode()
-    line = next(
-        ln for ln in body.splitlines() if ln.startswith('casino_http_requests_total{method="GET",status="2xx"}')
+    counted = next(
+        sample.value
+        for family in text_string_to_metric_families(body)
+        for sample in family.samples
+        if sample.name == "casino_http_requests_total"
+        and sample.labels == {"route": "healthz", "method": "GET", "status": "2xx"}
     )
-    counted = float(line.rsplit(" ", 1)[1])
     assert counted >= requests + 1  # every request, whichever worker answered (+ the health checks before)
     assert len(list((tmp_path / "metrics").glob("counter_*.db"))) >= 2  # both workers wrote their own file
 

@@ -12,6 +12,7 @@ from rules_helpers import apply_ledger
 from rules_random_play import PRESETS, RandomTable, Witness, escrow_after
 
 from tables.rules import (
+    HAND_ACTIONS,
     HOUSE,
     ActionAwaited,
     Assign,
@@ -44,6 +45,8 @@ from tables.rules import (
     fold,
     handle,
     initial_state,
+    last_hand_view,
+    legal_hands,
     view,
     view_event,
 )
@@ -191,6 +194,49 @@ def test_legal_actions_are_exactly_what_decide_accepts(spec: Any) -> None:
             if offered == "bet":  # under bank_fixed the stake is exactly S, which set_stake may have made any amount
                 tries += [PlaceBet(ctx=ctx, player_id=pid, amount=amount) for amount in fixed]
             assert any(_accepts(c, step.before) for c in tries), f"{offered} offered, refused"
+
+
+@LIGHT
+@given(tables)
+def test_legal_hands_lists_exactly_the_own_hand_indexes_decide_accepts(spec: Any) -> None:
+    table = _play(spec, steps=45, track_legal=True)
+    for step in table.steps:
+        pid = getattr(step.command, "player_id", None)
+        if not isinstance(pid, str) or not HAND_ACTIONS.intersection(step.legal_before):
+            continue
+        ctx = step.command.ctx
+        listed = legal_hands(step.before, pid, ctx.wallets)
+        assert set(listed) <= HAND_ACTIONS & set(step.legal_before)
+        seat = step.before.seat_of(pid)
+        hand = step.before.hand
+        own = sorted({h.hand_index for h in hand.punters if h.seat == seat.seat}) if seat and hand else []
+        for name in HAND_ACTIONS & set(step.legal_before):
+            variants = _variants(name, ctx, pid)
+            for index in listed.get(name, []):
+                assert any(_accepts(c, step.before) for c in variants if c.hand == index), f"{name} {index} refused"
+            for index in own:
+                if any(_accepts(c, step.before) for c in variants if c.hand == index):
+                    assert index in listed.get(name, []), f"{name} accepts hand {index}, not listed"
+
+
+@LIGHT
+@given(tables)
+def test_last_hand_is_always_the_latest_ended_hand_with_its_settled_results(spec: Any) -> None:
+    table = _play(spec, steps=45)
+    settled: dict[int, HandSettled] = {}
+    for step in table.steps:
+        settled.update({e.number: e for e in step.events if isinstance(e, HandSettled)})
+        last = last_hand_view(step.after)
+        if last is None:
+            assert step.after.settled_through == 0
+            continue
+        assert last["number"] == step.after.settled_through
+        if last["status"] == "settled":
+            results = settled[last["number"]].results
+            assert [(r["seat"], r["hand"], r["outcome"], r["net"]) for r in last["results"]] == [
+                (r.seat, r.hand, r.outcome, r.net) for r in results
+            ]
+            assert all(r["cards"] for r in last["results"])
 
 
 def _visible_codes(view_dict: dict[str, Any]) -> set[str]:

@@ -4,7 +4,20 @@ from __future__ import annotations
 
 from rules_helpers import Table
 
-from tables.rules import CardDealt, HandOpened, Hit, HitFaceDown, PlaceBet, SitIn, Stand, Viewer, view, view_event
+from tables.rules import (
+    CardDealt,
+    HandOpened,
+    HandSettled,
+    Hit,
+    HitFaceDown,
+    LeaveSeat,
+    PlaceBet,
+    SitIn,
+    Stand,
+    Viewer,
+    view,
+    view_event,
+)
 
 
 def _cards(data: dict, seat: int | None) -> list[str | None]:  # type: ignore[type-arg]
@@ -107,3 +120,64 @@ def test_a_busted_hand_is_shown_to_everybody_at_once() -> None:
     assert _cards(view(t.state, Viewer.player("P2")), 2) == ["6O", "6C"]
     busted = next(e for e in t.last if type(e).__name__ == "HandBusted")
     assert view_event(busted, Viewer.spectator(), t.state)["cards"] == ["6O", "6C"]
+
+
+def _settled_classic_hand() -> Table:
+    t = Table("classic", players=("B", "P1"), stock=["5O", "4O"])
+    t.when(SitIn, player_id="B")
+    t.when(PlaceBet, player_id="P1", amount=10)
+    t.when(Stand, player_id="P1")
+    t.when(Stand, player_id="B")
+    return t
+
+
+def test_last_hand_shows_how_the_previous_hand_ended_to_every_viewer_alike() -> None:
+    t = _settled_classic_hand()
+    settled = next(e for e in t.events if isinstance(e, HandSettled))
+    last = view(t.state, Viewer.player("P1"))["last_hand"]
+    assert last == view(t.state, Viewer.player("B"))["last_hand"] == view(t.state, Viewer.spectator())["last_hand"]
+    assert last["number"] == settled.number and last["status"] == "settled"
+    dealt = [e for e in t.events if isinstance(e, CardDealt) and e.number == settled.number]
+    assert last["banker"]["cards"] == [e.card for e in dealt if e.banker]
+    assert last["banker"]["username"] == "B" and last["banker"]["total_half_points"] == settled.banker_total_half_points
+    [row] = last["results"]
+    [result] = settled.results
+    assert row["cards"] == [e.card for e in dealt if not e.banker]
+    assert (row["username"], row["outcome"], row["net"], row["total_half_points"], row["category"]) == (
+        "P1",
+        result.outcome,
+        result.net,
+        result.total_half_points,
+        result.category,
+    )
+
+
+def test_last_hand_stays_while_the_next_hand_is_played_until_that_one_ends() -> None:
+    t = _settled_classic_hand()
+    first = view(t.state, Viewer.spectator())["last_hand"]
+    t.when(PlaceBet, player_id="P1", amount=10)  # the next hand is in play
+    in_play = view(t.state, Viewer.player("P1"))
+    assert in_play["hand"]["number"] == first["number"] + 1
+    assert in_play["last_hand"] == first
+    t.when(Stand, player_id="P1")
+    if t.state.hand is not None and t.state.hand.in_play:
+        t.when(Stand, player_id="B")
+    assert view(t.state, Viewer.spectator())["last_hand"]["number"] == first["number"] + 1
+
+
+def test_last_hand_keeps_the_name_of_a_player_who_left_after_it() -> None:
+    t = _settled_classic_hand()
+    t.when(LeaveSeat, player_id="P1")
+    assert t.state.seat_of("P1") is None
+    assert view(t.state, Viewer.spectator())["last_hand"]["results"][0]["username"] == "P1"
+
+
+def test_legal_hands_lists_the_hand_each_hand_action_accepts() -> None:
+    t = Table("classic", players=("B", "P1"), stock=["5O", "4O", "2C"])
+    t.when(SitIn, player_id="B")
+    t.when(PlaceBet, player_id="P1", amount=10)
+    you = view(t.state, Viewer.player("P1"))["you"]
+    assert "hit" in you["legal_actions"] and you["legal_hands"]["hit"] == [0]
+    assert you["legal_hands"]["stand"] == [0]
+    assert set(you["legal_hands"]) <= set(you["legal_actions"])
+    assert view(t.state, Viewer.player("B"))["you"]["legal_hands"] == {}  # not his turn
