@@ -72,7 +72,7 @@ def _start_uvicorn(port: int, database_url: str, workers: int) -> subprocess.Pop
     }
     command = [sys.executable, "-m", "uvicorn", "casino.asgi:application", "--host", "127.0.0.1",
                "--port", str(port), "--workers", str(workers), "--timeout-worker-healthcheck", "30",
-               "--lifespan", "off", "--ws-per-message-deflate", "false",
+               "--lifespan", "off", "--ws-per-message-deflate", "false", "--ws-max-size", "4096",
                "--log-level", "warning", "--no-access-log"]  # fmt: skip
     proc = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     import urllib.request

@@ -54,6 +54,8 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from casino.nginx import configuration as nginx_configuration  # noqa: E402 (after the path)
+from casino.nginx import nginx_binary  # noqa: E402
 from casino.progress import add_output_arguments, progress, write_json  # noqa: E402 (after the path)
 
 PRESETS: dict[str, dict[str, int]] = {
@@ -679,6 +681,9 @@ class Stack:
         self.redis = PrivateRedis(workdir / "redis")
         self.web_port = free_port()
         self.live_port = free_port() if live_server_command() else None
+        # the buffering proxy (docker/nginx/, casino/nginx.py) in front of both when nginx is installed: the bots
+        # and the health monitor go through it, as clients do in production
+        self.edge_port = free_port() if nginx_binary() else None
         self.workers = workers
         self.threads = threads
         self.database = "casino_soak" if database_url is None else f"casino_soak_{secrets.token_hex(4)}"
@@ -724,6 +729,8 @@ class Stack:
             "THROTTLE_AUTH_BURST": "off",
             "THROTTLE_AUTH_SUSTAINED": "off",
             "LOGIN_FAILURE_LIMIT": "1000",
+            "LOGIN_ACCOUNT_FAILURE_LIMIT": "100000",
+            "TRUSTED_PROXIES": "127.0.0.1",  # nginx's X-Real-IP (casino/proxy.py)
             "PYTHONPATH": str(ROOT),
             "PATH": f"{python_bin}{os.pathsep}{os.environ.get('PATH', '')}",
         }
@@ -762,6 +769,27 @@ class Stack:
         if live is not None and self.live_port is not None:
             argv = [py, "-m", *live, "--host", "127.0.0.1", "--port", str(self.live_port)]
             self.processes["live"] = Process("live", argv, self.env, self.logdir)
+        binary = nginx_binary()
+        if binary is not None and self.edge_port is not None:
+            prefix = self.workdir / "nginx"
+            prefix.mkdir(parents=True, exist_ok=True)
+            conf = prefix / "nginx.conf"
+            live_address = f"127.0.0.1:{self.live_port or self.web_port}"
+            conf.write_text(
+                nginx_configuration(prefix, port=self.edge_port, web=f"127.0.0.1:{self.web_port}", live=live_address)
+            )
+            argv = [binary, "-p", str(prefix), "-c", str(conf), "-g", "daemon off;"]
+            self.processes["edge"] = Process("edge", argv, self.env, self.logdir)
+
+    @property
+    def client_port(self) -> int:
+        """Where clients send REST requests: the proxy when there is one, else gunicorn."""
+        return self.edge_port if self.edge_port is not None else self.web_port
+
+    @property
+    def client_live_port(self) -> int | None:
+        """Where clients long-poll: the proxy when there is one (it routes to the live server), else uvicorn."""
+        return self.edge_port if self.edge_port is not None else self.live_port
 
     def start_all(self) -> None:
         for process in self.processes.values():
@@ -773,7 +801,7 @@ class Stack:
                 raise RuntimeError(f"{name} did not start (see {self.logdir})")
 
     def healthy(self) -> bool:
-        conn = http.client.HTTPConnection("127.0.0.1", self.web_port, timeout=5)
+        conn = http.client.HTTPConnection("127.0.0.1", self.client_port, timeout=5)
         try:
             conn.request("GET", "/healthz")
             return conn.getresponse().status == 200
@@ -782,6 +810,8 @@ class Stack:
 
     def wait_ready(self, name: str, timeout: float) -> bool:
         process = self.processes[name]
+        if name == "edge":  # nginx says nothing when it is up: the chain through it answers
+            return wait_until(lambda: process.alive() and self.healthy(), timeout, 0.1)
         marker = {"worker": "ready.", "beat": "Starting...", "live": "Uvicorn running on"}[name]
         return wait_until(lambda: process.alive() and marker in process.log_since_start(), timeout, 0.1)
 
@@ -814,7 +844,7 @@ class Stack:
             return sum(bool(c.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone()[0]) for pid in pids)
 
     def shutdown(self) -> None:
-        for name in ("beat", "worker", "live", "web"):
+        for name in ("edge", "beat", "worker", "live", "web"):
             process = self.processes.get(name)
             if process is not None and process.alive():
                 process.stop()
@@ -1190,15 +1220,18 @@ def check_requests(stack: Stack, record: Record) -> dict[str, int]:
 
 
 def check_http(record: Record) -> dict[str, int]:
-    """No 5xx but 503 with Retry-After during an outage; /healthz 503 exactly while a service is down."""
+    """No 5xx but 503 with Retry-After during an outage; /healthz 503 exactly while a service is down. Behind the
+    proxy a long-poll also gets the proxy's 503 (the API's body, ``Retry-After``) while the live server is down:
+    before the proxy it saw a dropped connection there."""
     counts: Counter[str] = Counter()
     for path, attempt in record.server_errors:
         counts[f"http_{attempt.status}"] += 1
+        outages = {"database", "redis", "live"} if path.startswith("live:") else {"database", "redis"}
         if attempt.status != 503:
             record.violation(f"{attempt.status} on {path}: {str(attempt.body)[:200]}")
         elif not attempt.retry_after:
             record.violation(f"503 without Retry-After on {path}")
-        elif not record.covered({"database", "redis"}, attempt.sent, attempt.received):
+        elif not record.covered(outages, attempt.sent, attempt.received):
             record.violation(f"503 on {path} while every service was up: {str(attempt.body)[:200]}")
     for sample in record.health:
         counts[f"healthz_{sample.status or sample.error}"] += 1
@@ -1273,12 +1306,14 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
     seats = setup_tables(stack, args.bots_per_table)
     stack.define_processes()
     stack.start_all()
-    say(f"stack up: gunicorn {args.web_workers}x{args.threads} on :{stack.web_port}, worker, beat; {len(seats)} bots")
+    edge = f", behind nginx on :{stack.edge_port}" if stack.edge_port is not None else " (no nginx: not behind a proxy)"
+    web = f"gunicorn {args.web_workers}x{args.threads} on :{stack.web_port}"
+    say(f"stack up: {web}{edge}, worker, beat; {len(seats)} bots")
     stop_bots = threading.Event()
     stop_monitors = threading.Event()
     rng = random.Random(args.seed)
     bots = [
-        Bot(name, user_id, password, table_id, stack.web_port, stack.live_port, record, stop_bots,
+        Bot(name, user_id, password, table_id, stack.client_port, stack.client_live_port, record, stop_bots,
             random.Random(rng.random()), args.pace, args.idle)
         for name, user_id, password, table_id in seats
     ]  # fmt: skip
@@ -1286,7 +1321,7 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
         bot.start()
     for bot in bots:  # the clock starts when every bot is at its table (logging in hashes passwords: slow)
         bot.seated.wait(180)
-    health = HealthMonitor(stack.web_port, record, stop_monitors)
+    health = HealthMonitor(stack.client_port, record, stop_monitors)
     health.start()
     watchdog = TimerWatchdog(stack, record, stop_monitors)
     watchdog.start()
@@ -1373,6 +1408,7 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
         "seconds": args.seconds,
         "seed": args.seed,
         "bots": len(bots),
+        "behind_proxy": stack.edge_port is not None,
         "tables": len(PRESETS) * len(BANKS),
         "hands_closed": hands,
         "actions_accepted": request_counts.get("accepted", 0) - len(bots),

@@ -17,7 +17,7 @@ from axes import admin as axes_admin
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.models import ADDITION, LogEntry
+from django.contrib.admin.models import ADDITION, DELETION, LogEntry
 from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group, User
@@ -246,7 +246,20 @@ for _model in (AccessAttempt, AccessLog, AccessFailureLog):
 
 @admin.register(AccessAttempt)
 class LoginAttemptAdmin(DeclaredLookupsOnly, axes_admin.AccessAttemptAdmin):
-    """Failed sign-ins per username and address; deleting one (operators) unlocks it."""
+    """Failed sign-ins per username and address; deleting one (operators) unlocks that pair, the action below
+    unlocks the whole account (casino/login_lockout.py). Both are written to the audit log."""
+
+    actions = ["unlock_usernames"]
+
+    @admin.action(description="Unlock sign-in for these usernames (every address)", permissions=["delete"])
+    def unlock_usernames(self, request: HttpRequest, queryset: QuerySet[AccessAttempt]) -> None:
+        usernames = sorted({u for u in queryset.values_list("username", flat=True) if u})
+        attempts = AccessAttempt.objects.filter(username__in=usernames)
+        LogEntry.objects.log_actions(
+            user_id=request.user.pk, queryset=attempts, action_flag=DELETION, change_message="unlocked sign-in"
+        )
+        attempts.delete()
+        self.message_user(request, f"Unlocked sign-in for {', '.join(usernames) or 'nobody'}.", messages.SUCCESS)
 
 
 @admin.register(AccessLog)

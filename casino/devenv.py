@@ -325,6 +325,8 @@ def cmd_run(args: list[str]) -> int:
         log(f"  live (ASGI: WebSocket and long-polls) ws://{live}/ws/v1/tables/<id>")
         log(f"                                        http://{live}/api/v1/tables/<id>/events?wait=30")
         log(f"  play       {base}/play/ (the player client: sign in as alice, bob, carol or dave)")
+        log("  the production proxy in front of both (optional, Debian's nginx; docs/operations.md, \"The proxy\"):")
+        log(f"    .venv/bin/python -m casino.nginx --port <free port> --web 127.0.0.1:{port} --live {live}")
         log(f"  demo accounts operator, auditor, alice, bob, carol, dave: password {env['DEMO_PASSWORD']}")
         log("  (kept in .local/demo_password; listening on 127.0.0.1 only: HOST=0.0.0.0 make run to open it)")
         log(f'  any manage.py command against it: make manage ARGS="verify_hands --all" (PORT={port} if several)')

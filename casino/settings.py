@@ -71,6 +71,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "casino.proxy.trusted_proxy_middleware",  # first: the client's address from the proxy (casino/proxy.py)
     "casino.requestlog.RequestLogMiddleware",  # request id, one log line per request
     "casino.metrics.RequestMetricsMiddleware",  # requests by route, method and status, their duration
     "casino.health.ProbeMiddleware",  # /healthz, /readyz: before the host check and the HTTPS redirect
@@ -85,6 +86,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a locked sign-in into casino.login_lockout's 429
 ]
+
+# The buffering proxy's addresses (docker/nginx/; casino/proxy.py): X-Real-IP is believed from these only.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
 
 ROOT_URLCONF = "casino.urls"
 WSGI_APPLICATION = "casino.wsgi.application"
@@ -183,6 +187,20 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     },
 }
 
+# Seats (API.md v1.2 "Actions"): one account holds at most this many seats over all tables (409 seat_limit); a seat
+# that took part in no hand for SEAT_IDLE_HANDS hands and SEAT_IDLE_MINUTES minutes (whichever is later) is
+# released by the server (tables/idle_seats.py, swept by beat).
+SEATS_PER_ACCOUNT = env_int("SEATS_PER_ACCOUNT", 4)
+SEAT_IDLE_HANDS = env_int("SEAT_IDLE_HANDS", 3)
+SEAT_IDLE_MINUTES = float(os.environ.get("SEAT_IDLE_MINUTES", "10"))
+SEAT_IDLE_SWEEP_INTERVAL_S = float(os.environ.get("SEAT_IDLE_SWEEP_INTERVAL_S", "60"))
+if SEAT_IDLE_SWEEP_INTERVAL_S > 0:  # idle seats released (tables/idle_seats.py)
+    CELERY_BEAT_SCHEDULE["release-idle-seats"] = {
+        "task": "tables.release_idle_seats",
+        "schedule": SEAT_IDLE_SWEEP_INTERVAL_S,
+        "options": {"queue": TABLE_TIMER_QUEUE, "expires": SEAT_IDLE_SWEEP_INTERVAL_S},
+    }
+
 # --- Retention and periodic checks (docs/operations.md) -------------------------------------------------------
 # The API's stored answers to Idempotency-Key requests are purged after this many hours (a client retries a
 # request within minutes; a week covers any reasonable retry, and the events keep their own keys forever).
@@ -240,6 +258,16 @@ LIVE_AUTH_TIMEOUT_S = float(os.environ.get("LIVE_AUTH_TIMEOUT_S", "10"))
 LIVE_RETRY_AFTER_S = env_int("LIVE_RETRY_AFTER_S", 5)  # Retry-After of a long-poll over the cap
 LIVE_SLOT_TTL_S = env_int("LIVE_SLOT_TTL_S", 60)  # a socket's slot expires unless refreshed (a killed process)
 LIVE_RECHECK_S = float(os.environ.get("LIVE_RECHECK_S", "30"))  # a quiet socket checks Redis for a lost wake-up
+# Hostile clients (API.md v1.2 "Live updates"; docs/security.md, "Hostile clients"): a client frame over this many
+# bytes closes 1009 (uvicorn's --ws-max-size says the same before the frame is read whole); at most this many sockets
+# not yet authenticated per process (beyond: closed 1013 at once); every socket's credentials are checked again this
+# often (a revoked or expired token, a logout, a deactivated account: closed 4401); what one user's sockets are sent,
+# per process, at most this many bytes a second after a burst of LIVE_SEND_BURST_BYTES (a resume storm is paced).
+LIVE_MAX_FRAME_BYTES = env_int("LIVE_MAX_FRAME_BYTES", 4096)
+LIVE_MAX_UNAUTHENTICATED = env_int("LIVE_MAX_UNAUTHENTICATED", 1000)
+LIVE_REVALIDATE_S = float(os.environ.get("LIVE_REVALIDATE_S", "2"))
+LIVE_SEND_BYTES_PER_S = env_int("LIVE_SEND_BYTES_PER_S", 256 * 1024)
+LIVE_SEND_BURST_BYTES = env_int("LIVE_SEND_BURST_BYTES", 1024 * 1024)
 # Where the table page opens its WebSocket: an origin such as wss://live.example.com (behind a proxy), or empty
 # for the page's own host on LIVE_PORT (make run: PORT + 1)
 LIVE_WS_URL = os.environ.get("LIVE_WS_URL", "")
@@ -262,21 +290,38 @@ CACHES = {
 }
 
 # --- Auth, API -----------------------------------------------------------------------------------------------
+# Password hashing (casino/hashing.py): Django's PBKDF2, at most PASSWORD_HASH_CONCURRENCY hashes at once per
+# process; a hash that waits PASSWORD_HASH_WAIT_S for a slot is 429 throttled. The same algorithm name as Django's:
+# stored hashes need no change.
+PASSWORD_HASHERS = [
+    "casino.hashing.BoundedPBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+]
+PASSWORD_HASH_CONCURRENCY = env_int("PASSWORD_HASH_CONCURRENCY", 2)
+PASSWORD_HASH_WAIT_S = float(os.environ.get("PASSWORD_HASH_WAIT_S", "5"))
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
-# Sign-in lockout (casino/login_lockout.py, django-axes): the admin login and POST /auth/token alike. After
-# LOGIN_FAILURE_LIMIT failures for one username (from anywhere) or from one address (any usernames), signing in
-# is refused, the right password included, until an operator unlocks it or the cool-off passes (0: never).
+# Sign-in lockout (casino/login_lockout.py, django-axes with its own handler; API.md v1.2): failures counted per
+# account and address pair (LOGIN_FAILURE_LIMIT locks that account from that address) and per account
+# (LOGIN_ACCOUNT_FAILURE_LIMIT locks it from everywhere), over LOGIN_FAILURE_WINDOW_S; a lock lasts
+# LOGIN_LOCKOUT_BASE_S, doubled by each further failure up to LOGIN_LOCKOUT_MAX_S. A success clears its own pair.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
-AXES_COOLOFF_TIME = timedelta(seconds=env_int("LOGIN_LOCKOUT_COOLOFF_S", 3600)) or None
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_ACCOUNT_FAILURE_LIMIT = env_int("LOGIN_ACCOUNT_FAILURE_LIMIT", 20)
+LOGIN_LOCKOUT_BASE_S = env_int("LOGIN_LOCKOUT_BASE_S", 60)
+LOGIN_LOCKOUT_MAX_S = env_int("LOGIN_LOCKOUT_MAX_S", 3600)
+LOGIN_FAILURE_WINDOW_S = env_int("LOGIN_FAILURE_WINDOW_S", 24 * 3600)
+AXES_HANDLER = "casino.login_lockout.PairLockoutHandler"
+AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = timedelta(seconds=LOGIN_FAILURE_WINDOW_S)  # failures older than the window are forgotten
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # refused while locked: not counted, the lock does not grow
 AXES_CLIENT_IP_CALLABLE = "casino.login_lockout.client_ip"
 AXES_USERNAME_CALLABLE = "casino.login_lockout.login_username"
 AXES_LOCKOUT_CALLABLE = "casino.login_lockout.lockout_response"

@@ -43,6 +43,12 @@ class StaleVersion(DomainError):
         )
 
 
+class SeatLimit(DomainError):
+    """The account already holds ``SEATS_PER_ACCOUNT`` seats over all tables (API.md v1.2 "Actions", seats)."""
+
+    code = "seat_limit"
+
+
 class IdempotencyConflict(DomainError):
     """The same idempotency key was used before for a different command."""
 
@@ -50,6 +56,13 @@ class IdempotencyConflict(DomainError):
 
 
 # --- conditions the shell handles itself ----------------------------------------------------------------------------
+class SeatNotIdle(Exception):
+    """A seat the idle sweep found is not idle any more (its player took part, left, or sat down again)."""
+
+    def __init__(self, table_id: int, user_id: int) -> None:
+        super().__init__(f"the seat of user {user_id} at table {table_id} is not idle")
+
+
 class ConcurrencyConflict(Exception):
     """Another command appended to the stream first: the expected version is taken.
 

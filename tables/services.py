@@ -20,13 +20,16 @@ from django.utils import timezone
 
 from ledger import services as ledger
 from tables import pipeline
-from tables.errors import DisputeAlreadyResolved, TableNotFound, TimeoutNotDue
+from tables.errors import DisputeAlreadyResolved, SeatLimit, SeatNotIdle, TableNotFound, TimeoutNotDue
+from tables.idle_seats import idle_seats, idleness
 from tables.models import Dispute, Hand, PlayerProfile, Table, TableSeat
 from tables.pipeline import Outcome
 from tables.rules import (
     Context,
     DomainError,
+    InsufficientFunds,
     LeaveSeat,
+    ReleaseIdleSeat,
     SetClientSeed,
     SitDown,
     TableState,
@@ -80,12 +83,19 @@ def table_sit(
     expected_version: int | None = None,
     idempotency_key: str | None = None,
 ) -> Outcome:
-    """Take a seat (the lowest free one when ``seat`` is None)."""
+    """Take a seat (the lowest free one when ``seat`` is None).
+
+    API.md v1.2 seats, checked in the command's transaction (the table row locked): the wallet holds at least the
+    table's ``min_bet`` (409 ``insufficient_funds``), and the account holds fewer than ``SEATS_PER_ACCOUNT`` seats
+    over all tables (409 ``seat_limit``; the account's sits queue on one lock, so two at once cannot pass it)."""
     client_seed = player_client_seed(user=user)
     uid = _uid(user)
     username = user.get_username()
 
     def build(ctx: Context, state: TableState) -> SitDown:
+        if state.config is not None and state.seat_of(uid) is None:
+            wallet = ctx.wallets.get(uid, 0)
+            _check_may_sit(table_id=table_id, user_id=user.pk, wallet=wallet, min_bet=state.config.min_bet)
         return SitDown(ctx=ctx, player_id=uid, username=username, seat=seat, client_seed=client_seed)
 
     return pipeline.execute(
@@ -96,6 +106,22 @@ def table_sit(
         expected_version=expected_version,
         idempotency_key=idempotency_key,
     )
+
+
+def _check_may_sit(*, table_id: int, user_id: int, wallet: int, min_bet: int) -> None:
+    if wallet < min_bet:
+        raise InsufficientFunds(
+            f"sitting at this table needs at least {min_bet} chips in the wallet",
+            {"min_bet": min_bet, "balance": wallet},
+        )
+    with connection.cursor() as cursor:  # this account's sits one at a time, until the transaction ends
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext('casino.seats'), %s)", [user_id])
+    held = TableSeat.objects.filter(user_id=user_id).exclude(table_id=table_id).count()
+    if held >= settings.SEATS_PER_ACCOUNT:
+        raise SeatLimit(
+            f"an account holds at most {settings.SEATS_PER_ACCOUNT} seats at once; leave a table first",
+            {"limit": settings.SEATS_PER_ACCOUNT, "held": held},
+        )
 
 
 def table_leave(
@@ -111,6 +137,35 @@ def table_leave(
         expected_version=expected_version,
         idempotency_key=idempotency_key,
     )
+
+
+def table_release_idle_seat(*, table_id: int, user_id: int) -> int:
+    """Release the seat of ``user_id`` if it is idle (``tables.idle_seats``; checked again with the table locked):
+    ``SeatLeft`` with reason ``idle``. Returns the number of events appended (0: not idle, or no seat)."""
+
+    def build(ctx: Context, state: TableState) -> ReleaseIdleSeat:
+        if state.seat_of(str(user_id)) is None or idleness(table_id, user_id) is None:
+            raise SeatNotIdle(table_id, user_id)
+        return ReleaseIdleSeat(ctx=ctx, player_id=str(user_id))
+
+    try:
+        outcome = pipeline.execute(table_id=table_id, build=build, actor_id=None, reason="idle_seat")
+    except (SeatNotIdle, TableNotFound):
+        return 0
+    return len(outcome.events)
+
+
+def sweep_idle_seats(*, limit: int = 500) -> int:
+    """Release every idle seat (at most ``limit`` a run); one that fails (logged) does not stop the others."""
+    released = 0
+    for seat in idle_seats(limit=limit):
+        try:
+            released += 1 if table_release_idle_seat(table_id=seat.table_id, user_id=seat.user_id) else 0
+        except DomainError:  # in the hand in play meanwhile: not idle any more
+            continue
+        except Exception:
+            log.exception("idle seats: releasing user %s at table %s failed", seat.user_id, seat.table_id)
+    return released
 
 
 def table_act(

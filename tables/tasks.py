@@ -13,7 +13,7 @@ from celery import shared_task
 from casino import metrics, requestlog
 from tables.after_commit import FIRE_TIMEOUT
 from tables.errors import TimeoutNotDue
-from tables.services import sweep_overdue_tables, table_timeout
+from tables.services import sweep_idle_seats, sweep_overdue_tables, table_timeout
 
 
 @shared_task(name=FIRE_TIMEOUT, bind=True, acks_late=True, ignore_result=True, max_retries=None)
@@ -41,3 +41,11 @@ def sweep_timeouts() -> int:
         metrics.TIMEOUTS_FIRED.labels("sweeper").inc(fired)
     requestlog.note(fired=fired, outcome="fired" if fired else "idle", quiet=not fired)
     return fired
+
+
+@shared_task(name="tables.release_idle_seats", ignore_result=True)
+def release_idle_seats() -> int:
+    """Release the seats that took part in no hand for a while (API.md v1.2 seats; tables/idle_seats.py)."""
+    released = sweep_idle_seats()
+    requestlog.note(released=released, outcome="released" if released else "idle", quiet=not released)
+    return released

@@ -104,6 +104,17 @@ def celery_worker_args(
     return args + (["--hostname", hostname] if hostname else [])
 
 
+def healthy(base: str) -> bool:
+    """True when ``base`` (``http://host:port``) answers ``/healthz`` with 200."""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(base + "/healthz", timeout=2) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False
+
+
 def wait_for(predicate, timeout: float, interval: float = 0.05):  # type: ignore[no-untyped-def]
     """Poll predicate until it returns a truthy value or timeout passes; return the last value."""
     deadline = time.monotonic() + timeout

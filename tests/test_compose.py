@@ -33,8 +33,25 @@ def test_live_serves_the_asgi_application_on_its_own_port():
     command = SERVICES["live"]["command"]
     assert command[:2] == ["uvicorn", "casino.asgi:application"]
     port = command[command.index("--port") + 1]
-    assert f"{port}:{port}" in SERVICES["live"]["ports"] and port != "8000"
+    assert port in SERVICES["live"]["expose"] and port != "8000"
+    assert command[command.index("--ws-max-size") + 1] == "4096"  # API.md v1.2: frames over 4 KiB close 1009
     assert "healthcheck" in SERVICES["live"]
+
+
+def test_only_the_buffering_proxy_is_published():
+    """Issue 27: gunicorn's threads facing clients directly are stalled by slow senders; nginx reads requests
+    whole first (docker/nginx/), and only its own address may say who the client is (casino/proxy.py)."""
+    nginx = SERVICES["nginx"]
+    assert nginx["image"].startswith("nginx:")
+    assert [name for name, service in SERVICES.items() if service.get("ports")] == ["nginx"]
+    assert "./docker/nginx/templates:/etc/nginx/templates:ro" in nginx["volumes"]
+    assert {nginx["environment"]["WEB_UPSTREAM"], nginx["environment"]["LIVE_UPSTREAM"]} == {"web:8000", "live:8001"}
+    trusted = COMPOSE["x-app-env"]["TRUSTED_PROXIES"]
+    assert nginx["networks"]["casino"]["ipv4_address"] == trusted
+    template = (ROOT / "docker" / "nginx" / "templates" / "default.conf.template").read_text()
+    for directive in ("client_header_timeout", "client_body_timeout", "client_max_body_size", "location /ws/",
+                      "proxy_set_header X-Real-IP $remote_addr"):  # fmt: skip
+        assert directive in template
 
 
 @pytest.mark.parametrize("name", ["web", "live"])

@@ -15,6 +15,7 @@ import sys
 import pytest
 
 from bench.soak import FAULT_KINDS, PG_RESTART
+from casino.nginx import nginx_binary
 from tests.conftest import ROOT
 
 
@@ -32,6 +33,7 @@ def test_a_short_soak_under_every_kind_of_fault_keeps_every_invariant() -> None:
     assert summary["faults_by_kind"][PG_RESTART] == 1
     assert all(value.startswith("ok") for value in summary["checks"].values()), summary["checks"]
     assert summary["hands_closed"] > 0 and summary["actions_accepted"] > 0
+    assert summary["behind_proxy"] == (nginx_binary() is not None)  # issue 27: clients go through nginx
     assert summary["retries"] > 0  # the faults were felt by the clients
 
 

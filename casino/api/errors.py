@@ -64,6 +64,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "not_seated": 409,
     "stale_version": 409,
     "idempotency_conflict": 409,
+    "seat_limit": 409,
     # ours
     "server_error": 500,
     "service_unavailable": 503,

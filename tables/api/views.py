@@ -117,12 +117,17 @@ class SeatsView(APIView):
         summary="Take a seat",
         description=(
             "The lowest free seat unless `seat` is given. Answers the table as you now see it and the events "
-            "your request appended. A seat past the table's `max_seats` is 404 `not_found`."
+            "your request appended. A seat past the table's `max_seats` is 404 `not_found`. Sitting needs the "
+            "table's `min_bet` in the wallet (409 `insufficient_funds`); an account holds at most a few seats over "
+            "all tables (setting `SEATS_PER_ACCOUNT`, 4; 409 `seat_limit`). A seat that takes part in no hand for "
+            "a while is released by the server (`SeatLeft` with reason `idle`)."
         ),
         request=io.SeatInput,
         responses={201: io.ActionResultSerializer},
     )
-    @api_errors("not_found", "seat_taken", "table_full", "already_seated", "illegal_action")
+    @api_errors(
+        "not_found", "seat_taken", "table_full", "already_seated", "illegal_action", "insufficient_funds", "seat_limit"
+    )
     @idempotent
     def post(self, request: Request, table_id: int) -> Response:
         data = io.SeatInput(data=request.data)

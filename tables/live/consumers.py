@@ -2,10 +2,11 @@
 
 The conversation:
 
-1. The server accepts the connection. The client's first message is ``{"type": "auth", "token": "<key>"}``; a
-   browser of this site may rely on its session cookie instead (only when the ``Origin`` is one of
+1. The server accepts the connection (beyond ``LIVE_MAX_UNAUTHENTICATED`` sockets of this process not yet
+   authenticated it closes it at once with 1013). The client's first message is ``{"type": "auth", "token":
+   "<key>"}``; a browser of this site may rely on its session cookie instead (only when the ``Origin`` is one of
    ``ALLOWED_HOSTS``, or absent: another site's page cannot ride on a player's cookie). Nothing valid within
-   ``LIVE_AUTH_TIMEOUT_S`` (10 s), or anything else first, closes with 4401.
+   ``LIVE_AUTH_TIMEOUT_S`` (10 s), or another known message first, closes with 4401.
 2. An unknown table closes with 4404; a user already holding ``LIVE_MAX_OPEN_WAITS`` open waits (long-polls plus
    sockets, every process) closes with 4429.
 3. The server sends ``{"type": "events", "events": [], "last_seq": V}``: the table's version now; events after
@@ -16,7 +17,16 @@ The conversation:
    already sent some of them), and the stream continues from there. After a reconnect, resume from the last
    ``last_seq`` received.
 
-Other messages after authentication are ignored.
+Every frame is checked before anything else (:mod:`tables.live.guard`): over ``LIVE_MAX_FRAME_BYTES`` (4 KiB)
+closes 1009, not a JSON object with a known ``type`` (or a ``resume`` without a valid ``after``) closes 4400. A
+second ``auth`` is ignored. What the sockets of one user are sent is paced (``LIVE_SEND_BYTES_PER_S``), and a
+resume only moves the cursor of the socket's one sending task: a storm of resumes costs one read at a time.
+The credentials of every open socket are checked again every ``LIVE_REVALIDATE_S`` (:mod:`tables.live.credentials`):
+a token revoked or expired, a session ended, a deactivated account closes 4401.
+
+However a socket ends (closed by either side, dropped mid-push, an error in any of its tasks), its slot among the
+user's open waits is released and its tasks stop: ``__call__`` cleans up in a ``finally``. No frame can raise out
+of the consumer: an unexpected error is logged and closes 1011.
 
 A socket that hears nothing for ``LIVE_RECHECK_S`` (30 s) checks the table's latest version recorded in Redis by
 the committing process (``tables.notify.latest_key``): a notification lost while pub/sub was down delays an
@@ -28,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -37,18 +48,32 @@ from django.conf import settings
 from django.http.request import validate_host
 from rest_framework.utils.encoders import JSONEncoder
 
-from casino.tokens import user_for_token
+from casino.tokens import find_token
 from tables import feed
 from tables.live import db, limits, reads
+from tables.live.credentials import Credential, registry
+from tables.live.guard import CLOSE_BAD_FRAME, CLOSE_TRY_LATER, Refusal, guards, parse_frame
 from tables.live.watch import Watcher, watch
 from tables.models import Table
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4429
+CLOSE_INTERNAL = 1011
 NO_CONSUMER_CHANNEL = "none"  # not a configured layer: the process's table watch receives for every socket
 
-_user_for_token = db.read(user_for_token)
+log = logging.getLogger(__name__)
+
+
+def _token_user(key: str) -> tuple[Any, str] | None:
+    """``(user, token id)`` for a valid key of an active user, else None."""
+    token, _ = find_token(key)
+    if token is None or not token.user.is_active:
+        return None
+    return token.user, str(token.pk)
+
+
+_user_for_token = db.read(_token_user)
 _table_exists = db.read(lambda table_id: Table.objects.filter(pk=table_id).exists())
 
 
@@ -71,19 +96,32 @@ async def _session_user(scope: dict[str, Any]) -> Any | None:
 class TableEventsConsumer(AsyncWebsocketConsumer):
     channel_layer_alias = NO_CONSUMER_CHANNEL
 
-    async def connect(self) -> None:
-        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         self.user: Any = None
         self.slot: limits.Slot | None = None
         self.watcher: Watcher | None = None
-        self.cursor = 0
-        self.lock = asyncio.Lock()
+        self.pending = False  # counted among this process's sockets not yet authenticated
         self.tasks: list[asyncio.Task[None]] = []
         self.closing = False
+        self.ended = False
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self._end()
+
+    async def connect(self) -> None:
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.cursor = 0
+        self.resume_to: int | None = None
+        self.wake = asyncio.Event()  # the sending task has something to do (a resume, a new version)
+        self.pending = guards().unauthenticated.enter()
         await self.accept()
+        if not self.pending:
+            await self._close(CLOSE_TRY_LATER)
+            return
         user = await _session_user(self.scope)
         if user is not None:
-            await self._start(user)
+            await self._start(user, Credential(user_id=int(user.pk), session=self.scope["session"].session_key))
         else:
             self.tasks.append(asyncio.create_task(self._auth_deadline()))
 
@@ -92,31 +130,46 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
         if self.user is None:
             await self._close(CLOSE_UNAUTHENTICATED)
 
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+    async def websocket_receive(self, message: dict[str, Any]) -> None:
         if self.closing:
             return
         try:
-            message = json.loads(text_data if text_data is not None else (bytes_data or b""))
-        except ValueError:
-            message = None
-        kind = message.get("type") if isinstance(message, dict) else None
+            frame = parse_frame(message.get("text"), message.get("bytes"))
+            if isinstance(frame, Refusal):
+                await self._close(frame.code)
+            else:
+                await self._handle(frame)
+        except Exception:
+            log.exception("live: a frame raised; closing the socket")
+            await self._close(CLOSE_INTERNAL)
+
+    async def _handle(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
         if self.user is None:
-            token = message.get("token") if kind == "auth" else None  # type: ignore[union-attr]
-            user = await _user_for_token(token) if isinstance(token, str) else None
-            if user is None:
+            token = message.get("token") if kind == "auth" else None
+            found = await _user_for_token(token) if isinstance(token, str) else None
+            if found is None:
                 await self._close(CLOSE_UNAUTHENTICATED)
             else:
-                await self._start(user)
+                user, token_id = found
+                await self._start(user, Credential(user_id=int(user.pk), token=token_id))
             return
         if kind == "resume":
-            after = message.get("after")  # type: ignore[union-attr]
-            if isinstance(after, int) and not isinstance(after, bool) and after >= 0:
-                async with self.lock:
-                    self.cursor = after
-                    await self._push()
+            after = message.get("after")
+            if not isinstance(after, int) or isinstance(after, bool) or not 0 <= after < 2**63:
+                await self._close(CLOSE_BAD_FRAME)
+                return
+            self.resume_to = after  # the sending task sends from there (one read at a time, however many resumes)
+            self.wake.set()
 
-    async def _start(self, user: Any) -> None:
+    def _authenticated(self) -> None:
+        if self.pending:
+            self.pending = False
+            guards().unauthenticated.leave()
+
+    async def _start(self, user: Any, credential: Credential) -> None:
         self.user = user
+        self._authenticated()
         if not await _table_exists(self.table_id):
             await self._close(CLOSE_NOT_FOUND)
             return
@@ -124,16 +177,36 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
         if isinstance(slot, limits.Refused):
             await self._close(CLOSE_TOO_MANY)
             return
+        if self.ended:  # ended meanwhile: nobody else would release it
+            await limits.release(slot)
+            return
         self.slot = slot
+        if self.closing:  # closing: _end releases the slot
+            return
+        registry().add(self._revoke, credential)
         self.watcher = await watch().add(self.table_id)  # before the read: nothing committed after it is missed
-        async with self.lock:
-            read = await reads.load(self.table_id, 2**31 - 1)  # no events: the table's version now
-            self.cursor = read.loaded.state.version
-            await self._send({"type": "events", "events": [], "last_seq": self.cursor})
-        self.tasks.append(asyncio.create_task(self._pump()))
-        self.tasks.append(asyncio.create_task(self._keep_slot()))
+        read = await reads.load(self.table_id, 2**31 - 1)  # no events: the table's version now
+        self.cursor = read.loaded.state.version
+        await self._send({"type": "events", "events": [], "last_seq": self.cursor})
+        self.tasks.append(asyncio.create_task(self._guarded(self._pump())))
+        self.tasks.append(asyncio.create_task(self._guarded(self._follow())))
+        self.tasks.append(asyncio.create_task(self._guarded(self._keep_slot())))
 
-    async def _pump(self) -> None:
+    async def _guarded(self, work: Any) -> None:
+        """A task of the socket: whatever it raises closes the socket (and so frees everything) instead of
+        leaving the others running."""
+        try:
+            await work
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            if not self.closing:
+                log.warning("live: a socket's task failed; closing it", exc_info=True)
+            await self._close(CLOSE_INTERNAL)
+            await self._end()
+
+    async def _follow(self) -> None:
+        """Turn the table's announcements into work for the sending task."""
         assert self.watcher is not None
         while True:
             if not await self.watcher.wait(settings.LIVE_RECHECK_S):
@@ -143,34 +216,63 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
                 if latest is not None and latest > self.cursor:
                     self.watcher.announce(latest)
             if self.watcher.version > self.cursor:
-                async with self.lock:
-                    await self._push()
+                self.wake.set()
 
-    async def _push(self) -> None:
-        """Send every event after ``cursor`` as this viewer may see it now (caller holds the lock)."""
+    async def _pump(self) -> None:
+        """The socket's one sender: every event after ``cursor`` as this viewer may see it now, paced per user.
+        A resume takes effect at the next read; however many arrive meanwhile, the last one wins."""
+        pace = guards().pace
         while True:
-            read = await reads.load(self.table_id, self.cursor)
-            if not read.loaded.events:
-                return
-            text, self.cursor = read.message_for(self.user)
-            await self.send(text_data=text)
-            if len(read.loaded.events) < feed.MAX_FEED_EVENTS:
-                return
+            await self.wake.wait()
+            self.wake.clear()
+            while not self.closing:
+                if self.resume_to is not None:
+                    self.cursor, self.resume_to = self.resume_to, None
+                read = await reads.load(self.table_id, self.cursor)
+                if not read.loaded.events:
+                    if self.resume_to is None:
+                        break
+                    continue
+                text, last_seq = read.message_for(self.user)
+                await pace.take(int(self.user.pk), len(text))
+                if self.closing:
+                    return
+                await self.send(text_data=text)
+                self.cursor = last_seq
+                if len(read.loaded.events) < feed.MAX_FEED_EVENTS and self.resume_to is None:
+                    break
 
     async def _keep_slot(self) -> None:
         while self.slot is not None:
             await asyncio.sleep(settings.LIVE_SLOT_TTL_S / 3)
-            await limits.refresh(self.slot, settings.LIVE_SLOT_TTL_S)
+            if self.slot is not None:
+                await limits.refresh(self.slot, settings.LIVE_SLOT_TTL_S)
+
+    async def _revoke(self) -> None:
+        await self._close(CLOSE_UNAUTHENTICATED)
 
     async def _send(self, message: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(message, cls=JSONEncoder, ensure_ascii=False, separators=(",", ":")))
 
     async def _close(self, code: int) -> None:
+        if self.closing:
+            return
         self.closing = True
-        await self.close(code=code)
+        with contextlib.suppress(Exception):  # the client may be gone already
+            await self.close(code=code)
 
     async def disconnect(self, code: int) -> None:
         self.closing = True
+        await self._end()
+
+    async def _end(self) -> None:
+        """Free everything the socket holds; safe to call more than once, from any of its tasks."""
+        if self.ended:
+            return
+        self.ended = True
+        self.closing = True
+        self._authenticated()
+        registry().discard(self._revoke)
         current = asyncio.current_task()
         for task in self.tasks:
             if task is not current:
@@ -180,8 +282,9 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
         if self.watcher is not None:
-            await watch().remove(self.watcher)
-            self.watcher = None
+            watcher, self.watcher = self.watcher, None
+            with contextlib.suppress(Exception):
+                await watch().remove(watcher)
         if self.slot is not None:
             slot, self.slot = self.slot, None
             await limits.release(slot)

@@ -40,6 +40,7 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     _commands.SetStake,
     _commands.RetireBank,
     _commands.Timeout,
+    _commands.ReleaseIdleSeat,
 )
 #: The decoder of each type name (built once, from the classes' type hints).
 _EVENT_DECODERS: dict[str, Decoder] = {cls.__name__: record_decoder(cls) for cls in EVENT_TYPES}

@@ -211,6 +211,15 @@ class Timeout(Command):
     expected_version: int
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReleaseIdleSeat(Command):
+    """System: the seat of ``player_id`` took part in no hand for as long as the shell's setting allows (API.md
+    v1.2 seats); it is released between his hands. The shell decides idleness (the core keeps no clock of seats);
+    the command is recorded like any other, so a replay releases the same seat."""
+
+    player_id: str
+
+
 #: API action name -> command class (RULES.md / API.md names; sit_down and leave model the seat endpoints).
 ACTION_COMMANDS: dict[str, type[PlayerCommand]] = {
     "sit_down": SitDown,

@@ -23,6 +23,7 @@ from .commands import (
     PlaceBet,
     PlayerCommand,
     Raise,
+    ReleaseIdleSeat,
     RetireBank,
     SetClientSeed,
     SetStake,
@@ -41,7 +42,17 @@ from .play import hit, raise_stake, stand
 from .showdown import abandon_without_seed
 from .splits import assign, split
 from .state import TableState
-from .table import create_table, leave, retire_bank, set_client_seed, set_stake, sit_down, sit_in, sit_out
+from .table import (
+    create_table,
+    leave,
+    release_idle,
+    retire_bank,
+    set_client_seed,
+    set_stake,
+    sit_down,
+    sit_in,
+    sit_out,
+)
 from .timeouts import timeout
 from .tx import SeedUnavailable, Tx
 
@@ -91,6 +102,7 @@ _HANDLERS: dict[type[Command], Callable[[Tx, Any], None]] = {
     CreateTable: create_table,
     SitDown: sit_down,
     LeaveSeat: leave,
+    ReleaseIdleSeat: release_idle,
     SitOut: sit_out,
     SitIn: sit_in,
     SetClientSeed: set_client_seed,

@@ -81,6 +81,7 @@ class LeaveReason(StrEnum):
 
     REQUEST = "request"
     AFTER_HAND = "after_hand"
+    IDLE = "idle"  # released by the server: took part in no hand for a while (ReleaseIdleSeat)
 
 
 class SitOutReason(StrEnum):

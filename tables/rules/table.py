@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from .banking import pass_bank_from
 from .client_seed import CLIENT_SEED_MAX_LENGTH, client_seed_error
-from .commands import CreateTable, LeaveSeat, RetireBank, SetClientSeed, SetStake, SitDown, SitIn, SitOut
+from .commands import (
+    CreateTable,
+    LeaveSeat,
+    ReleaseIdleSeat,
+    RetireBank,
+    SetClientSeed,
+    SetStake,
+    SitDown,
+    SitIn,
+    SitOut,
+)
 from .config import make_table_config
 from .enums import BankReason, HandStatus, LeaveReason, Phase, SitInReason, SitOutReason, SkipReason
 from .errors import AlreadySeated, BetOutOfLimits, IllegalAction, NotFound, SeatOccupied, TableFull, WrongPhase, invalid
@@ -122,6 +132,21 @@ def leave(tx: Tx, cmd: LeaveSeat) -> None:
         run_automatic_steps(tx)  # if the others have all bet, the deal follows his withdrawal before he leaves
     was_banker = tx.state.banker_seat == seat.seat
     tx.emit(SeatLeft(seat=seat.seat, player_id=cmd.player_id, reason=LeaveReason.REQUEST))
+    if was_banker:
+        pass_bank_from(tx, seat.seat, BankReason.LEFT)
+
+
+def release_idle(tx: Tx, cmd: ReleaseIdleSeat) -> None:
+    """The server releases an idle seat (``SeatLeft`` with reason ``idle``): never one in the hand in play."""
+    if not isinstance(cmd.player_id, str):
+        raise invalid("player_id", "player_id must be a string")
+    seat = seated(tx, cmd.player_id)
+    if _in_current_hand(tx, cmd.player_id, seat.seat):
+        raise IllegalAction("the seat takes part in the hand in play")
+    if _withdraw_from_window(tx, seat.seat, cmd.player_id, SkipReason.LEFT):
+        run_automatic_steps(tx)
+    was_banker = tx.state.banker_seat == seat.seat
+    tx.emit(SeatLeft(seat=seat.seat, player_id=cmd.player_id, reason=LeaveReason.IDLE))
     if was_banker:
         pass_bank_from(tx, seat.seat, BankReason.LEFT)
 

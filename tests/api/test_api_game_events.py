@@ -17,7 +17,8 @@ def feed(client: Any, table_id: int, query: str = "") -> Any:
 
 
 @pytest.mark.django_db
-def test_the_feed_pages_by_seq(as_staff, as_player):
+def test_the_feed_pages_by_seq(as_staff, as_player, player, fund):
+    fund(player, 1_000)  # sitting needs the table's min_bet (API.md v1.2)
     table = ok(as_staff.post("/api/v1/tables", CLASSIC, format="json"), 201)
     ok(as_player.post(f"/api/v1/tables/{table['id']}/seats", {}, format="json"), 201)
     everything = ok(feed(as_player, table["id"]))

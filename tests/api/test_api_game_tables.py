@@ -107,7 +107,8 @@ def test_creating_a_table_is_idempotent(as_staff):
 # --- lobby and view ----------------------------------------------------------------------------------------------
 
 
-def test_the_lobby_lists_every_table(as_staff, as_player, anon):
+def test_the_lobby_lists_every_table(as_staff, as_player, anon, player, fund):
+    fund(player, 1_000)  # sitting needs the table's min_bet (API.md v1.2)
     first = ok(create(as_staff), 201)
     ok(create(as_staff, name="House", bank="house"), 201)
     ok(sit(as_player, first["id"]), 201)
@@ -156,7 +157,8 @@ def test_an_unknown_table_is_404(as_player, anon):
 # --- seats -------------------------------------------------------------------------------------------------------
 
 
-def test_taking_a_seat_answers_the_table_and_the_seat_event(as_staff, as_player, player):
+def test_taking_a_seat_answers_the_table_and_the_seat_event(as_staff, as_player, player, fund):
+    fund(player, 1_000)
     table = ok(create(as_staff), 201)
     body = ok(sit(as_player, table["id"], seat=2), 201)
     assert body["table"]["you"]["seat"] == 2
@@ -171,9 +173,12 @@ def test_taking_a_seat_answers_the_table_and_the_seat_event(as_staff, as_player,
     assert body["events"][0]["data"]["seat"] == 2 and body["events"][0]["data"]["username"] == player.get_username()
 
 
-def test_seat_refusals_change_nothing(as_staff, make_user, client_for):
+def test_seat_refusals_change_nothing(as_staff, make_user, client_for, fund):
     table = ok(create(as_staff, max_seats=2), 201)
-    a, b, c = (client_for(make_user("s")) for _ in range(3))
+    users = [make_user("s") for _ in range(4)]
+    for user in users[:3]:
+        fund(user, 1_000)
+    a, b, c, poor = (client_for(user) for user in users)
     ok(sit(a, table["id"], seat=1), 201)
 
     def refused(client: Any, status: int, code: str, **body: Any) -> None:
@@ -185,6 +190,7 @@ def test_seat_refusals_change_nothing(as_staff, make_user, client_for):
     refused(b, 409, "seat_taken", seat=1)
     refused(a, 409, "already_seated")
     refused(b, 404, "not_found", seat=3)  # the table has two seats
+    refused(poor, 409, "insufficient_funds")  # API.md v1.2: sitting needs the table's min_bet in the wallet
     assert "seat" in field_errors(sit(b, table["id"], seat=9))
     assert "seat" in field_errors(sit(b, table["id"], seat="2"))
     ok(sit(b, table["id"]), 201)
@@ -194,7 +200,9 @@ def test_seat_refusals_change_nothing(as_staff, make_user, client_for):
 
 def test_leaving_a_table(as_staff, make_user, client_for, fund):
     table = ok(create(as_staff), 201)
-    alone = client_for(make_user("l"))
+    lone = make_user("l")
+    fund(lone, 1_000)
+    alone = client_for(lone)
     ok(sit(alone, table["id"]), 201)
     body = ok(alone.delete(f"/api/v1/tables/{table['id']}/seats/me"))
     assert body["table"]["seats"] == [] and body["table"]["you"]["seat"] is None
@@ -222,7 +230,8 @@ def test_leaving_during_a_hand_takes_effect_after_it(as_staff, make_user, client
     assert_error(punter.delete(f"/api/v1/tables/{table['id']}/seats/me"), 409, "illegal_action")
 
 
-def test_a_new_client_seed_reaches_the_tables_the_player_sits_at(as_staff, as_player):
+def test_a_new_client_seed_reaches_the_tables_the_player_sits_at(as_staff, as_player, player, fund):
+    fund(player, 1_000)
     table = ok(create(as_staff), 201)
     ok(sit(as_player, table["id"]), 201)
     ok(as_player.put("/api/v1/me/client-seed", {"client_seed": "my-lucky-seed"}, format="json"))

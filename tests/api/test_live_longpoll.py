@@ -35,8 +35,9 @@ def test_a_wait_with_nothing_new_answers_empty_at_the_deadline(asgi_server, as_s
     assert (status, body) == (200, {"events": [], "last_seq": 2})
 
 
-def test_the_feed_answers_alike_on_both_servers(asgi_server, as_staff, as_player):
+def test_the_feed_answers_alike_on_both_servers(asgi_server, as_staff, as_player, player, fund):
     table = ok(as_staff.post("/api/v1/tables", CLASSIC, format="json"), 201)
+    fund(player, 100)  # sitting needs the table's min_bet (API.md v1.2)
     ok(as_player.post(f"/api/v1/tables/{table['id']}/seats", {}, format="json"), 201)
     path = f"/api/v1/tables/{table['id']}/events?after=0"
     assert http(asgi_server, path, token_of(as_player))[1] == ok(as_player.get(path))
@@ -45,7 +46,9 @@ def test_the_feed_answers_alike_on_both_servers(asgi_server, as_staff, as_player
     assert http(asgi_server, path + "&wait=1")[0] == 401
 
 
-def test_many_long_polls_wake_on_a_commit_holding_no_database_connection(asgi_server, as_staff, make_user, client_for):
+def test_many_long_polls_wake_on_a_commit_holding_no_database_connection(
+    asgi_server, as_staff, make_user, client_for, fund
+):
     table = ok(as_staff.post("/api/v1/tables", CLASSIC, format="json"), 201)
     tokens = [token_of(client_for(make_user("w"))) for _ in range(6)]
     connection.close()
@@ -62,8 +65,10 @@ def test_many_long_polls_wake_on_a_commit_holding_no_database_connection(asgi_se
         thread.start()
     time.sleep(1.0)  # every poll is waiting by now
     during = _connections()
+    trigger = make_user("trigger")
+    fund(trigger, 100)
     connection.close()
-    services.table_sit(table_id=table["id"], user=make_user("trigger"))
+    services.table_sit(table_id=table["id"], user=trigger)
     for thread in threads:
         thread.join(timeout=15)
     assert len(results) == 6

@@ -24,6 +24,7 @@ from tables.rules import (
     LeaveSeat,
     NotFound,
     PlaceBet,
+    ReleaseIdleSeat,
     SeatLeft,
     SeatOccupied,
     SeatTaken,
@@ -248,3 +249,16 @@ def test_every_settled_hand_reveals_its_seed_and_the_next_hand_opens() -> None:
     assert hashlib.sha256(bytes.fromhex(settled.server_seed)).hexdigest() == committed[0].seed_commitment
     assert committed[-1].number == 2 and t.last.index(committed[-1]) < t.last.index(t.of_type(HandOpened)[0])
     assert t.of_type(HandOpened)[0].number == 2
+
+
+def test_the_server_releases_an_idle_seat_never_one_in_the_hand_in_play() -> None:
+    """ReleaseIdleSeat (API.md v1.2 seats: the shell decides idleness): SeatLeft with reason idle for a seat that
+    is not in the hand, refused for one that is."""
+    t = Table("classic", stock=["5O", "3E", "4O"])
+    t.when(SitOut, player_id="P2")
+    t.when(PlaceBet, player_id="P1", amount=10)
+    assert t.refused(ReleaseIdleSeat, player_id="P1").code == "illegal_action"  # staked in the hand in play
+    t.when(ReleaseIdleSeat, player_id="P2")
+    assert SeatLeft(seat=3, player_id="P2", reason="idle") in t.last
+    assert t.state.seat_of("P2") is None and t.state.seat_of("P1") is not None
+    assert t.refused(ReleaseIdleSeat, player_id="P2").code == "not_seated"

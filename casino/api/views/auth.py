@@ -21,6 +21,7 @@ from casino.api.schema import api_errors
 from casino.api.serializers import StrictCharField, StrictSerializer
 from casino.api.throttling import AUTH_THROTTLES
 from casino.errors import InvalidField
+from casino.login_lockout import clear_pair, client_ip, login_username
 from casino.services import USERNAME_RULE, check_username, player_register
 from casino.tokens import issue_token, revoke_token
 
@@ -136,6 +137,8 @@ class TokenView(APIView):
             refused = error_response(serializers.ValidationError("Unable to log in with the provided credentials."))
             assert refused is not None
             return refused
+        # a success clears the failures of its own account and address pair only (casino/login_lockout.py)
+        clear_pair(login_username(request._request, serializer.validated_data), client_ip(request._request))
         return Response(self.OutputSerializer({"token": issue_token(user)}).data)
 
 
