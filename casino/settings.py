@@ -230,7 +230,7 @@ ADMIN_EXACT_COUNT_UP_TO = env_int("ADMIN_EXACT_COUNT_UP_TO", 10_000)
 # a process of each kind named here wrote its heartbeat within HEARTBEAT_STALE_S. The checkpoint signer joins with
 # READINESS_REQUIRES=worker,beat,signer once it beats (casino.heartbeat.start("signer")).
 READINESS_REQUIRES = env_list("READINESS_REQUIRES", "worker,beat")
-HEARTBEAT_PREFIX = os.environ.get("HEARTBEAT_PREFIX", "casino:alive:")
+HEARTBEAT_PREFIX = os.environ.get("HEARTBEAT_PREFIX", f"{REDIS_KEY_PREFIX}casino:alive:")
 HEARTBEAT_INTERVAL_S = float(os.environ.get("HEARTBEAT_INTERVAL_S", "5"))
 HEARTBEAT_STALE_S = float(os.environ.get("HEARTBEAT_STALE_S", "30"))
 
