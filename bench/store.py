@@ -188,8 +188,8 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
             now_ms=n,
             wallets=wallets,
             entropy=hashlib.sha256(str(n).encode()).hexdigest(),
-            seed=fairness.unseal(table_id, state.pledge),  # as the pipeline does (tables/pipeline.py)
-            next_seed=fairness.draw_next_seed(table_id, state.hands_opened + 1),
+            seeds=fairness.unseal_all(table_id, state.pledges),  # as the pipeline does (tables/pipeline.py)
+            next_seeds=fairness.draw_next_seeds(table_id, state),
         )
         awaiting, hand = state.awaiting, state.hand
         assert awaiting is not None and hand is not None and state.config is not None, (awaiting, hand)

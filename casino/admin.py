@@ -38,8 +38,10 @@ from casino.models import Player
 from ledger import services as ledger
 from ledger.errors import LedgerError
 from ledger.models import Account, Balance
+from responsible import services as responsible
 from tables.admin.log import log_action
 from tables.models import Dispute, HandParticipant
+from tables.rules import DomainError
 
 admin.site.site_header = "Seven and a Half: casino administration"
 admin.site.site_title = "Seven and a Half admin"
@@ -175,7 +177,7 @@ class PlayerAdmin(ViewOnlyAdmin):  # players register through the API
         if not form.is_valid():
             return self._page(request, player, form)
         operation = form.cleaned_data["operation"]
-        post = ledger.deposit if operation == "deposit" else ledger.withdraw
+        post = responsible.deposit if operation == "deposit" else ledger.withdraw  # deposits within the limits
         try:
             entry = post(
                 user=player,
@@ -184,7 +186,7 @@ class PlayerAdmin(ViewOnlyAdmin):  # players register through the API
                 operator=request.user,
                 cause=form.cause(),
             )
-        except LedgerError as exc:
+        except (LedgerError, DomainError) as exc:
             form.add_error(None, exc.message)
             return self._page(request, player, form)
         balance = ledger.wallet_balance(player)

@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "ledger",
     "tables",
     "lab",
+    "responsible",
 ]
 
 MIDDLEWARE = [
@@ -219,6 +220,17 @@ if LEDGER_RECONCILE_INTERVAL_S > 0:
         "task": "casino.reconcile_ledger",
         "schedule": float(LEDGER_RECONCILE_INTERVAL_S),
         "options": {"expires": float(LEDGER_RECONCILE_INTERVAL_S)},
+    }
+
+# --- Responsible gaming (docs/responsible-gaming.md) ------------------------------------------------------------
+RG_COOLING_OFF_HOURS = env_int("RG_COOLING_OFF_HOURS", 24)  # a raised (or removed) limit waits this long
+RG_REQUEST_EXPIRY_DAYS = env_int("RG_REQUEST_EXPIRY_DAYS", 7)  # an unconfirmed raise lapses after this
+RG_SWEEP_INTERVAL_S = env_int("RG_SWEEP_INTERVAL_S", 30)  # seats released after session limits and exclusions
+if RG_SWEEP_INTERVAL_S > 0:
+    CELERY_BEAT_SCHEDULE["responsible-gaming-sweep"] = {
+        "task": "responsible.sweep",
+        "schedule": float(RG_SWEEP_INTERVAL_S),
+        "options": {"expires": float(RG_SWEEP_INTERVAL_S)},
     }
 
 # --- Admin lists (casino/paginator.py): exact counts up to this many rows (a bounded COUNT), PostgreSQL's estimate

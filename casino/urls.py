@@ -6,6 +6,7 @@ from casino.docs import RedocDocsView, SwaggerDocsView
 from casino.health import healthz, readyz
 from casino.login_lockout import admin_login
 from casino.metrics import metrics_view
+from responsible.page import limits_page
 from tables.live.page import history_page, lobby_page, root_redirect, table_page
 
 urlpatterns = [
@@ -22,6 +23,7 @@ urlpatterns = [
     path("play/", lobby_page, name="play-lobby"),
     path("play/history/", history_page, name="play-history"),
     path("play/tables/<int:table_id>/", table_page, name="play-table"),
+    path("play/limits/", limits_page, name="play-limits"),  # responsible gaming (docs/responsible-gaming.md)
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the client's language menu
 ]
 

@@ -1,9 +1,10 @@
 """The keys of provable fairness, held outside the database (docs/security.md, docs/fairness.md).
 
-- **Sealed seeds.** The server seed of the next hand is drawn for every command (``next_seed``) and, if the
-  command commits it, stored in its ``SeedCommitted`` event sealed with AES-256-GCM under the current sealing
-  key, the table and hand number as associated data. Only the command pipeline opens it (``unseal``), to hand
-  the plain seed to the rules core inside the command's context; the recorded command never holds it.
+- **Sealed seeds.** The server seeds of the hands a command may commit are drawn for every command
+  (``next_seeds``) and, if the command commits one, stored in its ``SeedCommitted`` event sealed with AES-256-GCM
+  under the current sealing key, the table and hand number as associated data. Only the command pipeline opens
+  them (``unseal_all``), to hand the plain seeds to the rules core inside the command's context; the recorded
+  command never holds them. A pledge not sealed by this server (``plain:``) is never opened.
 - **Sealed face-down cards.** A face-down ``CardDealt`` is stored with ``card`` null and ``sealed_card``, the card
   sealed the same way (a fresh nonce each time, bound to the table, hand and deck index): nobody who reads the
   database, the admin or a chain hash can tell the card (docs/fairness.md). Loading a table opens it again.
@@ -26,6 +27,7 @@ import hashlib
 import logging
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,7 +38,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from tables.rules import NextSeed, Pledge
+from tables.rules import NextSeed, Pledge, TableState
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +144,12 @@ def unseal(table_id: int, pledge: Pledge | None) -> str | None:
     return plain.hex()
 
 
+def unseal_all(table_id: int, pledges: Iterable[Pledge]) -> tuple[str, ...]:
+    """The plain seeds of every committed, unrevealed pledge that opens (a command needs at most the seed of the
+    hand in play and of the next one; the core matches each to its commitment)."""
+    return tuple(seed for seed in (unseal(table_id, pledge) for pledge in pledges) if seed is not None)
+
+
 def _seal_bytes(plain: bytes, associated: bytes) -> str:
     """``v1:<key id>:<base64 nonce>:<base64 ciphertext>`` of ``plain`` under the current sealing key, a fresh
     random nonce each time (the same plain text never looks the same twice)."""
@@ -210,8 +218,20 @@ def draw_next_seed(table_id: int, number: int) -> NextSeed:
     """A fresh server seed for hand ``number``: its commitment, its sealed form and its plain text."""
     seed = secrets.token_bytes(32)
     return NextSeed(
-        commitment=hashlib.sha256(seed).hexdigest(), sealed=seal(table_id, number, seed.hex()), seed=seed.hex()
+        commitment=hashlib.sha256(seed).hexdigest(),
+        sealed=seal(table_id, number, seed.hex()),
+        seed=seed.hex(),
+        number=number,
     )
+
+
+def draw_next_seeds(table_id: int, state: TableState) -> tuple[NextSeed, ...]:
+    """A fresh seed for each hand a command on ``state`` may commit and that has none yet (contract v1.2: table
+    creation commits hands 1 and 2, a hand's opening the hand after next): usually one, the hand three ahead of
+    the last one opened."""
+    first = state.hands_opened + 1
+    committed = {pledge.number for pledge in state.pledges}
+    return tuple(draw_next_seed(table_id, n) for n in range(first, first + 3) if n not in committed)
 
 
 # -- signed checkpoints --------------------------------------------------------------------------------------

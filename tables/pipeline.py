@@ -16,7 +16,7 @@ import json
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db import transaction
@@ -24,15 +24,19 @@ from django.utils import timezone
 
 from casino.metrics import observe_command
 from ledger import selectors as ledger_selectors
+from responsible.gate import Gate, needs_gate, open_gate
 from tables import after_commit, engine, fairness, projections
 from tables.errors import ConcurrencyConflict, IdempotencyConflict, StaleVersion, TableMissing, TableNotFound
 from tables.ledger_bridge import post_ledger_entries, wallets_after
 from tables.rules import (
     Command,
     Context,
+    DomainError,
     HandAbandoned,
     HandOpened,
     HandSettled,
+    LimitReached,
+    PlaceBet,
     SeatLeft,
     SeedCommitted,
     TableState,
@@ -151,12 +155,13 @@ def _attempt(
         now_ms=int(time.time() * 1000),
         wallets=wallets,
         entropy=secrets.token_hex(32),
-        # the seed pending at the table, unsealed for this command only, and a sealed seed for the next hand
-        # (committed only if this command ends a hand or creates the table)
-        seed=fairness.unseal(table_id, state.pledge),
-        next_seed=fairness.draw_next_seed(table_id, state.hands_opened + 1),
+        # the committed seeds, unsealed for this command only, and a fresh sealed seed for each hand this command
+        # may commit (committed only if it creates the table or opens a hand: contract v1.2)
+        seeds=fairness.unseal_all(table_id, state.pledges),
+        next_seeds=fairness.draw_next_seeds(table_id, state),
     )
     command = build(ctx, state)
+    command, gate, first = _responsible_gaming(command, state, actor_id)
     command_json = command_to_json(without_secrets(command))  # what is recorded holds no usable secret
 
     if idempotency_key is not None:
@@ -170,7 +175,16 @@ def _attempt(
                 )
             return Outcome(table_id, state, previous, repeated=True, name=loaded.name, hand_id=current_hand_id)
 
-    new_events, new_state = handle(command, state)
+    try:
+        new_events, new_state = first if first is not None else handle(command, state)
+    except LimitReached as exc:
+        raise (gate.explain(exc, str(actor_id)) if gate is not None and actor_id is not None else exc) from None
+    except DomainError:
+        if gate is not None and actor_id is not None and isinstance(command, PlaceBet):
+            gate.refuse_bet(actor_id=actor_id, amount=command.amount, state=state)  # his limits, if that is why
+        raise
+    if gate is not None:
+        gate.check(actor_id=actor_id, events=new_events)
     if not new_events:
         return Outcome(table_id, state, name=loaded.name, hand_id=current_hand_id, wallets=wallets)
 
@@ -215,6 +229,8 @@ def _attempt(
             writes.append(_checkpoint_write(table_id, chained[signed], now))
         stored = insert(chained, also=writes)
         post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_ids)
+        if gate is not None:
+            gate.record(table_id=table_id, events=new_events)
 
     last_hash = stored[-1].hash
     transaction.on_commit(lambda: engine.remember(table_id, new_state, last_hash))
@@ -234,6 +250,29 @@ def _attempt(
         ended_hand_id=ended_hand_id,
         wallets=wallets_after(wallets, new_events),
     )
+
+
+def _responsible_gaming(
+    command: Command, state: TableState, actor_id: int | None
+) -> tuple[Command, Gate | None, tuple[list[Any], TableState] | None]:
+    """Responsible gaming's part of a command (responsible.gate): when its events stake, seat or open a hand,
+    lock the players' accounts and, for those with a loss limit, decide again with their loss rooms in the
+    context (recorded with the command, so replays agree). Returns the command to record, the gate (None when
+    the command is none of its business) and the outcome already decided, if it still holds."""
+    try:
+        first: tuple[list[Any], TableState] | None = handle(command, state)
+    except DomainError:
+        if isinstance(command, PlaceBet) and actor_id is not None:  # a bet the rules refuse: is it his limits?
+            gate = open_gate(state=state, actor_id=actor_id, events=[], now_ms=command.ctx.now_ms)
+            gate.refuse_bet(actor_id=actor_id, amount=command.amount, state=state)
+        return command, None, None  # refused anyway: decided again below, where the refusal is raised
+    assert first is not None
+    if not needs_gate(first[0]):
+        return command, None, first
+    gate = open_gate(state=state, actor_id=actor_id, events=first[0], now_ms=command.ctx.now_ms)
+    if not gate.needed():
+        return command, gate, first
+    return replace(command, ctx=replace(command.ctx, loss_room=gate.loss_room())), gate, None
 
 
 def _checkpoint_position(events: list[Any]) -> int | None:

@@ -285,6 +285,8 @@ class HandRead:
     events: list[tuple[StoredEvent, Event]]
     state: TableState
     ledger: list[dict[str, Any]]
+    #: the seq of the event that published the hand's commitment (None for a hand of the old form)
+    seed_committed_at: int | None = None
 
 
 def hand_access(*, hand_id: int, user: AbstractBaseUser, participants_only: bool = False) -> tuple[Hand, Viewer]:
@@ -311,7 +313,9 @@ def hand_read(*, hand_id: int, user: AbstractBaseUser) -> HandRead:
     for _, event in decoded:
         state = evolve(state, event)
     ledger = hand_ledger(table_id=hand.table_id, hand_id=hand.pk)
-    return HandRead(hand, viewer, loaded.start_state, decoded, state, ledger)
+    published = [v for v, _ in seed_commitments(hand.table_id, number=hand.number) if v < hand.opened_version]
+    committed_at = published[-1] if published else None
+    return HandRead(hand, viewer, loaded.start_state, decoded, state, ledger, committed_at)
 
 
 def hand_verification(*, hand_id: int, user: AbstractBaseUser) -> dict[str, str]:

@@ -242,13 +242,18 @@ def fold_rows(stream_id: int, *, after_version: int) -> list[tuple[int, str, Any
 def seed_commitments(stream_id: int, *, number: int) -> list[tuple[int, str]]:
     """(version, commitment) of every ``SeedCommitted`` of hand ``number`` in the stream, in stream order (an
     index probe: ``event_seed_committed_idx``)."""
+    return [(version, commitment) for version, commitment, _ in seed_pledges(stream_id, number=number)]
+
+
+def seed_pledges(stream_id: int, *, number: int) -> list[tuple[int, str, str]]:
+    """(version, commitment, sealed form) of every ``SeedCommitted`` of hand ``number``, in stream order."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT version, data->>'seed_commitment' FROM tables_event "
+            "SELECT version, data->>'seed_commitment', data->>'sealed_seed' FROM tables_event "
             "WHERE stream_id = %s AND type = 'SeedCommitted' AND (data->>'number')::int = %s ORDER BY version",
             [stream_id, number],
         )
-        return [(int(v), str(c)) for v, c in cursor.fetchall()]
+        return [(int(v), str(c), str(sealed)) for v, c, sealed in cursor.fetchall()]
 
 
 def checkpoints_against_chain(

@@ -31,4 +31,4 @@ def test_seed_demo_creates_players_with_chips_and_tables_once_and_prints_credent
     assert Table.objects.filter(bank="house").count() == 1
     text = out.getvalue()
     assert "password" in text and "alice" in text and "token" in text
-    assert all(t.version == 2 for t in Table.objects.all())  # created through the event store (hand 1 committed)
+    assert all(t.version == 3 for t in Table.objects.all())  # created through the event store (hands 1, 2 committed)

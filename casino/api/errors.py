@@ -46,6 +46,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "bet_out_of_limits": 400,
     "not_authenticated": 401,
     "forbidden": 403,
+    "excluded": 403,  # v1.2: on a break or self-excluded (details.until)
     "not_found": 404,
     "method_not_allowed": 405,
     "not_acceptable": 406,
@@ -64,6 +65,8 @@ STATUS_BY_CODE: dict[str, int] = {
     "not_seated": 409,
     "stale_version": 409,
     "idempotency_conflict": 409,
+    "limit_reached": 409,  # v1.2 responsible gaming: details {kind, period, limit, used, remaining}
+    "reality_check_due": 409,
     "seat_limit": 409,
     # ours
     "server_error": 500,

@@ -5,6 +5,7 @@ from django.urls import URLPattern, URLResolver, include, path
 from casino.api.views.auth import LogoutView, RegisterView, TokenView
 from casino.api.views.cashier import DepositView, WithdrawalView
 from casino.api.views.me import ClientSeedView, MeView, MyHandsView, MyLedgerView
+from casino.api.views.responsible import ActivityView, ExclusionView, LimitConfirmView, LimitsView, RealityCheckView
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/register", RegisterView.as_view(), name="api-register"),
@@ -14,6 +15,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("me/client-seed", ClientSeedView.as_view(), name="api-me-client-seed"),
     path("me/ledger", MyLedgerView.as_view(), name="api-me-ledger"),
     path("me/hands", MyHandsView.as_view(), name="api-me-hands"),
+    path("me/limits", LimitsView.as_view(), name="api-me-limits"),
+    path("me/limits/requests/<int:request_id>/confirm", LimitConfirmView.as_view(), name="api-me-limits-confirm"),
+    path("me/reality-check", RealityCheckView.as_view(), name="api-me-reality-check"),
+    path("me/exclusion", ExclusionView.as_view(), name="api-me-exclusion"),
+    path("me/activity", ActivityView.as_view(), name="api-me-activity"),
     path("cashier/deposits", DepositView.as_view(), name="api-cashier-deposits"),
     path("cashier/withdrawals", WithdrawalView.as_view(), name="api-cashier-withdrawals"),
     path("", include("tables.api.urls")),

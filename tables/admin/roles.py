@@ -40,6 +40,7 @@ READABLE: tuple[tuple[str, str], ...] = (
     ("auth", "group"),
     ("axes", "accessattempt"),  # failed sign-ins and lockouts (casino/login_lockout.py)
     ("axes", "accesslog"),  # sign-ins
+    ("responsible", "gamingaccount"),  # players' limits, requests, exclusions and their history
 )
 
 #: What an operator may do beyond reading: (app label, model name, permission codename).
@@ -49,10 +50,14 @@ OPERATOR_ACTIONS: tuple[tuple[str, str, str], ...] = (
     ("tables", "dispute", "change_dispute"),  # resolve a dispute, with a compensating entry if chips are owed
     ("casino", "player", "use_cashier"),  # deposits and withdrawals through ledger.services
     ("axes", "accessattempt", "delete_accessattempt"),  # unlock a locked sign-in
+    ("responsible", "gamingaccount", "lower_limits"),  # lower a player's limit, with a reason (never raise)
 )
 
 #: Names of custom permissions (the default ones are "Can <action> <verbose name>").
-_CUSTOM_NAMES = {"use_cashier": "Can deposit and withdraw chips at the cage"}
+_CUSTOM_NAMES = {
+    "use_cashier": "Can deposit and withdraw chips at the cage",
+    "lower_limits": "Can lower a player's responsible-gaming limits",
+}
 
 
 def role_permissions() -> dict[str, list[tuple[str, str, str]]]:

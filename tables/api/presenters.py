@@ -201,6 +201,7 @@ def present_history(read: HandRead) -> dict[str, Any]:
     if hand.status == "in_play" and read.state.hand is not None and read.state.hand.number == hand.number:
         participants = _participants_in_play(read.state, read.viewer)
     banker = core["participants"][0]
+    seeds = {p["seat"]: (p["client_seed"], p["client_seed_set_at"]) for p in core["participants"]}
     # the chain hash of every event the history shows, once the hand has ended (the export has the events whole)
     chained = {s.version: s for s, _ in read.events} if hand.status != "in_play" else {}
     return {
@@ -210,6 +211,7 @@ def present_history(read: HandRead) -> dict[str, Any]:
         "status": hand.status,
         "rules": core["rules"],
         "seed_commitment": core["seed_commitment"],
+        "seed_committed_at": read.seed_committed_at,
         "server_seed": core["server_seed"],
         "client_seed": core["client_seed"],
         "nonce": core["nonce"],
@@ -221,6 +223,8 @@ def present_history(read: HandRead) -> dict[str, Any]:
                 "seat": p["seat"],
                 "username": p["username"],
                 "role": p["role"],
+                "client_seed": seeds.get(p["seat"], (None, None))[0],
+                "client_seed_set_at": seeds.get(p["seat"], (None, None))[1],
                 "hands": [
                     {
                         "index": h["index"],

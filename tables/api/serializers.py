@@ -247,6 +247,19 @@ class CurrentHandSerializer(serializers.Serializer):
         ref_name = "CurrentHand"
 
 
+class YourLimitsSerializer(serializers.Serializer):
+    remaining_loss = serializers.IntegerField(
+        allow_null=True, help_text="Chips you may still put at risk under your loss limits (null: no loss limit)."
+    )
+    remaining_session_s = serializers.IntegerField(allow_null=True, help_text="Null: no session limit.")
+    reality_check_due = serializers.JSONField(
+        help_text="false, or {elapsed_s, wagered, net} when a reality check is due (POST /me/reality-check)."
+    )
+
+    class Meta:
+        ref_name = "YourLimits"
+
+
 class LastBankerSerializer(serializers.Serializer):
     seat = serializers.IntegerField(allow_null=True, help_text="null: the house.")
     username = serializers.CharField(allow_null=True)
@@ -295,6 +308,7 @@ class YouSerializer(serializers.Serializer):
         child=serializers.ListField(child=serializers.IntegerField()),
         help_text="For each legal action that takes `hand`, the hand indexes it accepts now.",
     )
+    limits = YourLimitsSerializer(help_text="Responsible gaming (API.md v1.2).")
 
     class Meta:
         ref_name = "You"
@@ -384,6 +398,13 @@ class HistoryParticipantSerializer(serializers.Serializer):
     seat = serializers.IntegerField(allow_null=True)
     username = serializers.CharField(allow_null=True)
     role = serializers.CharField()
+    client_seed = serializers.CharField(
+        allow_null=True, help_text="v1.2: his client seed as it went into the hand's (null until the first card)."
+    )
+    client_seed_set_at = serializers.IntegerField(
+        allow_null=True,
+        help_text="v1.2: the table version at which he set that seed, or at which he sat down with it.",
+    )
     hands = HistoryHandSerializer(many=True)
 
     class Meta:
@@ -441,6 +462,11 @@ class HandHistorySerializer(serializers.Serializer):
     status = serializers.CharField(help_text="in_play, settled or abandoned.")
     rules = serializers.DictField(child=serializers.JSONField())
     seed_commitment = serializers.CharField()
+    seed_committed_at = serializers.IntegerField(
+        allow_null=True,
+        help_text="v1.2: the seq of the event that published the commitment (null: a hand of the old form, "
+        "committed as it opened).",
+    )
     server_seed = serializers.CharField(allow_null=True)
     client_seed = serializers.CharField(allow_null=True, help_text="Null until the hand's first card is dealt.")
     nonce = serializers.IntegerField()

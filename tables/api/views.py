@@ -25,6 +25,8 @@ from casino.api.idempotency import idempotency_key, idempotent
 from casino.api.pagination import ApiPagination
 from casino.api.permissions import CanCreateTables
 from casino.api.schema import api_errors
+from responsible.clock import now_ms
+from responsible.selectors import table_limits
 from tables import fairness, feed, selectors, services
 from tables.api import presenters
 from tables.api import serializers as io
@@ -90,7 +92,14 @@ class TableListView(generics.ListAPIView):
             idempotency_key=idempotency_key(request),
         )
         read = selectors.table_read(table_id=table.pk, user=request.user)
-        return Response(presenters.present_table(read), status=status.HTTP_201_CREATED)
+        return Response(with_limits(presenters.present_table(read), request.user), status=status.HTTP_201_CREATED)
+
+
+def with_limits(table: dict[str, Any], user: Any) -> dict[str, Any]:
+    """The table view's ``you.limits`` (API.md v1.2 responsible gaming): remaining loss, remaining session
+    seconds, and whether a reality check is due."""
+    table["you"]["limits"] = table_limits(int(user.pk), now_ms=now_ms())
+    return table
 
 
 class TableDetailView(APIView):
@@ -107,7 +116,8 @@ class TableDetailView(APIView):
     )
     @api_errors("not_found")
     def get(self, request: Request, table_id: int) -> Response:
-        return Response(presenters.present_table(selectors.table_read(table_id=table_id, user=request.user)))
+        body = presenters.present_table(selectors.table_read(table_id=table_id, user=request.user))
+        return Response(with_limits(body, request.user))
 
 
 class SeatsView(APIView):
@@ -139,6 +149,7 @@ class SeatsView(APIView):
             idempotency_key=idempotency_key(request),
         )
         body = presenters.present_outcome(selectors.outcome_read(outcome=outcome, user=request.user))
+        with_limits(body["table"], request.user)
         return Response(body, status=status.HTTP_201_CREATED)
 
 
@@ -156,7 +167,9 @@ class MySeatView(APIView):
     @api_errors("not_found", "not_seated", "illegal_action")
     def delete(self, request: Request, table_id: int) -> Response:
         outcome = services.table_leave(table_id=table_id, user=request.user)
-        return Response(presenters.present_outcome(selectors.outcome_read(outcome=outcome, user=request.user)))
+        body = presenters.present_outcome(selectors.outcome_read(outcome=outcome, user=request.user))
+        with_limits(body["table"], request.user)
+        return Response(body)
 
 
 class ActionsView(APIView):
@@ -188,7 +201,9 @@ class ActionsView(APIView):
             expected_version=data.validated_data.get("expected_version"),
             idempotency_key=idempotency_key(request),
         )
-        return Response(presenters.present_outcome(selectors.outcome_read(outcome=outcome, user=request.user)))
+        body = presenters.present_outcome(selectors.outcome_read(outcome=outcome, user=request.user))
+        with_limits(body["table"], request.user)
+        return Response(body)
 
 
 class EventsQuery(serializers.Serializer):

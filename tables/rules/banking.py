@@ -54,17 +54,8 @@ def ensure_banker(tx: Tx) -> bool:
     if current is not None:
         if can_hold_bank(tx, current):
             return True
-        reason = BankReason.SAT_OUT if current.sitting_out else BankReason.CANNOT_COVER
-        successor = offer_from(tx, current.seat)
-        tx.emit(
-            BankPassed(
-                from_seat=current.seat,
-                to_seat=successor.seat if successor else None,
-                player_id=successor.player_id if successor else None,
-                reason=reason,
-            )
-        )
-        return successor is not None
+        pass_bank_from(tx, current.seat, BankReason.SAT_OUT if current.sitting_out else BankReason.CANNOT_COVER)
+        return tx.state.banker_seat is not None
     if sum(1 for s in state.seats if not s.sitting_out and not s.leaving) < 2:
         return False  # no hand could start: nobody is offered or drawn the bank yet
     if state.last_banker_seat is not None:

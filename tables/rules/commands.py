@@ -5,15 +5,17 @@ Every command carries a :class:`Context` with the data only the shell can supply
 of the wallet), fresh OS entropy (``entropy``, 64 lowercase hex chars: the first-banker draw) and the seeds
 (see docs/fairness.md):
 
-- ``next_seed``: a freshly drawn server seed for the next hand to be committed, as its commitment, its sealed
-  form (opaque to the core) and its plain text. The core uses it only if the command commits a seed (table
-  creation, the end of a hand).
-- ``seed``: the plain text of the seed committed for the table's hand in play (or the next hand to open),
-  unsealed by the shell. The core uses it only to deal and to reveal.
+- ``next_seeds``: freshly drawn server seeds, one for each hand this command may commit (``NextSeed.number``),
+  each as its commitment, its sealed form (opaque to the core) and its plain text. The core uses one only if the
+  command commits that hand's seed (table creation commits hands 1 and 2; hand N's opening commits hand N+2).
+- ``seeds``: the plain texts of the table's committed, unrevealed seeds, unsealed by the shell. The core matches
+  each to its commitment and uses it only to deal and to reveal.
 
 Both plain texts are secrets: :func:`without_secrets` is the form the shell records, and re-running a recorded
-command puts back the seeds revealed since. Without ``next_seed`` (the pure core driven by tests or a
-simulation) the core commits to ``entropy`` as the next seed and keeps it in plain text in the state.
+command puts back the seeds revealed since. Commands recorded under contract v1.1 carry ``next_seed`` (one seed,
+committed at a hand's end) and ``seed``; they re-run as they ran then. Without any of them (the pure core driven
+by tests or a simulation) the core commits to seeds derived from ``entropy`` and keeps them in plain text
+(``plain:``), a form that only such a command accepts: a command from the shell never deals from it.
 A command serialised with :func:`tables.rules.codec.command_to_json` is enough to re-run ``decide``.
 
 A little longer than the core's other modules: the catalogue of every command, with the mapping of API action
@@ -22,7 +24,7 @@ bodies to commands beside them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -31,45 +33,69 @@ from .errors import invalid
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NextSeed:
-    """A server seed drawn for the next hand to be committed: ``commitment`` = sha256 of it (hex), ``sealed``
-    its encrypted form (opaque to the core, stored in ``SeedCommitted``), ``seed`` its plain hex (never
-    recorded)."""
+    """A server seed drawn for hand ``number`` (None: the next hand to be committed, contract v1.1):
+    ``commitment`` = sha256 of it (hex), ``sealed`` its encrypted form (opaque to the core, stored in
+    ``SeedCommitted``), ``seed`` its plain hex (never recorded)."""
 
     commitment: str
     sealed: str
     seed: str | None = None
+    number: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Context:
-    """Shell-supplied data of one command: clock, wallets, entropy and seeds."""
+    """Shell-supplied data of one command: clock, wallets, entropy and seeds.
+
+    ``loss_room``: for players with a responsible-gaming loss limit, the most chips each may still put at risk
+    (docs/responsible-gaming.md); a player not listed has no such limit. A stake whose reserve would pass it is
+    refused with ``limit_reached``, and a banker is covered only as far as it reaches (so the bank passes).
+    """
 
     now_ms: int
     wallets: Mapping[str, int] = field(default_factory=dict)
     entropy: str = "0" * 64
-    seed: str | None = None
-    next_seed: NextSeed | None = None
+    seed: str | None = None  # contract v1.1: the plain seed of the one pending commitment
+    next_seed: NextSeed | None = None  # contract v1.1: the seed a hand's end commits for the next hand
+    seeds: tuple[str, ...] = ()
+    next_seeds: tuple[NextSeed, ...] = ()
+    loss_room: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def from_simulation(self) -> bool:
+        """No seed offered by a shell: the pure core driven by the tests' and the simulator's own entry points, the
+        only commands that commit to (and deal from) seeds kept in plain text."""
+        return self.next_seed is None and not self.next_seeds
+
+    @property
+    def schedule_v11(self) -> bool:
+        """A command recorded under contract v1.1 (one ``next_seed``, committed at a hand's end): it re-runs as it
+        ran then."""
+        return self.next_seed is not None and not self.next_seeds
 
 
 def without_secrets(command: Command) -> Command:
     """``command`` as the shell records it: the plain texts of the seeds removed (commitments and sealed forms
     stay, so the recorded command re-runs once the seeds are revealed)."""
     ctx = command.ctx
-    if ctx.seed is None and (ctx.next_seed is None or ctx.next_seed.seed is None):
+    offered = (*ctx.next_seeds, *((ctx.next_seed,) if ctx.next_seed is not None else ()))
+    if ctx.seed is None and not ctx.seeds and all(s.seed is None for s in offered):
         return command
     next_seed = None if ctx.next_seed is None else replace(ctx.next_seed, seed=None)
-    return replace(command, ctx=replace(ctx, seed=None, next_seed=next_seed))
+    next_seeds = tuple(replace(s, seed=None) for s in ctx.next_seeds)
+    return replace(command, ctx=replace(ctx, seed=None, seeds=(), next_seed=next_seed, next_seeds=next_seeds))
 
 
-def with_seeds(command: Command, revealed: Mapping[str, str], pending: str | None) -> Command:
+def with_seeds(command: Command, revealed: Mapping[str, str], pending: Sequence[str]) -> Command:
     """A recorded command with the seeds put back: ``revealed`` maps commitments to revealed seeds (hex);
-    ``pending`` is the commitment of the seed that was pending when the command ran (None if none)."""
+    ``pending`` holds the commitments that were committed and unrevealed when the command ran."""
     ctx = command.ctx
-    seed = revealed.get(pending) if pending is not None else None
+    seeds = tuple(revealed[c] for c in pending if c in revealed)
     next_seed = ctx.next_seed
     if next_seed is not None:
         next_seed = replace(next_seed, seed=revealed.get(next_seed.commitment))
-    return replace(command, ctx=replace(ctx, seed=seed, next_seed=next_seed))
+    next_seeds = tuple(replace(s, seed=revealed.get(s.commitment)) for s in ctx.next_seeds)
+    return replace(command, ctx=replace(ctx, seed=None, seeds=seeds, next_seed=next_seed, next_seeds=next_seeds))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

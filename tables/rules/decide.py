@@ -121,26 +121,37 @@ _HANDLERS: dict[type[Command], Callable[[Tx, Any], None]] = {
 _TRIGGERS = frozenset({SitDown, SitIn, PlaceBet})
 
 
-def handle(command: Command, state: TableState) -> tuple[list[Event], TableState]:
+def handle(command: Command, state: TableState, *, replaying: bool = False) -> tuple[list[Event], TableState]:
     """The events ``command`` causes in ``state`` and the state after them (the fold of those events).
 
-    Raises a :class:`DomainError` (no events) when the rules refuse the command.
+    ``replaying``: a verifier re-running a recorded command (with the seeds revealed since put back); a hand whose
+    seed is not revealed yet is then not opened (it is checked with its own commands). Raises a
+    :class:`DomainError` (no events) when the rules refuse the command.
     """
     try:
-        return _run(command, Tx(state, command.ctx))
-    except SeedUnavailable:
-        return _run_without_seed(command, state)
+        return _run(command, Tx(state, command.ctx, replaying=replaying))
+    except SeedUnavailable as missing:
+        return _run_without_seed(command, state, missing.number, replaying)
 
 
-def _run_without_seed(command: Command, state: TableState) -> tuple[list[Event], TableState]:
-    """The command needed the seed of the hand in play (or of the next hand) and does not carry it (its sealed
-    form could not be opened: a lost key). A hand in play is abandoned with every stake returned instead of the
-    command; between hands a fresh seed replaces the unusable commitment and the command runs on it."""
-    tx = Tx(state, command.ctx)
-    if state.hand_in_play:
+def _run_without_seed(
+    command: Command, state: TableState, number: int, replaying: bool
+) -> tuple[list[Event], TableState]:
+    """The command needed the committed seed of hand ``number`` (to deal or to reveal) and does not carry it: its
+    sealed form could not be opened (a lost key), or it was never sealed by the shell (a ``plain:`` pledge written
+    into the database). The seed is never replaced: the hand in play is abandoned with every stake returned instead
+    of the command; a hand that would open and deal at once opens and is abandoned the same way (the command runs).
+    A command recorded under contract v1.1 re-runs as it ran then (a fresh seed replaced an unusable commitment
+    between hands)."""
+    tx = Tx(state, command.ctx, replaying=replaying)
+    hand = state.hand
+    if hand is not None and hand.in_play and (hand.number == number or command.ctx.schedule_v11):
         abandon_without_seed(tx)
         return tx.events, tx.state
-    tx.commit_next_seed()
+    if command.ctx.schedule_v11:
+        tx.commit_next_seed()
+    else:
+        tx.unopenable = number
     return _run(command, tx)
 
 
@@ -205,13 +216,13 @@ def _only_ready(events: list[Event]) -> bool:
     return len(events) == 1 and isinstance(events[0], SatIn) and events[0].reason == SitInReason.READY
 
 
-def decide(command: Command, state: TableState) -> list[Event]:
+def decide(command: Command, state: TableState, *, replaying: bool = False) -> list[Event]:
     """The events ``command`` causes in ``state``; a refused command raises a :class:`DomainError`.
 
     Deterministic: the same command (including its context: clock, wallets, entropy) and state always give
     the same events, which is how a disputed hand is re-run and verified.
     """
-    return handle(command, state)[0]
+    return handle(command, state, replaying=replaying)[0]
 
 
 __all__ = ["accepts", "decide", "handle"]

@@ -67,13 +67,14 @@ class StandReason(StrEnum):
 
 
 class SkipReason(StrEnum):
-    """Why a punter takes no part in a hand (``PunterSkipped.reason``); the last two are error codes."""
+    """Why a punter takes no part in a hand (``PunterSkipped.reason``); the last three are error codes."""
 
     TIMEOUT = "timeout"
     SAT_OUT = "sat_out"
     LEFT = "left"
     INSUFFICIENT_FUNDS = "insufficient_funds"
     BANK_CANNOT_COVER = "bank_cannot_cover"
+    LIMIT_REACHED = "limit_reached"  # his responsible-gaming limits allow no stake (Context.loss_room)
 
 
 class LeaveReason(StrEnum):

@@ -50,6 +50,12 @@ class BankCannotCover(DomainError):
     code = "bank_cannot_cover"
 
 
+class LimitReached(DomainError):
+    """A stake would pass the player's responsible-gaming loss limit (``Context.loss_room``)."""
+
+    code = "limit_reached"
+
+
 class SeatOccupied(DomainError):
     """The chosen seat has a player (API code ``seat_taken``; the event of sitting down is ``SeatTaken``)."""
 

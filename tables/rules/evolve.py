@@ -39,7 +39,13 @@ def _table_created(state: TableState, e: TableCreated) -> TableState:
 
 
 def _seat_taken(state: TableState, e: SeatTaken) -> TableState:
-    seat = SeatState(seat=e.seat, player_id=e.player_id, username=e.username, client_seed=e.client_seed)
+    seat = SeatState(
+        seat=e.seat,
+        player_id=e.player_id,
+        username=e.username,
+        client_seed=e.client_seed,
+        client_seed_set_at=state.version + 1,
+    )
     seats = tuple(sorted((*state.seats, seat), key=lambda s: s.seat))
     return replace(state, version=state.version + 1, seats=seats)
 
@@ -64,7 +70,9 @@ def _sat_in(state: TableState, e: SatIn) -> TableState:
 
 
 def _client_seed_set(state: TableState, e: ClientSeedSet) -> TableState:
-    return replace(state, version=state.version + 1, seats=_replace_seat(state, e.seat, client_seed=e.client_seed))
+    version = state.version + 1
+    seats = _replace_seat(state, e.seat, client_seed=e.client_seed, client_seed_set_at=version)
+    return replace(state, version=version, seats=seats)
 
 
 def _player_timed_out(state: TableState, e: PlayerTimedOut) -> TableState:

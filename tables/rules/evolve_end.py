@@ -16,7 +16,7 @@ from .events import (
     HandMadeSevenHalf,
     HandSettled,
 )
-from .evolve_hand import hand_of, next_state, with_banker, with_hand, with_punter
+from .evolve_hand import hand_of, next_state, with_banker, with_hand, with_punter, without_pledge
 from .scoring import PAIR7, PAIR7_HP
 from .state import EndedHand, HandState, TableState, replace
 
@@ -114,9 +114,6 @@ def _hand_settled(state: TableState, e: HandSettled) -> TableState:
         payouts=tuple(e.payouts.items()),
         next_banker_seat=e.next_banker_seat,
     )
-    pledge = state.pledge
-    if pledge is not None and pledge.number == e.number:
-        pledge = None  # revealed
     return next_state(
         state,
         banker_seat=e.next_banker_seat,
@@ -126,16 +123,13 @@ def _hand_settled(state: TableState, e: HandSettled) -> TableState:
         hand=hand,
         last_hand=_ended(state, hand),
         awaiting=None,
-        pledge=pledge,
+        pledges=without_pledge(state, e.number),  # revealed
     )
 
 
 def _hand_abandoned(state: TableState, e: HandAbandoned) -> TableState:
     hand = hand_of(state)
     hand = replace(hand, phase=Phase.ABANDONED, server_seed=hand.server_seed or e.server_seed)
-    pledge = state.pledge
-    if pledge is not None and pledge.number == e.number:
-        pledge = None
     return next_state(
         state,
         hand=hand,
@@ -143,7 +137,7 @@ def _hand_abandoned(state: TableState, e: HandAbandoned) -> TableState:
         idle=True,
         settled_through=e.number,
         awaiting=None,
-        pledge=pledge,
+        pledges=without_pledge(state, e.number),
     )
 
 

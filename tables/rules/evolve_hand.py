@@ -240,8 +240,20 @@ def _hand_stood(state: TableState, e: HandStood) -> TableState:
 
 
 def _seed_committed(state: TableState, e: SeedCommitted) -> TableState:
+    """A seed committed for hand ``e.number`` (a v1.1 table's unusable commitment was replaced by a new one)."""
     pledge = Pledge(number=e.number, commitment=e.seed_commitment, sealed=e.sealed_seed)
-    return next_state(state, pledge=pledge)
+    kept = [p for p in state.pledges if p.number != e.number]
+    if kept and kept[-1].number > e.number:
+        return next_state(state, pledges=tuple(sorted((*kept, pledge), key=lambda p: p.number)))
+    return next_state(state, pledges=(*kept, pledge))
+
+
+def without_pledge(state: TableState, number: int) -> tuple[Pledge, ...]:
+    """The pledges once hand ``number``'s seed is revealed (or its hand abandoned)."""
+    pledges = state.pledges
+    if any(p.number == number for p in pledges):
+        return tuple(p for p in pledges if p.number != number)
+    return pledges
 
 
 def _client_seed_fixed(state: TableState, e: ClientSeedFixed) -> TableState:

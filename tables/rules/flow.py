@@ -28,7 +28,7 @@ from functools import partial
 from .enums import OVER, HandStatus, Phase, WaitKind
 from .events import ActionAwaited, BettingClosed
 from .opening import deal_round, open_next_hand
-from .showdown import abandon_empty_hand, house_banker_plays, settle, start_banker_turn
+from .showdown import abandon_empty_hand, abandon_without_seed, house_banker_plays, settle, start_banker_turn
 from .state import HandState
 from .turns import first_hand_to_play, same_punters_next_decision
 from .tx import Tx
@@ -74,7 +74,8 @@ def _betting_step(tx: Tx, hand: HandState) -> Step | None:
 def _punters_step(tx: Tx, hand: HandState) -> Step | None:
     """The deal and the punters' turns (phases ``dealing`` and ``punters``)."""
     if not hand.banker.cards:
-        return deal_round
+        # a hand whose committed seed cannot be opened is abandoned before its first card (``decide``)
+        return abandon_without_seed if tx.unopenable == hand.number else deal_round
     awaiting = tx.state.awaiting
     if awaiting is not None and not tx.wait_answered:
         return None
@@ -88,6 +89,10 @@ def _punters_step(tx: Tx, hand: HandState) -> Step | None:
     if turn is not None:
         seat, index, kind = turn
         return partial(await_decision, seat=seat, index=index, kind=kind)
+    if not any(h.stake > 0 for h in hand.punters):
+        # every punter dropped out without a stake (skipped at his turn: the bank could not cover him, or his
+        # limits allow no stake): nothing to settle, the hand is abandoned like an empty betting window
+        return abandon_empty_hand
     return start_banker_turn
 
 

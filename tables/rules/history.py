@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .enums import OVER, Phase
-from .events import CardDealt, Event, HandAbandoned, HandOpened, HandSettled
+from .events import CardDealt, ClientSeedFixed, Event, HandAbandoned, HandOpened, HandSettled
 from .evolve import evolve
 from .state import HandState, TableState, initial_state
 from .view import Viewer, card_visible, no_deck_reason, result_row, settled_deck
@@ -29,7 +29,7 @@ def hand_history(
     Until the hand is settled, cards ``viewer`` may not see are ``None`` and seed and deck are withheld.
     """
     viewer = viewer or Viewer.auditor()
-    opened, last, deals = _find_hand(events, number, start_version, state)
+    opened, fixed, last, deals = _find_hand(events, number, start_version, state)
     hand = last.hand
     assert hand is not None and last.config is not None
     settled = hand.phase in OVER
@@ -46,7 +46,7 @@ def hand_history(
         "settled": hand.phase == Phase.SETTLED,
         "abandoned": hand.phase == Phase.ABANDONED,
         "banker": {"seat": hand.banker.seat, "player_id": hand.banker.player_id},
-        "participants": _participants(hand, names, settled),
+        "participants": _with_client_seeds(_participants(hand, names, settled), fixed),
         "deals": _deal_rows(hand, deals, viewer, settled),
         "results": [result_row(r) for r in hand.results],
         "payouts": dict(hand.payouts),
@@ -58,24 +58,41 @@ def hand_history(
 
 def _find_hand(
     events: Sequence[Event], number: int, start_version: int, state: TableState | None
-) -> tuple[TableState, TableState, list[tuple[int, CardDealt]]]:
-    """Fold ``events`` up to hand ``number``'s end: the state at its opening, at its end (or after the last
-    event) and its deals with their stream ``seq``."""
+) -> tuple[TableState, TableState | None, TableState, list[tuple[int, CardDealt]]]:
+    """Fold ``events`` up to hand ``number``'s end: the state at its opening, when its client seed was fixed (None
+    if never), at its end (or after the last event) and its deals with their stream ``seq``."""
     current = initial_state() if state is None else state
     deals: list[tuple[int, CardDealt]] = []
     opened: TableState | None = None
+    fixed: TableState | None = None
     for offset, event in enumerate(events):
         current = evolve(current, event)
         if isinstance(event, HandOpened) and event.number == number:
             opened = current
+            if event.client_seed:  # the old form: the client seed was fixed as the hand opened
+                fixed = current
         elif opened is not None:
-            if isinstance(event, CardDealt) and event.number == number:
+            if isinstance(event, ClientSeedFixed) and event.number == number:
+                fixed = current
+            elif isinstance(event, CardDealt) and event.number == number:
                 deals.append((start_version + offset, event))
             elif isinstance(event, (HandSettled, HandAbandoned)) and event.number == number:
                 break
     if opened is None:
         raise ValueError(f"hand {number} is not in these events")
-    return opened, current, deals
+    return opened, fixed, current, deals
+
+
+def _with_client_seeds(participants: list[dict[str, Any]], fixed: TableState | None) -> list[dict[str, Any]]:
+    """Each participant's client seed as it went into the hand's client seed, and ``client_seed_set_at``: the table
+    version at which he set it (or sat down with it); both None for a hand whose client seed was never fixed, or
+    for the house."""
+    seats = {s.seat: s for s in fixed.seats} if fixed is not None else {}
+    for participant in participants:
+        seat = seats.get(participant["seat"]) if participant["seat"] is not None else None
+        participant["client_seed"] = seat.client_seed if seat is not None else None
+        participant["client_seed_set_at"] = seat.client_seed_set_at if seat is not None else None
+    return participants
 
 
 def _deal_rows(

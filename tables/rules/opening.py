@@ -15,7 +15,7 @@ def _entrants(tx: Tx) -> tuple[int, ...]:
     banker_seat = state.banker_seat
     by_number = {s.seat: s for s in state.seats}
     banker = by_number.get(banker_seat) if banker_seat is not None else None
-    bank_left = tx.available(banker.player_id if banker is not None else None)
+    bank_left = tx.can_commit(banker.player_id if banker is not None else None)
     betting_first = tx.rules.bet_timing == "before_deal"
     punter_need = minimum * tx.config.punter_loss_multiplier
     bank_need = minimum * tx.config.banker_loss_multiplier
@@ -26,6 +26,7 @@ def _entrants(tx: Tx) -> tuple[int, ...]:
         seat = by_number.get(number)
         if seat is None or seat.sitting_out or seat.leaving:
             continue
+        # a player whose wallet or loss room does not cover the minimum stake is not dealt in
         if not tx.covers(seat.player_id, punter_need):
             continue
         if not betting_first and bank_left is not None:
@@ -52,25 +53,26 @@ def open_next_hand(tx: Tx) -> None:
     if not entrants:
         return
     number = tx.state.hands_opened + 1
-    pledge = tx.state.pledge
-    if (pledge is None or pledge.number != number) and tx.ctx.next_seed is not None:
-        tx.commit_next_seed()  # a table from before seeds were committed ahead switches over
-        pledge = tx.state.pledge
+    ctx = tx.ctx
+    ahead = not ctx.schedule_v11 and (bool(tx.state.pledges) or not ctx.from_simulation)
+    if tx.state.pledge_for(number) is None and (ahead or ctx.schedule_v11):
+        tx.commit_seed(number)  # a table from before contract v1.2 (or v1.1 replayed) moves to committing ahead
+    pledge = tx.state.pledge_for(number)
     state = tx.state
     banker = state.seat_at(state.banker_seat) if state.banker_seat is not None else None
     betting_first = tx.rules.bet_timing == "before_deal"
-    if not betting_first and tx.committed_without_seed(number):
+    if tx.replaying and not betting_first and pledge is not None and not tx.knows_seed(number):
         # a verifier re-running the command that ended the previous hand, before this hand's seed is revealed:
         # everything up to here is checked; this hand is checked with its own commands
         return
-    if pledge is not None and pledge.number == number:
+    if pledge is not None:
         commitment, server_seed, client_seed = pledge.commitment, "", ""  # revealed at the end / at the first card
     else:
         # the old form, kept so that hands recorded before seeds were committed ahead re-run exactly: the seed
         # is the opening command's entropy and the client seed is fixed at the opening
         members = set(entrants) | ({banker.seat} if banker is not None else set())
         client_seed = ":".join(s.client_seed for s in state.seats if s.seat in members)
-        server_seed = tx.ctx.entropy
+        server_seed = ctx.entropy
         commitment = seed_commitment(bytes.fromhex(server_seed))
     tx.emit(
         HandOpened(
@@ -85,6 +87,12 @@ def open_next_hand(tx: Tx) -> None:
             phase=Phase.BETTING if betting_first else Phase.DEALING,
         )
     )
+    if ahead:
+        # contract v1.2: hand N's opening commits hand N+2, so the next hand's commitment is public a whole hand
+        # before its first card (a table moving over commits N+1 here too)
+        for later in (number + 1, number + 2):
+            if tx.state.pledge_for(later) is None:
+                tx.commit_seed(later)
 
 
 def fix_client_seed(tx: Tx) -> None:

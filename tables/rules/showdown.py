@@ -19,7 +19,6 @@ from .events import (
 )
 from .opening import draw
 from .scoring import Score, evaluate, house_banker_draws, settle_hand
-from .state import HandState
 from .turns import show_if_done
 from .tx import Tx
 
@@ -126,14 +125,14 @@ def settle(tx: Tx) -> None:
             server_seed=tx.server_seed(hand),
         )
     )
-    end_hand(tx, hand)
+    end_hand(tx)
 
 
 def abandon_empty_hand(tx: Tx) -> None:
     """A betting window closed with no stake: the hand is abandoned (its seed revealed) and the table idles."""
     hand = tx.hand
     tx.emit(HandAbandoned(number=hand.number, reason=AbandonReason.NO_STAKES, server_seed=tx.server_seed(hand)))
-    end_hand(tx, hand)
+    end_hand(tx)
 
 
 def abandon_without_seed(tx: Tx) -> None:
@@ -150,20 +149,24 @@ def abandon_without_seed(tx: Tx) -> None:
     for party, amount in payouts.items():
         tx.move(None if party == HOUSE else party, amount)
     tx.emit(HandAbandoned(number=hand.number, reason=AbandonReason.SEED_UNAVAILABLE, server_seed="", payouts=payouts))
-    end_hand(tx, hand)
+    end_hand(tx)
 
 
-def end_hand(tx: Tx, hand: HandState) -> None:
+def end_hand(tx: Tx) -> None:
     """What follows the end of every hand, however it ended (settled; abandoned with no stakes, or because its
     seed could not be opened), in one place so that no way of ending a hand can forget a step:
 
     1. every seat that asked to leave during the hand leaves (a banker who leaves passes the bank on);
     2. after an abandoned hand the bank passes as it would after a settlement (``HandSettled`` names the next
        banker itself): from a banker who retires, sat out or cannot cover the bank;
-    3. the next hand's seed is committed where the table's schedule puts it at a hand's end;
-    4. after a settlement the table may open its next hand (an abandoned one leaves it idle).
+    3. after a settlement the table may open its next hand (an abandoned one leaves it idle).
+
+    No seed is committed here (contract v1.2: a hand's opening commits the hand after next).
     """
     settled = tx.state.hand is not None and tx.state.hand.phase == Phase.SETTLED
+    if tx.ctx.schedule_v11:  # a command recorded under contract v1.1 re-runs as it ran then
+        _end_hand_v11(tx, settled)
+        return
     for seat in tx.state.seats:
         if seat.leaving:
             was_banker = tx.state.banker_seat == seat.seat
@@ -172,8 +175,19 @@ def end_hand(tx: Tx, hand: HandState) -> None:
                 pass_bank_from(tx, seat.seat, BankReason.LEFT)
     if not settled:
         _pass_bank_after_abandonment(tx)
-    if tx.commits_ahead(hand):
-        tx.commit_next_seed()
+    if settled:
+        tx.may_open = True
+
+
+def _end_hand_v11(tx: Tx, settled: bool) -> None:
+    """The end of a hand as contract v1.1 ran it (a recorded command re-run for verification): leavers left
+    except after a hand abandoned with no stakes, and the next hand's seed was committed at the hand's end."""
+    abandoned_empty = not settled and tx.state.hand is not None and tx.state.hand.server_seed != ""
+    if not abandoned_empty:
+        for seat in tx.state.seats:
+            if seat.leaving:
+                tx.emit(SeatLeft(seat=seat.seat, player_id=seat.player_id, reason=LeaveReason.AFTER_HAND))
+    tx.commit_next_seed()
     if settled:
         tx.may_open = True
 

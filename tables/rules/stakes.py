@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .enums import HandStatus
-from .errors import BankCannotCover, BetOutOfLimits, InsufficientFunds
+from .errors import BankCannotCover, BetOutOfLimits, InsufficientFunds, LimitReached
 from .tx import Tx
 
 
@@ -27,13 +27,19 @@ def check_reserves(tx: Tx, player_id: str, amount: int, hand_key: tuple[int, int
     """The (punter, banker) reserves of a stake of ``amount``; refuse what either side cannot cover (§7)."""
     punter_reserve = amount * tx.config.punter_loss_multiplier
     banker_reserve = amount * tx.config.banker_loss_multiplier
+    room = tx.loss_room(player_id)
+    if room is not None and room < punter_reserve:
+        raise LimitReached(
+            f"a stake of {amount} could lose {punter_reserve} chips, more than your loss limit leaves ({room})",
+            {"kind": "loss", "needed": punter_reserve, "remaining": max(room, 0)},
+        )
     if not tx.covers(player_id, punter_reserve):
         raise InsufficientFunds(
             f"a stake of {amount} needs {punter_reserve} chips available",
             {"needed": punter_reserve, "available": tx.available(player_id)},
         )
     bank = banker_party(tx)
-    avail = tx.available(bank)
+    avail = tx.can_commit(bank)
     if avail is not None and avail - owed_bank_reserve(tx, hand_key) < banker_reserve:
         raise BankCannotCover(
             f"the bank cannot cover a stake of {amount}", {"needed": banker_reserve, "amount": amount}

@@ -28,6 +28,8 @@ class SeatState(Struct, frozen=True, kw_only=True):
     sit_out_reason: SitOutReason | None = None
     timeouts: int = 0
     leaving: bool = False
+    #: the table version at which ``client_seed`` was set (by ``ClientSeedSet``, or by ``SeatTaken`` when he sat)
+    client_seed_set_at: int = 0
 
 
 class PunterHand(Struct, frozen=True, kw_only=True):
@@ -146,8 +148,8 @@ class TableState(Struct, frozen=True, kw_only=True):
     #: TEST-ONLY seam (see ``tables.rules.testing``): no command or event can set it; a hand opened while it
     #: is set deals these cards first instead of the published shuffle, so it could never verify.
     rigged_stock: tuple[str, ...] | None = None
-    #: The committed, unrevealed seed: of the next hand to open, or of the hand in play.
-    pledge: Pledge | None = None
+    #: The committed, unrevealed seeds by hand number: of the hand in play and of the hands to open after it.
+    pledges: tuple[Pledge, ...] = ()
 
     @property
     def phase(self) -> Phase:
@@ -168,12 +170,22 @@ class TableState(Struct, frozen=True, kw_only=True):
         return self.awaiting.deadline_ms if self.awaiting is not None else None
 
     @property
+    def pledge(self) -> Pledge | None:
+        """The earliest committed, unrevealed seed: of the hand in play, else of the next hand to open."""
+        return self.pledges[0] if self.pledges else None
+
+    def pledge_for(self, number: int) -> Pledge | None:
+        """The committed, unrevealed seed of hand ``number``, if any."""
+        for pledge in self.pledges:
+            if pledge.number == number:
+                return pledge
+        return None
+
+    @property
     def next_seed_commitment(self) -> str | None:
-        """The commitment of the next hand to open, published ahead (None while its hand is in play)."""
-        pledge = self.pledge
-        if pledge is None or pledge.number <= self.hands_opened:
-            return None
-        return pledge.commitment
+        """The commitment of the next hand to open, published ahead (v1.2: while the hand before it is played)."""
+        pledge = self.pledge_for(self.hands_opened + 1)
+        return pledge.commitment if pledge is not None else None
 
     @property
     def hand_in_play(self) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .commands import Timeout
 from .enums import HandStatus, SitOutReason, SkipReason, StandReason, WaitKind
-from .errors import BankCannotCover, InsufficientFunds
+from .errors import BankCannotCover, InsufficientFunds, LimitReached
 from .events import BetPlaced, CardAssigned, HandStood, PlayerTimedOut, PunterSkipped, SatOut
 from .scoring import BUST, evaluate
 from .stakes import banker_party, check_reserves, commit_reserves
@@ -83,7 +83,7 @@ def bet_for_timeout(tx: Tx, h: PunterHand) -> bool:
     amount = tx.min_stake(tx.hand)
     try:
         punter_reserve, banker_reserve = check_reserves(tx, h.player_id, amount, (h.seat, h.hand_index))
-    except (InsufficientFunds, BankCannotCover) as refused:
+    except (InsufficientFunds, BankCannotCover, LimitReached) as refused:
         tx.emit(PunterSkipped(seat=h.seat, player_id=h.player_id, reason=SkipReason(refused.code)))
         return False
     tx.emit(

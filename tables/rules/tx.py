@@ -7,9 +7,10 @@ events emitted so far in this command. A raised :class:`DomainError` discards ev
 
 from __future__ import annotations
 
+import hashlib
 import re
 
-from .commands import Context
+from .commands import Context, NextSeed
 from .config import TableConfig
 from .errors import InvalidRequest, NotFound
 from .events import HOUSE, Event, SeedCommitted
@@ -18,10 +19,16 @@ from .ruleset import Rules
 from .shuffle import seed_commitment, shuffle_deck
 from .state import HandState, TableState
 
-#: The sealed form of a seed kept in plain text: what the core commits to when the caller supplies no
-#: ``ctx.next_seed`` (tests, simulations). The service always supplies one (sealed by its key).
+#: The sealed form of a seed kept in plain text: what the core commits to when the command offers no fresh seed
+#: (the tests' and the simulator's own entry points: ``Context.from_simulation``). Only such a command deals from it:
+#: a pledge of this form found in a table that a shell drives (a row written into the database) is never opened.
 PLAIN_PREFIX = "plain:"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def simulated_seed(entropy: str, number: int) -> str:
+    """The plain seed a simulation commits for hand ``number``: derived from the command's entropy (64 hex)."""
+    return hashlib.sha256(f"{entropy}:seed:{number}".encode()).hexdigest()
 
 
 class SeedUnavailable(Exception):
@@ -55,29 +62,35 @@ class Tx:
     """Accumulates the events of one command and the state they lead to."""
 
     __slots__ = (
-        "_committed",
         "_decks",
         "_delta",
+        "_risked",
         "_seeds",
         "config",
         "ctx",
         "events",
         "may_open",
+        "replaying",
         "rules",
         "state",
         "trigger",
+        "unopenable",
         "wait_answered",
         "wait_expired",
     )
 
-    def __init__(self, state: TableState, ctx: Context) -> None:
+    def __init__(self, state: TableState, ctx: Context, *, replaying: bool = False) -> None:
         self.state = state
         self.events: list[Event] = []
         self.ctx = ctx
         self._delta: dict[str, int] = {}
-        #: plain seeds this command knows, by hand number (the pending one unsealed by the shell)
+        self._risked: dict[str, int] = {}  # chips each party committed in this command (never lowered by a win)
+        #: plain seeds this command knows, by hand number (the committed ones unsealed by the shell)
         self._seeds: dict[int, str] = {}
-        self._committed: int | None = None  # the hand whose seed this command committed
+        #: a verifier re-running a recorded command: a hand whose seed is not revealed yet is not opened
+        self.replaying = replaying
+        #: the hand whose committed seed cannot be opened: it opens and is abandoned at once (``decide``)
+        self.unopenable: int | None = None
         #: the decks this command dealt from, by hand number (derived and checked once per command)
         self._decks: dict[int, tuple[str, ...]] = {}
         # What this command did, as the automatic steps (``flow``) need to know it:
@@ -89,9 +102,13 @@ class Tx:
         self.wait_answered = False
         #: the betting window's deadline passed (a timeout): it closes even with no stake on the table
         self.wait_expired = False
-        pledge = state.pledge
-        if pledge is not None and ctx.seed is not None:
-            self._seeds[pledge.number] = ctx.seed
+        if state.pledges and (ctx.seeds or ctx.seed is not None):
+            numbers = {pledge.commitment: pledge.number for pledge in state.pledges}
+            for plain in (ctx.seed, *ctx.seeds):
+                if isinstance(plain, str) and _HEX64.fullmatch(plain) is not None:
+                    number = numbers.get(seed_commitment(bytes.fromhex(plain)))
+                    if number is not None:
+                        self._seeds[number] = plain
         config = state.config
         if config is not None:
             self.use_config(config)
@@ -127,15 +144,30 @@ class Tx:
             raise InvalidRequest("wallets map player ids to integer chip balances", {"field": "wallets"})
         return balance + self._delta.get(key, 0)
 
+    def loss_room(self, party: str | None) -> int | None:
+        """Chips ``party`` may still put at risk under his loss limit (``ctx.loss_room``); None: no limit."""
+        if party is None or party not in self.ctx.loss_room:
+            return None
+        return self.ctx.loss_room[party] - self._risked.get(party, 0)
+
+    def can_commit(self, party: str | None) -> int | None:
+        """Chips ``party`` can commit now: his wallet, capped by his loss room; None means unlimited."""
+        avail, room = self.available(party), self.loss_room(party)
+        if avail is None or room is None:
+            return room if avail is None else avail
+        return min(avail, room)
+
     def covers(self, party: str | None, amount: int) -> bool:
-        """True if ``party`` can commit ``amount`` chips."""
-        avail = self.available(party)
+        """True if ``party`` can commit ``amount`` chips: his wallet and his loss room allow it."""
+        avail = self.can_commit(party)
         return avail is None or avail >= amount
 
     def move(self, party: str | None, amount: int) -> None:
         """Credit (positive) or debit (negative) ``party``'s wallet within this command."""
         key = HOUSE if party is None else party
         self._delta[key] = self._delta.get(key, 0) + amount
+        if amount < 0:
+            self._risked[key] = self._risked.get(key, 0) - amount
 
     # -- time ----------------------------------------------------------------------------------------------
     def turn_deadline(self) -> int:
@@ -157,51 +189,57 @@ class Tx:
 
     # -- seeds ---------------------------------------------------------------------------------------------
     def commit_next_seed(self) -> None:
-        """Draw the seed of the next hand to open (``ctx.next_seed``; else ``entropy``, kept in plain text) and
-        publish its commitment."""
-        number = self.state.hands_opened + 1
-        offered = self.ctx.next_seed
+        """Contract v1.1 (a recorded command re-run as it ran then): commit ``ctx.next_seed`` for the next hand."""
+        self.commit_seed(self.state.hands_opened + 1)
+
+    def _offered(self, number: int) -> NextSeed | None:
+        for offered in self.ctx.next_seeds:
+            if offered.number == number:
+                return offered
+        return self.ctx.next_seed if self.ctx.schedule_v11 else None
+
+    def commit_seed(self, number: int) -> None:
+        """Publish the commitment of hand ``number``'s seed, drawn by the shell (``ctx.next_seeds``); a simulation
+        commits to a seed derived from ``entropy``, kept in plain text. A seed once committed is never drawn again,
+        replaced or re-drawn."""
+        offered = self._offered(number)
         plain: str | None
         if offered is None:
-            plain = self.ctx.entropy
+            if not self.ctx.from_simulation:
+                raise InvalidRequest(f"no fresh seed was offered for hand {number}", {"field": "next_seeds"})
+            plain = simulated_seed(self.ctx.entropy, number)
             commitment, sealed = seed_commitment(bytes.fromhex(plain)), PLAIN_PREFIX + plain
         else:
             plain, commitment, sealed = offered.seed, offered.commitment, offered.sealed
             if not isinstance(commitment, str) or not _HEX64.fullmatch(commitment) or not isinstance(sealed, str):
                 raise InvalidRequest(
-                    "next_seed needs a commitment (64 lowercase hex) and a sealed form", {"field": "next_seed"}
+                    "next_seed needs a commitment (64 lowercase hex) and a sealed form", {"field": "next_seeds"}
                 )
         if plain is not None:
             self._seeds[number] = plain
-        self._committed = number
         self.emit(SeedCommitted(number=number, seed_commitment=commitment, sealed_seed=sealed))
 
-    def commits_ahead(self, hand: HandState) -> bool:
-        """Whether the end of ``hand`` commits the next hand's seed: always for a hand committed ahead; for a hand
-        of the old form only if the shell supplies a seed (a recorded old command re-runs as it ran then)."""
-        return not hand.server_seed or self.ctx.next_seed is not None
+    def _plain(self, number: int) -> str | None:
+        """The plain seed of hand ``number`` this command carries; a pledge kept in plain text only for a command
+        of the tests' or the simulator's own entry points (never for one from the shell)."""
+        plain = self._seeds.get(number)
+        if plain is None and self.ctx.from_simulation:
+            pledge = self.state.pledge_for(number)
+            if pledge is not None and pledge.sealed.startswith(PLAIN_PREFIX):
+                plain = pledge.sealed[len(PLAIN_PREFIX) :]
+        return plain
 
-    def committed_without_seed(self, number: int) -> bool:
-        """Whether this command committed the seed of hand ``number`` without carrying its plain text (a verifier
-        re-running it before that seed is revealed)."""
-        if self._committed != number or number in self._seeds:
-            return False
-        pledge = self.state.pledge
-        return not (pledge is not None and pledge.number == number and pledge.sealed.startswith(PLAIN_PREFIX))
+    def knows_seed(self, number: int) -> bool:
+        """Whether this command can open the committed seed of hand ``number``."""
+        pledge = self.state.pledge_for(number)
+        plain = self._plain(number)
+        return pledge is not None and isinstance(plain, str) and _opens(plain, pledge.commitment)
 
     def server_seed(self, hand: HandState) -> str:
         """The plain server seed of ``hand`` (hex), checked against its commitment; raises SeedUnavailable."""
         if hand.server_seed:  # a hand opened before seeds were committed ahead
             return hand.server_seed
-        plain = self._seeds.get(hand.number)
-        pledge = self.state.pledge
-        if (
-            plain is None
-            and pledge is not None
-            and pledge.number == hand.number
-            and pledge.sealed.startswith(PLAIN_PREFIX)
-        ):
-            plain = pledge.sealed[len(PLAIN_PREFIX) :]
+        plain = self._plain(hand.number)
         if not isinstance(plain, str) or not _opens(plain, hand.seed_commitment):
             raise SeedUnavailable(hand.number)
         return plain

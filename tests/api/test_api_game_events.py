@@ -22,15 +22,16 @@ def test_the_feed_pages_by_seq(as_staff, as_player, player, fund):
     table = ok(as_staff.post("/api/v1/tables", CLASSIC, format="json"), 201)
     ok(as_player.post(f"/api/v1/tables/{table['id']}/seats", {}, format="json"), 201)
     everything = ok(feed(as_player, table["id"]))
-    assert [e["seq"] for e in everything["events"]] == [1, 2, 3]
-    assert [e["type"] for e in everything["events"]] == ["TableCreated", "SeedCommitted", "SeatTaken"]
-    assert set(everything["events"][0]) == {"seq", "type", "at", "data"} and everything["last_seq"] == 3
+    assert [e["seq"] for e in everything["events"]] == [1, 2, 3, 4]
+    # the seeds of hands 1 and 2 are committed with the table (API.md v1.2)
+    assert [e["type"] for e in everything["events"]] == ["TableCreated", "SeedCommitted", "SeedCommitted", "SeatTaken"]
+    assert set(everything["events"][0]) == {"seq", "type", "at", "data"} and everything["last_seq"] == 4
     committed = everything["events"][1]["data"]  # hand 1's commitment, public from the table's creation
     assert committed["number"] == 1 and committed["seed_commitment"] == table["next_seed_commitment"]
     assert committed["sealed_seed"] is None  # nobody sees the sealed seed
     assert ok(feed(as_player, table["id"], "?after=1"))["events"] == everything["events"][1:]
-    assert ok(feed(as_player, table["id"], "?after=3")) == {"events": [], "last_seq": 3}
-    assert ok(feed(as_player, table["id"], "?after=99")) == {"events": [], "last_seq": 3}
+    assert ok(feed(as_player, table["id"], "?after=4")) == {"events": [], "last_seq": 4}
+    assert ok(feed(as_player, table["id"], "?after=99")) == {"events": [], "last_seq": 4}
 
 
 @pytest.mark.django_db
@@ -55,6 +56,6 @@ def test_the_rest_server_answers_a_wait_at_once(as_staff, as_player):
     (tests/api/test_live_longpoll.py)."""
     table = ok(as_staff.post("/api/v1/tables", CLASSIC, format="json"), 201)
     started = time.monotonic()
-    body = ok(feed(as_player, table["id"], "?after=2&wait=30"))
+    body = ok(feed(as_player, table["id"], "?after=3&wait=30"))
     assert time.monotonic() - started < 2
-    assert body == {"events": [], "last_seq": 2}
+    assert body == {"events": [], "last_seq": 3}

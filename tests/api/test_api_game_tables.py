@@ -36,9 +36,10 @@ def test_staff_create_a_table_and_get_its_view(as_staff):
     assert body["name"] == "Blue room" and body["preset"] == "classic" and body["bank"] == "player"
     assert body["rules"]["tie_rule"] == "push" and body["rules"]["bet_timing"] == "before_deal"
     assert body["turn_timeout_s"] == 20 and body["betting_timeout_s"] == 30
-    assert body["version"] == 2 and body["phase"] == "waiting" and body["seats"] == [] and body["hand"] is None
-    assert len(body["next_seed_commitment"]) == 64  # hand 1's seed is committed with the table
-    assert body["you"] == {"seat": None, "balance": 0, "legal_actions": [], "legal_hands": {}}
+    assert body["version"] == 3 and body["phase"] == "waiting" and body["seats"] == [] and body["hand"] is None
+    assert len(body["next_seed_commitment"]) == 64  # hands 1 and 2's seeds are committed with the table (v1.2)
+    no_limits = {"remaining_loss": None, "remaining_session_s": None, "reality_check_due": False}
+    assert body["you"] == {"seat": None, "balance": 0, "legal_actions": [], "legal_hands": {}, "limits": no_limits}
 
 
 def test_a_hungarian_house_table_with_a_fixed_stake(as_staff):
@@ -143,7 +144,8 @@ def test_the_view_of_a_seated_player_a_spectator_and_staff(as_staff, make_user, 
     assert seated["hand"]["server_seed"] is None and seated["hand"]["deck"] is None
     assert [s["seat"] for s in seated["seats"]] == [1, 2] and sum(s["is_banker"] for s in seated["seats"]) == 1
     spectator = ok(client_for(make_user("spec")).get(f"/api/v1/tables/{table['id']}"))
-    assert spectator["you"] == {"seat": None, "balance": 0, "legal_actions": [], "legal_hands": {}}
+    no_limits = {"remaining_loss": None, "remaining_session_s": None, "reality_check_due": False}
+    assert spectator["you"] == {"seat": None, "balance": 0, "legal_actions": [], "legal_hands": {}, "limits": no_limits}
     staff_view = ok(as_staff.get(f"/api/v1/tables/{table['id']}"))
     assert staff_view["you"]["seat"] is None and staff_view["hand"]["deck"] is None
 
@@ -164,7 +166,7 @@ def test_taking_a_seat_answers_the_table_and_the_seat_event(as_staff, as_player,
     assert body["table"]["you"]["seat"] == 2
     assert body["events"] == [
         {
-            "seq": 3,
+            "seq": 4,
             "type": "SeatTaken",
             "at": body["events"][0]["at"],
             "data": body["events"][0]["data"],
@@ -235,7 +237,7 @@ def test_a_new_client_seed_reaches_the_tables_the_player_sits_at(as_staff, as_pl
     table = ok(create(as_staff), 201)
     ok(sit(as_player, table["id"]), 201)
     ok(as_player.put("/api/v1/me/client-seed", {"client_seed": "my-lucky-seed"}, format="json"))
-    events = ok(as_player.get(f"/api/v1/tables/{table['id']}/events?after=3"))["events"]
+    events = ok(as_player.get(f"/api/v1/tables/{table['id']}/events?after=4"))["events"]
     assert [(e["type"], e["data"]["client_seed"]) for e in events] == [("ClientSeedSet", "my-lucky-seed")]
 
 

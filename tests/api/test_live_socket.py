@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_a_token_opens_the_stream_at_the_tables_version(asgi_server, as_staff, as_player):
     table = create_table(as_staff, "classic")
     socket = Socket.open(asgi_server, table["id"], token_of(as_player))
-    assert socket.recv() == {"type": "events", "events": [], "last_seq": 2}
+    assert socket.recv() == {"type": "events", "events": [], "last_seq": 3}
     socket.close()
 
 
@@ -73,13 +73,13 @@ def test_a_user_over_the_cap_of_open_waits_closes_4429_and_a_freed_slot_lets_him
     token = token_of(as_player)
     sockets = [Socket.open(asgi_server, table["id"], token) for _ in range(LIVE_TEST_CAP)]
     for socket in sockets:
-        assert socket.recv()["last_seq"] == 2
+        assert socket.recv()["last_seq"] == 3
     assert Socket.open(asgi_server, table["id"], token).close_code() == 4429
-    assert Socket.open(asgi_server, table["id"], token_of(as_staff)).recv()["last_seq"] == 2  # another user
+    assert Socket.open(asgi_server, table["id"], token_of(as_staff)).recv()["last_seq"] == 3  # another user
     sockets.pop().close()
     wait_for_free_slot(player.pk, LIVE_TEST_CAP)  # the server notices the close and frees the slot
     late = Socket.open(asgi_server, table["id"], token)
-    assert late.recv()["last_seq"] == 2
+    assert late.recv()["last_seq"] == 3
     for socket in [*sockets, late]:
         socket.close()
 
@@ -92,7 +92,7 @@ def test_a_session_cookie_works_from_this_site_only(asgi_server, as_staff, playe
     same_site = Socket.open(
         asgi_server, table["id"], additional_headers={"Cookie": cookie}, origin=f"http://{host}:8000"
     )
-    assert same_site.recv()["last_seq"] == 2
+    assert same_site.recv()["last_seq"] == 3
     same_site.close()
     other_site = Socket.open(
         asgi_server, table["id"], additional_headers={"Cookie": cookie}, origin="http://evil.example"
@@ -156,7 +156,7 @@ def test_a_commit_outside_the_api_reaches_the_socket(asgi_server, as_staff, as_p
     services.table_sit(table_id=table["id"], user=late)
     message = socket.recv(timeout=5)
     assert time.monotonic() - started < 2
-    assert [e["type"] for e in message["events"]] == ["SeatTaken"] and message["last_seq"] == 3
+    assert [e["type"] for e in message["events"]] == ["SeatTaken"] and message["last_seq"] == 4
 
 
 def test_a_lost_notification_only_delays_the_socket(asgi_server, as_staff, as_player, make_user, fund, monkeypatch):
@@ -173,5 +173,5 @@ def test_a_lost_notification_only_delays_the_socket(asgi_server, as_staff, as_pl
     fund(unheard, 100)
     services.table_sit(table_id=table["id"], user=unheard)
     message = socket.recv(timeout=LIVE_TEST_RECHECK_S + 5)
-    assert [e["type"] for e in message["events"]] == ["SeatTaken"] and message["last_seq"] == 3
+    assert [e["type"] for e in message["events"]] == ["SeatTaken"] and message["last_seq"] == 4
 

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from dataclasses import replace
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rules_helpers import entropy_for
+from rules_random_play import PRESETS, RandomTable
 
 from tables.rules import (
     CardDealt,
@@ -45,28 +49,33 @@ from tables.rules.view import Viewer
 class Shell:
     """What the service does around the core, with a dictionary standing in for the sealing key."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, v11: bool = False) -> None:
         self.state: TableState = initial_state()
         self.vault: dict[str, str] = {}  # sealed form -> seed: the "key"
         self.recorded: list[tuple[dict[str, Any], list[Any], TableState]] = []
         self.n = 0
         self.lost = False
+        self.v11 = v11  # the shell of contract v1.1: one pending seed, one fresh seed committed at a hand's end
+
+    def _draw(self, number: int | None) -> NextSeed:
+        seed = secrets.token_bytes(32)
+        sealed = f"sealed-{number}-{self.n}"
+        self.vault[sealed] = seed.hex()
+        return NextSeed(commitment=seed_commitment(seed), sealed=sealed, seed=seed.hex(), number=number)
 
     def ctx(self) -> Context:
         self.n += 1
-        seed = secrets.token_bytes(32)
-        sealed = f"sealed-{self.n}"
-        self.vault[sealed] = seed.hex()
-        pledge = self.state.pledge
-        plain = None if pledge is None or self.lost else self.vault.get(pledge.sealed)
         wallets = {p: 10_000 for p in ("a", "b", "c")}
-        return Context(
-            now_ms=1_000 + self.n,
-            wallets=wallets,
-            entropy=entropy_for(self.n),
-            seed=plain,
-            next_seed=NextSeed(commitment=seed_commitment(seed), sealed=sealed, seed=seed.hex()),
-        )
+        base = Context(now_ms=1_000 + self.n, wallets=wallets, entropy=entropy_for(self.n))
+        if self.v11:
+            pledge = self.state.pledge
+            plain = None if pledge is None or self.lost else self.vault.get(pledge.sealed)
+            return replace(base, seed=plain, next_seed=self._draw(None))
+        seeds = () if self.lost else tuple(self.vault[p.sealed] for p in self.state.pledges)
+        first = self.state.hands_opened + 1
+        committed = {p.number for p in self.state.pledges}
+        fresh = tuple(self._draw(n) for n in range(first, first + 3) if n not in committed)
+        return replace(base, seeds=seeds, next_seeds=fresh)
 
     def send(self, build: Any) -> list[Any]:
         command: Command = build(self.ctx())
@@ -87,14 +96,18 @@ def _classic_table() -> Shell:
 def test_hand_ones_commitment_is_published_with_the_table_and_shown_until_it_opens() -> None:
     shell = Shell()
     events = shell.send(lambda c: CreateTable(ctx=c, preset="italian", min_bet=1, max_bet=100, max_seats=4))
-    committed = events[1]
+    committed, second = events[1], events[2]
     assert isinstance(committed, SeedCommitted) and committed.number == 1
+    assert isinstance(second, SeedCommitted) and second.number == 2  # v1.2: hands 1 and 2 with the table
     assert view(shell.state, Viewer.spectator())["next_seed_commitment"] == committed.seed_commitment
     shell.send(lambda c: SitDown(ctx=c, player_id="a", username="A"))
     opening = shell.send(lambda c: SitDown(ctx=c, player_id="b", username="B"))  # italian deals at once
     opened = next(e for e in opening if isinstance(e, HandOpened))
     assert opened.seed_commitment == committed.seed_commitment and opened.server_seed == opened.client_seed == ""
-    assert view(shell.state, Viewer.spectator())["next_seed_commitment"] is None  # its hand is in play
+    # while hand 1 is played, hand 2's commitment is public; hand 1's opening committed hand 3
+    assert view(shell.state, Viewer.spectator())["next_seed_commitment"] == second.seed_commitment
+    third = [e for e in opening if isinstance(e, SeedCommitted)]
+    assert [e.number for e in third] == [3] and opening.index(third[0]) > opening.index(opened)
 
 
 def test_a_client_seed_changed_after_the_commitment_and_before_the_first_card_is_in_the_hand() -> None:
@@ -138,7 +151,7 @@ def test_no_state_and_no_recorded_command_holds_the_seed_or_the_deck_of_a_hand_i
     end = next(e for e in settled if isinstance(e, HandSettled))
     assert end.server_seed == seed and seed_commitment(bytes.fromhex(seed)) == hand.seed_commitment
     after = settled[settled.index(end) + 1 :]
-    assert any(isinstance(e, SeedCommitted) and e.number == 2 for e in after)  # the next hand, committed ahead
+    assert not any(isinstance(e, SeedCommitted) and e.number == 2 for e in after)  # committed with the table
 
 
 def test_recorded_commands_re_run_exactly_once_the_seeds_are_revealed() -> None:
@@ -154,8 +167,8 @@ def test_recorded_commands_re_run_exactly_once_the_seeds_are_revealed() -> None:
     }
     for recorded, events, before in shell.recorded:
         command = command_from_json(recorded)
-        pending = before.pledge.commitment if before.pledge is not None else None
-        assert decide(with_seeds(command, revealed, pending), before) == events
+        pending = [p.commitment for p in before.pledges]
+        assert decide(with_seeds(command, revealed, pending), before, replaying=True) == events
 
 
 def test_a_hand_whose_seed_cannot_be_unsealed_is_abandoned_with_every_stake_returned() -> None:
@@ -171,7 +184,7 @@ def test_a_hand_whose_seed_cannot_be_unsealed_is_abandoned_with_every_stake_retu
     abandoned = next(e for e in events if isinstance(e, HandAbandoned))
     assert abandoned.reason == "seed_unavailable" and abandoned.server_seed == ""
     assert abandoned.payouts == {**reserves, hand.banker.player_id: banker_reserve}
-    assert isinstance(events[-1], SeedCommitted) and events[-1].number == hand.number + 1
+    assert not any(isinstance(e, SeedCommitted) for e in events)  # no committed seed is ever replaced
     shell.lost = False
     assert shell.state.pledge is not None and shell.state.pledge.number == hand.number + 1
 
@@ -207,3 +220,36 @@ def _old_table(preset: str) -> tuple[TableState, list[Any]]:
         state,
     )
     return state, events + more
+
+
+# -- contract v1.2: a whole hand ahead, at every preset and bank ---------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(PRESETS), st.sampled_from(["player", "house"]), st.integers(1, 4), st.randoms())
+def test_every_hand_is_committed_before_the_hand_before_it_deals_and_never_recommitted(
+    preset: str, bank: str, punters: int, rng: Any
+) -> None:
+    table = RandomTable(rng, preset, bank)
+    table.setup(punters)
+    committed: dict[int, int] = {}  # hand -> the command (step index) that committed it
+    opened: dict[int, int] = {}
+    first_card: dict[int, int] = {}
+    for _ in table.run(150):
+        pass
+    for index, step in enumerate(table.steps):  # from the table's creation on
+        for event in step.events:
+            if isinstance(event, SeedCommitted):
+                assert event.number not in committed, "a committed seed was committed again"
+                committed[event.number] = index
+            elif isinstance(event, HandOpened):
+                opened[event.number] = index
+            elif isinstance(event, CardDealt):
+                first_card.setdefault(event.number, index)
+    for number, at in first_card.items():
+        # committed in an earlier command than the hand's first card, and before the hand before it dealt
+        assert committed[number] < at, (number, committed, first_card)
+        if number >= 2:
+            assert committed[number] < first_card.get(number - 1, at), (number, committed, first_card)
+        if number >= 3:
+            assert committed[number] <= opened[number - 2], (number, committed, opened)

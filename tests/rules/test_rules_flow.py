@@ -49,11 +49,11 @@ def test_a_stand_runs_on_to_the_next_hand_in_one_command() -> None:
     assert kinds[0] == "HandStood"
     assert kinds[1:3] == ["BankerTurnStarted", "CardTurnedUp"]
     assert kinds.index("HandSettled") > kinds.index("CardTurnedUp")
-    assert kinds[-3:] == ["SeedCommitted", "HandOpened", "ActionAwaited"]
+    assert kinds[-3:] == ["HandOpened", "SeedCommitted", "ActionAwaited"]  # hand 2 opens and commits hand 4
     assert isinstance(events[0], HandStood) and events[0].reason == "action"
     assert isinstance(events[-1], ActionAwaited) and events[-1].kind == WaitKind.BETTING_WINDOW
     settled = next(e for e in events if isinstance(e, HandSettled))
-    assert settled.number == 1 and isinstance(events[-2], HandOpened) and events[-2].number == 2
+    assert settled.number == 1 and isinstance(events[-3], HandOpened) and events[-3].number == 2
     # between the turned-up card and the settlement: only the house banker's draws and its stand
     assert all(isinstance(e, (CardDealt, HandStood)) for e in events[3 : kinds.index("HandSettled")])
 

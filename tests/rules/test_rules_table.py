@@ -41,6 +41,7 @@ from tables.rules import (
     handle,
     initial_state,
 )
+from tables.rules.tx import simulated_seed
 
 
 def ctx(n: int = 1, wallets: dict[str, int] | None = None) -> Context:
@@ -54,15 +55,19 @@ def created(preset: str = "classic", **kwargs: object) -> tuple[list[object], ob
 
 def test_the_first_event_of_a_table_is_table_created_with_the_resolved_rules() -> None:
     events, state = created("italian", overrides={"reale_with_matta": "never"}, min_bet=5, max_bet=50, max_seats=6)
-    assert len(events) == 2 and isinstance(events[0], TableCreated)
+    assert len(events) == 3 and isinstance(events[0], TableCreated)
     assert events[0].config.rules.reale_with_matta == "never"
-    # hand 1's seed is committed with the table (no next_seed supplied: the core commits to the entropy)
-    assert events[1] == SeedCommitted(
-        number=1,
-        seed_commitment=hashlib.sha256(bytes.fromhex(entropy_for(1))).hexdigest(),
-        sealed_seed="plain:" + entropy_for(1),
-    )
-    assert state.version == 2  # type: ignore[attr-defined]
+    # the seeds of hands 1 and 2 are committed with the table (contract v1.2; no fresh seed supplied: the core
+    # commits to seeds derived from the entropy, kept in plain text, a form only such a command deals from)
+    assert events[1:] == [
+        SeedCommitted(
+            number=n,
+            seed_commitment=hashlib.sha256(bytes.fromhex(simulated_seed(entropy_for(1), n))).hexdigest(),
+            sealed_seed="plain:" + simulated_seed(entropy_for(1), n),
+        )
+        for n in (1, 2)
+    ]
+    assert state.version == 3  # type: ignore[attr-defined]
 
 
 def test_an_invalid_table_command_is_refused_naming_the_field_and_no_second_creation() -> None:
@@ -109,7 +114,7 @@ def test_the_first_banker_is_drawn_among_those_who_can_cover_and_the_hand_opens_
     draw = next(e for e in events if isinstance(e, FirstBankerDrawn))
     assert draw.candidates == (2,) and draw.player_id == "b"
     opened = next(e for e in events if isinstance(e, HandOpened))
-    seed = bytes.fromhex(entropy_for(1))  # committed when the table was created
+    seed = bytes.fromhex(simulated_seed(entropy_for(1), 1))  # committed when the table was created
     assert opened.number == 1 and opened.server_seed == "" and opened.client_seed == ""
     assert opened.seed_commitment == hashlib.sha256(seed).hexdigest()
     fixed = next(e for e in events if isinstance(e, ClientSeedFixed))  # at the first card (italian deals at once)
@@ -161,9 +166,10 @@ def test_an_empty_betting_window_closes_without_a_deal_and_the_table_waits_for_a
     events = t.timeout()
     assert t.of_type(HandAbandoned) and not t.of_type(CardDealt)
     assert (
-        events[-2] == HandAbandoned(number=1, reason="no_stakes", server_seed=t.hand.server_seed) and t.hand.server_seed
+        events[-1] == HandAbandoned(number=1, reason="no_stakes", server_seed=t.hand.server_seed) and t.hand.server_seed
     )
-    assert isinstance(events[-1], SeedCommitted) and events[-1].number == 2  # hand 2's seed, committed ahead
+    assert not t.of_type(SeedCommitted)  # hands 2 and 3 were committed when hand 1 opened: nothing at its end
+    assert [p.number for p in t.state.pledges] == [2, 3]
     assert t.state.phase == "waiting" and t.state.idle
     assert t.timeout() == []  # nothing to wait on: duplicate deliveries are harmless
     t.when(PlaceBet, player_id="P1", amount=10)  # a punter acting again opens a hand with his bet
@@ -247,8 +253,12 @@ def test_every_settled_hand_reveals_its_seed_and_the_next_hand_opens() -> None:
     settled = t.of_type(HandSettled)[0]
     committed = [e for e in t.events if isinstance(e, SeedCommitted)]
     assert hashlib.sha256(bytes.fromhex(settled.server_seed)).hexdigest() == committed[0].seed_commitment
-    assert committed[-1].number == 2 and t.last.index(committed[-1]) < t.last.index(t.of_type(HandOpened)[0])
-    assert t.of_type(HandOpened)[0].number == 2
+    # hand 2's seed was committed before hand 1 opened (contract v1.2: a whole hand ahead); hand 2's opening
+    # commits hand 4's
+    opened = t.of_type(HandOpened)[0]
+    assert opened.number == 2 and opened.seed_commitment == next(c for c in committed if c.number == 2).seed_commitment
+    assert t.events.index(next(c for c in committed if c.number == 2)) < t.events.index(settled)
+    assert committed[-1].number == 4 and t.last.index(committed[-1]) > t.last.index(opened)
 
 
 def test_the_server_releases_an_idle_seat_never_one_in_the_hand_in_play() -> None:

@@ -24,6 +24,7 @@ from casino.errors import InvalidField
 from casino.login_lockout import clear_pair, client_ip, login_username
 from casino.services import USERNAME_RULE, check_username, player_register
 from casino.tokens import issue_token, revoke_token
+from responsible.services import refuse_if_excluded
 
 PASSWORD_MAX_LENGTH = 128
 
@@ -126,6 +127,7 @@ class TokenView(APIView):
         responses={200: OutputSerializer},
         auth=[],
     )
+    @api_errors("excluded")
     @idempotent
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
@@ -137,6 +139,7 @@ class TokenView(APIView):
             refused = error_response(serializers.ValidationError("Unable to log in with the provided credentials."))
             assert refused is not None
             return refused
+        refuse_if_excluded(user)  # 403 excluded (details.until) during a break or a self-exclusion
         # a success clears the failures of its own account and address pair only (casino/login_lockout.py)
         clear_pair(login_username(request._request, serializer.validated_data), client_ip(request._request))
         return Response(self.OutputSerializer({"token": issue_token(user)}).data)

@@ -21,6 +21,7 @@ from casino.api.schema import api_errors
 from casino.api.serializers import ChipAmountField, StrictCharField, StrictSerializer
 from ledger import services as ledger
 from ledger.models import Transaction
+from responsible import services as responsible
 
 
 def request_cause(request: Request) -> str:
@@ -70,7 +71,7 @@ class _CashierView(APIView):
 
 
 class DepositView(_CashierView):
-    post_entry = staticmethod(ledger.deposit)
+    post_entry = staticmethod(responsible.deposit)  # within the player's deposit limits
 
     @extend_schema(
         operation_id="cashier_deposit",
@@ -79,7 +80,7 @@ class DepositView(_CashierView):
         request=CashierEntryInput,
         responses={201: CashierEntryOutput},
     )
-    @api_errors("not_found")
+    @api_errors("not_found", "limit_reached")
     @idempotent
     def post(self, request: Request) -> Response:
         return self.create_entry(request)

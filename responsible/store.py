@@ -1,0 +1,145 @@
+"""Reading, locking and appending to players' responsible-gaming accounts, in the caller's transaction."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from django.db import connection
+
+from .account import AccountEvent, AccountState, evolve, state_from_json, state_to_json
+from .models import AccountEvent as EventRow
+from .models import GamingAccount
+
+
+@dataclass(slots=True)
+class Loaded:
+    user_id: int
+    state: AccountState
+    version: int
+
+
+def lock_accounts(user_ids: Iterable[int], *, create: bool = False) -> dict[int, Loaded]:
+    """The accounts of ``user_ids``, locked (``FOR UPDATE``, in user id order: no deadlock between two
+    commands) until the caller's transaction ends. ``create`` first makes the missing ones."""
+    ids = sorted(set(user_ids))
+    if not ids:
+        return {}
+    with connection.cursor() as cursor:
+        if create:
+            cursor.execute(
+                "INSERT INTO responsible_gamingaccount (user_id, state, version, has_limits) "
+                "SELECT unnest(%s::bigint[]), '{}'::jsonb, 0, false ON CONFLICT (user_id) DO NOTHING",
+                [ids],
+            )
+        cursor.execute(
+            "SELECT user_id, state, version FROM responsible_gamingaccount WHERE user_id = ANY(%s) "
+            "ORDER BY user_id FOR UPDATE",
+            [ids],
+        )
+        rows = cursor.fetchall()
+    return {
+        int(uid): Loaded(int(uid), state_from_json(json.loads(s) if isinstance(s, str) else s), int(v))
+        for uid, s, v in rows
+    }
+
+
+def lock_account(user_id: int) -> Loaded:
+    """One player's account, created if missing, locked until the transaction ends."""
+    return lock_accounts([user_id], create=True)[user_id]
+
+
+def read_account(user_id: int) -> AccountState:
+    """A player's account state, unlocked (reads, views)."""
+    row = GamingAccount.objects.filter(user_id=user_id).values_list("state", flat=True).first()
+    return state_from_json(row or {})
+
+
+def append(
+    loaded: Loaded, events: Sequence[AccountEvent], *, actor_id: int | None = None, reason: str = ""
+) -> AccountState:
+    """Append ``events`` to the player's stream and store the state they lead to (the account must be locked)."""
+    if not events:
+        return loaded.state
+    state = loaded.state
+    rows = []
+    for event in events:
+        state = evolve(state, event)
+        loaded.version += 1
+        rows.append(
+            EventRow(
+                user_id=loaded.user_id,
+                version=loaded.version,
+                type=event.type,
+                at_ms=event.at_ms,
+                data=dict(event.data),
+                actor_id=actor_id,
+                reason=reason,
+            )
+        )
+    EventRow.objects.bulk_create(rows)
+    loaded.state = state
+    until = state.excluded_until_ms
+    GamingAccount.objects.filter(user_id=loaded.user_id).update(
+        state=state_to_json(state),
+        version=loaded.version,
+        excluded_until=None if until is None else datetime.fromtimestamp(until / 1000, tz=UTC),
+        has_limits=bool(state.limits),
+    )
+    return state
+
+
+def stream(user_id: int) -> list[AccountEvent]:
+    """The player's whole account stream, oldest first."""
+    return [
+        AccountEvent(type=t, at_ms=at, data=d)
+        for t, at, d in EventRow.objects.filter(user_id=user_id)
+        .order_by("version")
+        .values_list("type", "at_ms", "data")
+    ]
+
+
+def _ms(at: datetime) -> int:
+    return int(at.timestamp() * 1000)
+
+
+def loss_facts(user_id: int, *, since: datetime) -> tuple[list[tuple[int, int]], int]:
+    """``(settled, at_risk)`` of a player: his net ``(at_ms, net)`` in each hand settled since ``since``, and
+    the chips he has reserved in hands still in play, at every table. One statement."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT h.settled_at, p.net, NULL FROM tables_handparticipant p JOIN tables_hand h ON h.id = p.hand_id "
+            "WHERE p.user_id = %s AND h.status = 'settled' AND h.settled_at > %s AND p.net IS NOT NULL "
+            "UNION ALL "
+            "SELECT NULL, NULL, COALESCE(-SUM(lp.amount), 0) FROM ledger_posting lp "
+            "JOIN ledger_transaction t ON t.id = lp.transaction_id "
+            "JOIN ledger_account a ON a.id = lp.account_id AND a.user_id = %s "
+            "WHERE t.kind = 'stake_reserve' AND (t.table_id, t.hand_id) IN ("
+            "  SELECT h.table_id, h.id FROM tables_handparticipant p JOIN tables_hand h ON h.id = p.hand_id "
+            "  WHERE p.user_id = %s AND h.status = 'in_play')",
+            [user_id, since, user_id, user_id],
+        )
+        rows = cursor.fetchall()
+    settled = [(_ms(at), int(net)) for at, net, _ in rows if at is not None]
+    at_risk = sum(int(r[2]) for r in rows if r[2] is not None)
+    return settled, at_risk
+
+
+def deposit_facts(user_id: int, *, since: datetime) -> list[tuple[int, int]]:
+    """The player's deposits ``(at_ms, amount)`` since ``since``."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT t.created_at, lp.amount FROM ledger_posting lp "
+            "JOIN ledger_transaction t ON t.id = lp.transaction_id "
+            "JOIN ledger_account a ON a.id = lp.account_id AND a.user_id = %s "
+            "WHERE t.kind = 'deposit' AND t.created_at > %s",
+            [user_id, since],
+        )
+        return [(_ms(at), int(amount)) for at, amount in cursor.fetchall()]
+
+
+def json_data(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
