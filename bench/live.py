@@ -1,30 +1,33 @@
-"""Benchmark of live delivery: sockets subscribed across many tables while bots play (issue #14).
+"""Benchmark of live delivery: floors of sockets subscribed to tables while bots play (issues #14, #33).
 
-Recreates the database ``casino_bench_live``, seats one bot per house-banked classic table (bench/api.py's
-setup), starts gunicorn for the bots' REST actions (as bench/api.py) and ONE uvicorn process serving
-``casino.asgi`` (production settings: the connection pool on, DEBUG off). For each number of subscribers it
-opens that many WebSockets, spread evenly over the tables (from ``--clients`` client processes, each an asyncio
-loop), then lets the bots play for ``--seconds`` and records, for every event each socket receives, the delay
-from its commit to its arrival. The commit time is when the after-commit notification (``tables.notify``) reaches
-the client process: each client process also subscribes to the tables' notification channels in Redis, which
-costs one Redis hop (~0.1 ms) after the commit; an event's commit is the first notification of a version at or
-past its ``seq``.
+Recreates the database ``<DATABASE_URL's database>_bench_live``, seats one bot per house-banked classic table
+(bench/api.py's setup), starts gunicorn for the bots' REST actions (as bench/api.py) and the live server as
+production runs it: uvicorn serving ``casino.asgi`` with ``--live-workers`` processes (default: one per core;
+production settings: the connection pool on, DEBUG off). Each floor is ``TABLESxSOCKETS``: first its baseline,
+one socket per table (no fan-out), then the floor's sockets spread evenly over the same tables (signed in as
+``--watchers`` spectator accounts, from ``--clients`` client processes, each an asyncio loop). During each step
+the bots play ``--seconds`` at ``--rate`` actions per second in all (each bot paced; 0: every bot as fast as
+gunicorn answers), and every event each socket receives records the delay from its commit to its arrival. The
+commit time is when the after-commit notification (``tables.notify``) reaches the client process: each client
+process also subscribes to the tables' notification channels in Redis, which costs one Redis hop (~0.1 ms) after
+the commit; an event's commit is the first notification of a version at or past its ``seq``.
 
-The baseline, measured in the same run, is one subscriber per table (no fan-out). Prints per step: sockets
-asked and connected, the bots' actions per second, messages delivered per second, and delivery p50/p99.
-The most subscribers one ASGI process holds is the largest step whose sockets all connected and stayed open.
+Prints per step: tables, sockets asked, connected and still open, the bots' actions per second, messages and
+events delivered per second, delivery p50/p99, the live processes' CPU and their CPU per delivered message.
 
-Usage: python -m casino.devenv bench bench/live.py [--tables 32] [--steps 500,1000,2000] [--seconds 10]
-       [--clients 2]
+Usage: python -m casino.devenv bench bench/live.py [--floors 400x2000,32x2000] [--seconds 10] [--rate 80]
+       [--live-workers N] [--clients 2] [--watchers 100]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import multiprocessing as mp
 import os
+import random
 import signal
 import statistics
 import subprocess
@@ -38,7 +41,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import api  # noqa: E402 - bench/api.py: the database, the bots and gunicorn
 
-api.BENCH_DB = "casino_bench_live"
+api.BENCH_SUFFIX = "_bench_live"  # <DATABASE_URL's database>_bench_live: never the API bench's database
 
 
 def _spectator_tokens(count: int) -> list[str]:
@@ -53,22 +56,24 @@ def _spectator_tokens(count: int) -> list[str]:
     return tokens
 
 
-def _start_uvicorn(port: int, database_url: str) -> subprocess.Popen[bytes]:
+def _start_uvicorn(port: int, database_url: str, workers: int) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
         "DJANGO_SETTINGS_MODULE": "casino.settings",
         "DEBUG": "0",
         "SECURE_SSL_REDIRECT": "0",  # plain HTTP on 127.0.0.1 (production is HTTPS only)
-        "SECRET_KEY": "bench-live",
+        # gunicorn's (bench/api.py): the sealed snapshots one process writes are the others' to trust
+        "SECRET_KEY": os.environ.get("SECRET_KEY", "bench"),
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "LIVE_MAX_OPEN_WAITS": "1000000",  # the per-user cap is not what is measured here
         "LOG_LEVEL": "WARNING",
         "PYTHONPATH": str(ROOT),
     }
     command = [sys.executable, "-m", "uvicorn", "casino.asgi:application", "--host", "127.0.0.1",
-               "--port", str(port), "--lifespan", "off", "--ws-per-message-deflate", "false",
-               "--ws-max-size", "4096", "--log-level", "warning", "--no-access-log"]  # fmt: skip
+               "--port", str(port), "--workers", str(workers), "--timeout-worker-healthcheck", "30",
+               "--lifespan", "off", "--ws-per-message-deflate", "false", "--ws-max-size", "4096",
+               "--log-level", "warning", "--no-access-log"]  # fmt: skip
     proc = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     import urllib.request
 
@@ -182,9 +187,46 @@ async def _client_main(
     )
 
 
+def _paced_player(
+    port: int, token: str, table_id: int, stop: threading.Event, out: list[float], errors: list[int], *, interval: float
+) -> None:  # fmt: skip
+    """bench/api.py's player, one action every ``interval`` seconds at most (the floor's total rate is fixed)."""
+    client = api.Client(port, token)
+    status, table = client.request("GET", f"/api/v1/tables/{table_id}")
+    next_at = time.monotonic() + random.uniform(0, interval)  # the tables do not all act in the same instant
+    while not stop.is_set():
+        action = api._next_action(table)
+        if action is None:
+            if stop.wait(0.05):
+                return
+            status, table = client.request("GET", f"/api/v1/tables/{table_id}")
+            continue
+        if stop.wait(max(0.0, next_at - time.monotonic())):
+            return
+        next_at = max(next_at + interval, time.monotonic())
+        started = time.perf_counter()
+        status, body = client.request("POST", f"/api/v1/tables/{table_id}/actions", action)
+        if status == 200:
+            out.append(time.perf_counter() - started)
+            table = body["table"]  # type: ignore[assignment]
+        else:
+            errors.append(status)
+            status, table = client.request("GET", f"/api/v1/tables/{table_id}")
+
+
+def _server_pids(server_pid: int) -> list[int]:
+    import psutil
+
+    try:
+        server = psutil.Process(server_pid)
+        return [server_pid, *(child.pid for child in server.children(recursive=True))]
+    except psutil.NoSuchProcess:
+        return []
+
+
 def _measure(
     server_pid: int, port: int, pattern: str, gport: int, seats: list[tuple[str, int]], tokens: list[str], sockets: int,
-    clients: int, seconds: float,
+    clients: int, seconds: float, rate: float,
 ) -> dict[str, float]:  # fmt: skip
     tables = [table for _, table in seats]
     plan = [(tokens[i % len(tokens)], tables[i % len(tables)]) for i in range(sockets)]
@@ -202,22 +244,21 @@ def _measure(
     connected = sum(ready.get(timeout=180) for _ in procs)
     time.sleep(1.0)
     bots: dict[str, float] = {}
+    loop = functools.partial(_paced_player, interval=len(seats) / rate) if rate > 0 else api._player_loop
 
     def play() -> None:
-        bots.update(api._run(api._player_loop, gport, seats, seconds))
+        bots.update(api._run(loop, gport, seats, seconds))
 
     player = threading.Thread(target=play)
     player.start()
     time.sleep(1.0)  # the bots' warm-up (api._run measures after 1 s)
-    import psutil
-
-    server = psutil.Process(server_pid)
-    cpu_before = sum(server.cpu_times()[:2])
+    pids = _server_pids(server_pid)  # the live processes: uvicorn's supervisor and its workers
+    cpu_before = api._cpu_of(pids)
     measuring.set()
     started = time.monotonic()
     player.join()
     elapsed = time.monotonic() - started
-    server_cpu = (sum(server.cpu_times()[:2]) - cpu_before) / elapsed
+    server_cpu = (api._cpu_of(pids) - cpu_before) / elapsed
     measuring.clear()
     time.sleep(0.5)
     stop.set()
@@ -227,6 +268,7 @@ def _measure(
     delays = sorted(d for r in results for d in r["delays"])
     return {
         "sockets": sockets,
+        "tables": len(tables),
         "connected": connected,
         "still_open": sum(r["still_open"] for r in results),
         "unmatched": sum(r["unmatched"] for r in results),
@@ -240,49 +282,65 @@ def _measure(
     }
 
 
+def _floors(text: str) -> list[tuple[int, int]]:
+    """``"400x2000,32x2000"``: (tables, sockets) of each floor."""
+    floors = []
+    for part in text.split(","):
+        tables, _, sockets = part.partition("x")
+        floors.append((int(tables), int(sockets)))
+    return floors
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--tables", type=int, default=32)
-    parser.add_argument("--steps", default="500,1000,2000")
+    parser.add_argument("--floors", default="400x2000,32x2000", help="TABLESxSOCKETS of each floor, comma-separated")
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--rate", type=float, default=80.0, help="the bots' actions per second on every floor (0: "
+                        "as fast as gunicorn answers, one closed-loop bot per table)")  # fmt: skip
+    parser.add_argument("--live-workers", type=int, default=os.cpu_count() or 1, help="uvicorn processes")
     parser.add_argument("--clients", type=int, default=2)
     parser.add_argument("--watchers", type=int, default=100, help="spectator accounts the sockets sign in as")
     args = parser.parse_args()
-    steps = [int(s) for s in args.steps.split(",")]
+    floors = _floors(args.floors)
+    # a TERM (make's, a CI's timeout) stops the servers too: they run in sessions of their own
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     database_url = api._bench_database_url()
     os.environ["DATABASE_URL"] = database_url
-    seats = api._setup(args.tables)
+    seats = api._setup(max(tables for tables, _ in floors))
     tokens = _spectator_tokens(args.watchers)
     from tables import notify
 
     pattern = notify.group_channel(0).replace("table.0", "table.*")
     gport, port = api._free_port(), api._free_port()
     gunicorn = api._start_gunicorn(gport, 2, 16, database_url)
-    uvicorn = _start_uvicorn(port, database_url)
+    uvicorn = _start_uvicorn(port, database_url, args.live_workers)
     rows = []
     try:
-        for sockets in [args.tables, *steps]:
-            rows.append(_measure(uvicorn.pid, port, pattern, gport, seats, tokens, sockets, args.clients, args.seconds))
-            r = rows[-1]
-            note = f"  {r['sockets']} sockets: p50 {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, unmatched {r['unmatched']}"
-            print(note, file=sys.stderr, flush=True)
+        for tables, sockets in floors:
+            for count in (tables, sockets):  # the baseline (one socket per table), then the floor
+                row = _measure(uvicorn.pid, port, pattern, gport, seats[:tables], tokens, count, args.clients,
+                               args.seconds, args.rate)  # fmt: skip
+                row["baseline"] = count == tables
+                rows.append(row)
+                print(f"  {tables} tables, {count} sockets: p50 {row['p50']:.1f} ms, p99 {row['p99']:.1f} ms, "
+                      f"unmatched {row['unmatched']}", file=sys.stderr, flush=True)  # fmt: skip
     finally:
         for proc in (gunicorn, uvicorn):
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=30)
-    print(f"\none uvicorn process; {args.tables} tables, one bot each (gunicorn 2x16); {args.seconds:.0f} s per step")
-    print(f"{'sockets':>7} {'connected':>9} {'open at end':>11} {'actions/s':>9} {'msgs/s':>8} {'events/s':>8} "
-          f"{'p50 ms':>7} {'p99 ms':>7} {'server CPU':>10} {'clients CPU':>11} {'server ms/msg':>13}")  # fmt: skip
-    for i, r in enumerate(rows):
-        label = " (baseline: 1 per table)" if i == 0 else ""
+    load = os.getloadavg()
+    print(f"\n{args.live_workers} uvicorn process(es); one bot per table (gunicorn 2x16) at {args.rate:.0f} actions/s "
+          f"in all; {args.seconds:.0f} s per step; load average {load[0]:.1f}")  # fmt: skip
+    print(f"{'tables':>6} {'sockets':>7} {'connected':>9} {'open at end':>11} {'actions/s':>9} {'msgs/s':>8} "
+          f"{'events/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'server CPU':>10} {'clients CPU':>11} {'server ms/msg':>13}")
+    for r in rows:
+        label = " (baseline: 1 per table)" if r["baseline"] else ""
         print(
-            f"{r['sockets']:>7} {r['connected']:>9} {r['still_open']:>11} {r['actions']:>9.0f} {r['messages']:>8.0f} "
-            f"{r['events']:>8.0f} {r['p50']:>7.1f} {r['p99']:>7.1f} {r['server_cpu']:>9.0f}% {r['clients_cpu']:>10.0f}%"
-            f" {r['server_cpu'] * 10 / max(r['messages'], 1):>13.2f}{label}"
+            f"{r['tables']:>6} {r['sockets']:>7} {r['connected']:>9} {r['still_open']:>11} {r['actions']:>9.0f} "
+            f"{r['messages']:>8.0f} {r['events']:>8.0f} {r['p50']:>7.1f} {r['p99']:>7.1f} {r['server_cpu']:>9.0f}% "
+            f"{r['clients_cpu']:>10.0f}% {r['server_cpu'] * 10 / max(r['messages'], 1):>13.2f}{label}"
         )
-    held = [r["sockets"] for r in rows if r["connected"] == r["sockets"] == r["still_open"]]
-    print(f"most subscribers held by one ASGI process: {max(held) if held else 0} (all connected and open)")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ import http.client
 import json
 import os
 import random
+import re
 import secrets
 import shutil
 import signal
@@ -630,6 +631,10 @@ def live_server_command() -> list[str] | None:
     for line in (ROOT / "Procfile").read_text().splitlines():
         name, _, command = line.partition(":")
         if name.strip() == "live":
+            # the shell's ${NAME:-default} as honcho's shell expands it (LIVE_WORKERS unset: one process)
+            command = re.sub(
+                r"\$\{(\w+):-([^}]*)\}", lambda m: os.environ.get(m.group(1)) or m.group(2), command
+            )
             words = command.split()
             kept: list[str] = []
             skip = False

@@ -1,7 +1,7 @@
 """Development launcher: the README's two commands.
 
     python -m casino.devenv run        # services, migrate, demo data, web + live + worker + beat until Ctrl-C
-    python -m casino.devenv test [...] # services, then pytest with any extra arguments
+    python -m casino.devenv test [...] # services, then pytest (the whole suite on every core) with any arguments
     python -m casino.devenv bench bench/store.py [...]  # services, then a benchmark script
     python -m casino.devenv manage verify_hands --all  # any manage.py command against the running `make run`
 
@@ -22,6 +22,7 @@ This module runs before Django is configured and imports no Django code.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import shutil
 import signal
@@ -255,7 +256,22 @@ def cmd_test(args: list[str]) -> int:
         }
         # (importing the casino package already set DJANGO_SETTINGS_MODULE for Celery: override it)
         env["DJANGO_SETTINGS_MODULE"] = os.environ.get("TEST_SETTINGS_MODULE", "casino.settings_test")
-        return _run([sys.executable, "-m", "pytest", *args], env)
+        return _run([sys.executable, "-m", "pytest", *parallel_args(args), *args], env)
+
+
+def parallel_args(args: list[str]) -> list[str]:
+    """pytest-xdist's arguments for a run of the whole suite: one worker per core (``TEST_WORKERS`` overrides,
+    0 runs in this process), each with a database of its own (pytest-django's ``_gw<n>`` suffix) and Redis keys of
+    its own (``REDIS_KEY_PREFIX``, casino/settings_test.py). A run of chosen tests (a path among the arguments)
+    or one that says how to distribute (``-n``, ``--dist``, ``-p no:xdist``) is left as asked."""
+    chosen = any(not arg.startswith("-") and (ROOT / arg.split("::", 1)[0]).exists() for arg in args)
+    explicit = any(arg.startswith(("-n", "--numprocesses", "--dist", "-pno:xdist")) for arg in args) or any(
+        pair == ("-p", "no:xdist") for pair in itertools.pairwise(args)
+    )
+    workers = int(os.environ.get("TEST_WORKERS") or (os.cpu_count() or 1))
+    if chosen or explicit or workers < 1:
+        return []
+    return ["-n", str(workers), "--dist", "worksteal"]
 
 
 def cmd_bench(args: list[str]) -> int:
@@ -295,6 +311,9 @@ def cmd_run(args: list[str]) -> int:
             "DEBUG": os.environ.get("DEBUG", "1"),
             "PORT": port,
             "LIVE_PORT": live_port,
+            # live processes (stateless: docs/architecture.md, "Live updates"): one per core, each fanning out the
+            # tables its own sockets follow
+            "LIVE_WORKERS": os.environ.get("LIVE_WORKERS") or str(os.cpu_count() or 1),
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         }
         base.update(_metrics_env())

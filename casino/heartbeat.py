@@ -119,7 +119,7 @@ def main(argv: list[str]) -> int:
         return 2
     kind, here = argv[0], argv[1:] == ["--here"]
     stale = float(os.environ.get("HEARTBEAT_STALE_S", DEFAULT_STALE_S))
-    prefix = os.environ.get("HEARTBEAT_PREFIX", DEFAULT_PREFIX)
+    prefix = os.environ.get("HEARTBEAT_PREFIX", os.environ.get("REDIS_KEY_PREFIX", "") + DEFAULT_PREFIX)
     try:
         entries = _client(os.environ["REDIS_URL"]).zrange(_key(kind, prefix), 0, -1, withscores=True)
     except (KeyError, redis.RedisError) as exc:

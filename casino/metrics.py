@@ -314,12 +314,14 @@ class BrokerCollector(Collector):
             client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_connect_timeout=2, socket_timeout=2)
             for queue in celery_queues():
                 # kombu's Redis transport keeps a list per queue and priority step ("celery", "celery\x06\x163", ...)
-                names = [queue, *(f"{queue}\x06\x16{p}" for p in (1, 2, 3, 4, 5, 6, 7, 8, 9))]
+                # (after kombu's global_keyprefix: settings.REDIS_KEY_PREFIX)
+                name = f"{settings.REDIS_KEY_PREFIX}{queue}"
+                names = [name, *(f"{name}\x06\x16{p}" for p in (1, 2, 3, 4, 5, 6, 7, 8, 9))]
                 pipe = client.pipeline(transaction=False)
                 for name in names:
                     pipe.llen(name)
                 depth.add_metric([queue], sum(pipe.execute()))
-            unacked.add_metric([], client.hlen("unacked"))
+            unacked.add_metric([], client.hlen(f"{settings.REDIS_KEY_PREFIX}unacked"))
         except (redis.RedisError, ValueError):
             errors += 1
         try:

@@ -174,7 +174,13 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if not REDIS_URL:
     raise ImproperlyConfigured("REDIS_URL is not set (for example redis://127.0.0.1:6379/0)")
+# Prepended to every Redis key and channel of this casino (cache, Celery's queues, the live layer's channels, the
+# latest-version keys, the open-wait counters): empty by default. Two casinos sharing one Redis database, or the
+# parallel test suite's workers (casino/settings_test.py: one prefix per xdist worker), never see each other's.
+REDIS_KEY_PREFIX = os.environ.get("REDIS_KEY_PREFIX", "")
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
+if REDIS_KEY_PREFIX:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"global_keyprefix": REDIS_KEY_PREFIX}
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", REDIS_URL)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
@@ -263,7 +269,7 @@ ADMIN_EXACT_COUNT_UP_TO = env_int("ADMIN_EXACT_COUNT_UP_TO", 10_000)
 # a process of each kind named here wrote its heartbeat within HEARTBEAT_STALE_S. The checkpoint signer joins with
 # READINESS_REQUIRES=worker,beat,signer once it beats (casino.heartbeat.start("signer")).
 READINESS_REQUIRES = env_list("READINESS_REQUIRES", "worker,beat")
-HEARTBEAT_PREFIX = os.environ.get("HEARTBEAT_PREFIX", "casino:alive:")
+HEARTBEAT_PREFIX = os.environ.get("HEARTBEAT_PREFIX", f"{REDIS_KEY_PREFIX}casino:alive:")
 HEARTBEAT_INTERVAL_S = float(os.environ.get("HEARTBEAT_INTERVAL_S", "5"))
 HEARTBEAT_STALE_S = float(os.environ.get("HEARTBEAT_STALE_S", "30"))
 
@@ -280,7 +286,10 @@ _redis_db = (REDIS_URL.rsplit("/", 1)[-1].split("?")[0] or "0") if REDIS_URL.cou
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL], "prefix": os.environ.get("LIVE_CHANNEL_PREFIX", f"casino.db{_redis_db}.")},
+        "CONFIG": {
+            "hosts": [REDIS_URL],
+            "prefix": os.environ.get("LIVE_CHANNEL_PREFIX", f"{REDIS_KEY_PREFIX}casino.db{_redis_db}."),
+        },
     }
 }
 LIVE_MAX_OPEN_WAITS = env_int("LIVE_MAX_OPEN_WAITS", 8)  # per user: long-polls plus sockets, across processes
@@ -315,6 +324,7 @@ CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
+        "KEY_PREFIX": REDIS_KEY_PREFIX,
     }
 }
 

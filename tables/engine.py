@@ -257,16 +257,23 @@ def load_table(
     snapshot holds), those balances may be older than that command: ``wallets`` is then None.
     """
     seated = "SELECT user_id FROM tables_tableseat WHERE table_id = t.id"
+    cached = None
+    if use_cache:
+        with _CACHE_LOCK:
+            cached = _CACHE.get(table_id)
+    # the snapshot's state travels (and is parsed) only when it may be needed: newer than the cached state, or
+    # the cached state is newer than the database's (never used)
+    cached_version = cached[0].version if cached is not None else -1
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT t.current_hand_id, t.name, t.version, "
-            "s.version, s.schema, s.state, s.last_hash, "
+            "s.version, s.schema, CASE WHEN s.version > %s OR %s > t.version THEN s.state END, s.last_hash, "
             "(SELECT v.version FROM tables_table v WHERE v.id = t.id), "
             f"ARRAY({seated})::bigint[], "
             + wallet_balances_sql(f"ARRAY({seated})::bigint[] || %s::bigint[]")
             + " FROM tables_table t LEFT JOIN tables_snapshot s ON s.table_id = t.id WHERE t.id = %s"
             + (" FOR NO KEY UPDATE OF t" if lock else ""),
-            [list(wallets_of), table_id],
+            [cached_version, cached_version, list(wallets_of), table_id],
         )
         row = cursor.fetchone()
     if row is None:
@@ -277,10 +284,6 @@ def load_table(
     if row[7] == row[2]:  # the statement's snapshot holds the latest command: its balances are not older
         found = json.loads(row[9]) if isinstance(row[9], str) else row[9]
         wallets = dict.fromkeys(wallet_users, 0) | {int(uid): int(balance) for uid, balance in found}
-    cached = None
-    if use_cache:
-        with _CACHE_LOCK:
-            cached = _CACHE.get(table_id)
     if cached is not None and cached[0].version == latest:
         return LoadedTable(
             table_id, cached[0], cached[1], latest, 0, current_hand_id, name, "cache", wallets, wallet_users, latest
@@ -289,7 +292,9 @@ def load_table(
     state: TableState = rules.initial_state()
     last_hash = GENESIS
     base = 0
-    if row[3] is not None and row[4] == SNAPSHOT_SCHEMA:
+    # the snapshot is decoded (its seal checked) only when it is newer than this process's usable cached state
+    cache_covers_snapshot = cached is not None and row[3] is not None and row[3] <= cached[0].version <= latest
+    if row[3] is not None and row[4] == SNAPSHOT_SCHEMA and not cache_covers_snapshot:
         candidate = state_from_db(
             row[5],
             binding=snapshot_binding(table_id, row[3]),

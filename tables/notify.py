@@ -43,7 +43,7 @@ def group_channel(table_id: int) -> str:
 
 
 def latest_key(table_id: int) -> str:
-    return f"casino:table:{table_id}:latest"
+    return f"{settings.REDIS_KEY_PREFIX}casino:table:{table_id}:latest"
 
 
 def message(table_id: int, version: int) -> dict[str, object]:

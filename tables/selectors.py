@@ -19,7 +19,7 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connection
-from django.db.models import Max, QuerySet
+from django.db.models import QuerySet
 
 from ledger.selectors import hand_ledger, wallet_balances
 from tables import engine, verify
@@ -37,7 +37,7 @@ from tables.rules import (
     legal_actions,
     legal_hands,
 )
-from tables.store import StoredEvent, load_stream, seed_commitments
+from tables.store import StoredEvent, load_stream, load_stream_and_checkpoint, seed_commitments
 
 MAX_FEED_EVENTS = 500
 
@@ -252,10 +252,9 @@ def load_events(table_id: int, after: int, limit: int = MAX_FEED_EVENTS) -> Load
         state = engine.load_table(table_id).state
     except TableMissing:
         raise _not_found(table_id) from None
-    stored = load_stream(table_id, after_version=after, upto_version=min(state.version, after + limit))
-    public = 0
-    if stored:
-        public = Checkpoint.objects.filter(table_id=table_id).aggregate(v=Max("version"))["v"] or 0
+    stored, public = load_stream_and_checkpoint(
+        table_id, after_version=after, upto_version=min(state.version, after + limit)
+    )
     return LoadedEvents(table_id, state, [(s, engine.decode(s)) for s in stored], public)
 
 

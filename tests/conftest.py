@@ -159,3 +159,18 @@ def spawn(child_env: dict[str, str]) -> Iterator:  # type: ignore[type-arg]
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, 9)
+
+
+# The longest single tests start first: under pytest-xdist (``make test``) a worker that met one of them last
+# would run it alone while the other worker idles. Everything else keeps its order.
+SLOW_FIRST = (
+    "tests/test_soak.py",
+    "tests/test_run_command.py",
+    "tests/test_multiprocess.py",
+    "tests/timeouts/test_worker_survives_broker_restart.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {path: i for i, path in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))

@@ -1,7 +1,4 @@
-"""A test-only PostgreSQL backend: Django's test flush may TRUNCATE the append-only tables.
-
-The event and ledger tables refuse TRUNCATE through triggers. Between transactional tests Django empties every
-table with TRUNCATE; this backend runs that flush with ``session_replication_role = replica`` (which needs a
-superuser, as the test database owner is) so the triggers stay in force for everything the tests do.
-Production never uses this backend.
+"""A test-only PostgreSQL backend: Django's flush between transactional tests empties every table, the
+append-only ones included, as the owner role with the tables' triggers off for that transaction only
+(casino/testing_db/base.py). Production never uses this backend.
 """

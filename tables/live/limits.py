@@ -66,7 +66,7 @@ def _client() -> aioredis.Redis:
 
 
 def key(user_id: int) -> str:
-    return f"casino:live:waits:{user_id}"
+    return f"{settings.REDIS_KEY_PREFIX}casino:live:waits:{user_id}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import random
-from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -28,7 +27,7 @@ from tests.store.play import make_players, make_table, play_hands
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-MARKER = Path("/tmp/casino-snapshot-row-was-executed")
+MARKER = "{marker}"  # each test's own file (under its tmp_path): parallel runs never share it
 
 GARBAGE = [
     # what an attacker with write access would store to run code in every process loading it
@@ -51,9 +50,10 @@ def played() -> tuple[int, object]:
 
 
 @pytest.mark.parametrize("garbage", GARBAGE)
-def test_a_snapshot_row_that_does_not_decode_is_ignored_and_rebuilt(played, garbage, caplog):
+def test_a_snapshot_row_that_does_not_decode_is_ignored_and_rebuilt(played, garbage, caplog, tmp_path):
     table_id, from_scratch = played
-    MARKER.unlink(missing_ok=True)
+    marker = tmp_path / "was-executed"
+    garbage = garbage.replace(MARKER, str(marker))
     with owner_cursor() as cursor:  # written as the owner could (the application's role could too: a cache)
         cursor.execute("UPDATE tables_snapshot SET state = %s::jsonb WHERE table_id = %s", [garbage, table_id])
     engine.forget_all()
@@ -62,7 +62,7 @@ def test_a_snapshot_row_that_does_not_decode_is_ignored_and_rebuilt(played, garb
     assert loaded.source == "events" and loaded.snapshot_version == 0
     assert loaded.state == from_scratch
     assert f"the snapshot of table {table_id} does not decode" in caplog.text
-    assert not MARKER.exists()
+    assert not marker.exists()
 
 
 def test_a_snapshot_of_another_version_is_ignored(played, caplog):
@@ -145,9 +145,10 @@ def test_a_snapshot_copied_from_another_table_is_not_believed(played, caplog):
 
 
 @pytest.mark.parametrize("garbage", GARBAGE)
-def test_a_cached_starting_state_that_does_not_decode_is_ignored(played, garbage, caplog):
+def test_a_cached_starting_state_that_does_not_decode_is_ignored(played, garbage, caplog, tmp_path):
     table_id, _ = played
-    MARKER.unlink(missing_ok=True)
+    marker = tmp_path / "was-executed"
+    garbage = garbage.replace(MARKER, str(marker))
     hand = Hand.objects.filter(table_id=table_id, status="settled").order_by("number").first()
     with owner_cursor() as cursor:
         cursor.execute("UPDATE tables_hand SET start_state = %s::jsonb WHERE id = %s", [garbage, hand.pk])
@@ -155,6 +156,6 @@ def test_a_cached_starting_state_that_does_not_decode_is_ignored(played, garbage
     with caplog.at_level(logging.WARNING, logger="tables.engine"):
         report = verify_hand(hand)
     assert verification_ok(report)
-    assert not MARKER.exists()
+    assert not marker.exists()
     if garbage != "null":  # (null is simply "no cache")
         assert f"the cached starting state of hand {hand.pk} does not decode" in caplog.text

@@ -40,7 +40,8 @@ def _restart(redis: PrivateRedis, logfile: Path) -> None:
 
 def _worker(spawn, celery_env, queue: str, redis: PrivateRedis, logfile: Path):  # type: ignore[no-untyped-def]
     env = {**celery_env, "REDIS_URL": redis.url, "CELERY_BROKER_URL": redis.url, "CELERY_RESULT_BACKEND": redis.url,
-           "LOG_CELERY_TASK_LINES": "1"}  # Celery's own "received" / "succeeded" lines, which this test reads
+           "LOG_CELERY_TASK_LINES": "1",  # Celery's own "received" / "succeeded" lines, which this test reads
+           "REDIS_KEY_PREFIX": ""}  # a Redis of its own: the queue is named as the test's plain sender names it
     worker = spawn(
         ["-m", "celery", "-A", "casino", "worker", "-Q", queue, "--concurrency=1", "--loglevel=INFO",
          "--without-gossip", "--without-mingle", "--without-heartbeat", "--logfile", str(logfile),
