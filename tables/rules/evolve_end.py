@@ -111,7 +111,7 @@ def _hand_settled(state: TableState, e: HandSettled) -> TableState:
         server_seed=hand.server_seed or e.server_seed,
         punters=tuple(punters),
         results=e.results,
-        payouts=tuple(e.payouts.items()),
+        payouts=tuple(sorted(e.payouts.items())),  # stored events decode sorted: a live state and a fold agree
         next_banker_seat=e.next_banker_seat,
     )
     return next_state(
