@@ -22,7 +22,9 @@ COPY casino casino
 COPY tables tables
 COPY ledger ledger
 COPY lab lab
+COPY responsible responsible
 COPY templates templates
+COPY locale locale
 COPY tools tools
 RUN DJANGO_SETTINGS_MODULE=casino.settings SECRET_KEY=build DATABASE_URL=postgres://build@localhost/build \
     REDIS_URL=redis://localhost:6379/0 python manage.py collectstatic --noinput

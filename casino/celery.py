@@ -75,14 +75,20 @@ def _quiet_celery_loggers(logger: Any = None, **_: Any) -> None:
 # --- heartbeats for /readyz and the compose healthchecks (casino/heartbeat.py) -----------------------------------
 @signals.worker_ready.connect
 def _worker_heartbeat(sender: Any = None, **_: Any) -> None:
-    """A worker that consumes the timers' queue is a ``worker``; one that consumes only the lab's a ``lab_worker``."""
+    """A worker that consumes the timers' queue is a ``worker``; one that consumes only the lab's a ``lab_worker``;
+    one that consumes only the checkpoint signer's queue the ``signer``."""
     from django.conf import settings
 
     from casino import heartbeat
 
     task_consumer = getattr(sender, "task_consumer", None)
     queues = {queue.name for queue in task_consumer.queues} if task_consumer is not None else set()
-    kind = "lab_worker" if queues and queues <= {settings.HOUSE_EDGE_QUEUE} else "worker"
+    if queues and queues <= {settings.HOUSE_EDGE_QUEUE}:
+        kind = "lab_worker"
+    elif queues and queues <= {settings.CHECKPOINT_SIGNER_QUEUE}:
+        kind = "signer"
+    else:
+        kind = "worker"
     heartbeat.start(kind)
 
 

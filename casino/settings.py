@@ -266,8 +266,8 @@ ADMIN_EXACT_COUNT_UP_TO = env_int("ADMIN_EXACT_COUNT_UP_TO", 10_000)
 
 # --- Health and readiness (casino/health.py, casino/heartbeat.py; docs/operations.md) ---------------------------
 # /healthz: this process reaches PostgreSQL and Redis (liveness). /readyz: the casino as a whole can deal, i.e. also
-# a process of each kind named here wrote its heartbeat within HEARTBEAT_STALE_S. The checkpoint signer joins with
-# READINESS_REQUIRES=worker,beat,signer once it beats (casino.heartbeat.start("signer")).
+# a process of each kind named here wrote its heartbeat within HEARTBEAT_STALE_S.
+# Compose sets READINESS_REQUIRES=worker,beat,signer (the signer worker beats as "signer").
 READINESS_REQUIRES = env_list("READINESS_REQUIRES", "worker,beat")
 HEARTBEAT_PREFIX = os.environ.get("HEARTBEAT_PREFIX", f"{REDIS_KEY_PREFIX}casino:alive:")
 HEARTBEAT_INTERVAL_S = float(os.environ.get("HEARTBEAT_INTERVAL_S", "5"))

@@ -147,6 +147,7 @@ def _each_process_holds_only_the_credentials_it_uses(
     servers = {
         "runserver": "web",
         "uvicorn": "live",
+        "from multiprocessing": "live",  # uvicorn's worker processes (LIVE_WORKERS) and their resource tracker
         "casino worker --loglevel": "worker",
         "-Q lab": "lab",
         "-Q signer": "signer",
