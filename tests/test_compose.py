@@ -132,3 +132,10 @@ def test_only_the_signer_holds_the_signing_keys_and_connects_as_its_own_role():
         assert env.get("CHECKPOINT_SIGNER") == "signer" and "CHECKPOINT_PUBLIC_KEYS" in env, name
     assert SERVICES["migrate"]["environment"]["DATABASE_SIGNER_ROLE"] == "casino_signer"
     assert "DB_SIGNER_PASSWORD" in SERVICES["db"]["environment"]
+
+
+def test_only_the_processes_that_deal_and_the_signer_hold_the_sealing_key():
+    """Issue #26: sealing keys only where hands are dealt (web, live, worker) and replayed (signer); beat, the lab's
+    worker and migrate never open a seed or a face-down card, so they hold no fairness key."""
+    holders = {name for name, svc in SERVICES.items() if "SEED_SEALING_KEYS" in (svc.get("environment") or {})}
+    assert holders == {"web", "live", "worker", "signer"}
