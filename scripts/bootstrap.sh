@@ -57,7 +57,7 @@ stamp=.venv/.installed
 want=$(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
 cache_dir=${CASINO_VENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/casino-venvs}
 
-write_stamp() { echo "$want" >"$stamp.new" && mv "$stamp.new" "$stamp"; }  # a new file (see above)
+write_stamp() { echo "$want" >"$stamp.new" && mv "$stamp.new" "$stamp" && rm -f .venv/.uncached; }  # a new file (see above)
 
 restore_from_cache() {  # $1: the cache entry; succeeds only with a working .venv
   local entry=$1
@@ -65,12 +65,12 @@ restore_from_cache() {  # $1: the cache entry; succeeds only with a working .ven
   cp -al "$entry/venv" .venv 2>/dev/null || { rm -rf .venv && cp -a "$entry/venv" .venv; } || return 1
   # the installing checkout's path (scripts' shebangs, activate, the editable install) becomes this one's
   .venv/bin/python - "$(cat "$entry/origin")" "$PWD" <<'PY' || return 1
-import os, sys
+import glob, os, sys
 old, new = (arg.encode() for arg in sys.argv[1:])
-for folder, _, files in os.walk(".venv"):
-    for name in files:
-        path = os.path.join(folder, name)
-        if name.endswith(".pyc") or os.path.islink(path):
+# where an installation names its own path: scripts, pyvenv.cfg, .pth files and editable finders, dist-info
+for pattern in ("bin/*", "pyvenv.cfg", "lib/*/site-packages/*", "lib/*/site-packages/*.dist-info/*"):
+    for path in glob.glob(os.path.join(".venv", pattern)):
+        if not os.path.isfile(path) or os.path.islink(path):
             continue
         with open(path, "rb") as f:
             data = f.read()
@@ -84,8 +84,15 @@ PY
   .venv/bin/python -c 'import casino, django, rest_framework, pytest' 2>/dev/null
 }
 
+pinned_set_only() {  # .venv holds exactly constraints.txt's versions (nothing installed by hand)
+  local normal='tr A-Z_ a-z- | sort'
+  [ "$(.venv/bin/python -m pip freeze -q --exclude-editable 2>/dev/null | eval "$normal")" = \
+    "$(grep -v '^#' constraints.txt | grep . | eval "$normal")" ]
+}
+
 save_to_cache() {  # $1: the cache entry: this .venv hard-linked, written aside then renamed; the 3 newest kept
   local entry=$1 draft="$1.$$"
+  pinned_set_only || return 1
   mkdir -p "$draft" 2>/dev/null || return 0
   if { cp -al .venv "$draft/venv" 2>/dev/null || { rm -rf "$draft/venv" && cp -a .venv "$draft/venv"; }; } \
     && printf '%s\n' "$PWD" >"$draft/origin"; then
@@ -95,14 +102,14 @@ save_to_cache() {  # $1: the cache entry: this .venv hard-linked, written aside 
   ls -1dt "$cache_dir"/*/ 2>/dev/null | tail -n +4 | xargs -r rm -rf
 }
 
+key=$({ cat pyproject.toml constraints.txt; "$py" -c 'import sys; print(sys.version, sys.base_prefix)'; } \
+  | sha256sum | cut -d' ' -f1)
+cached=$([ "${CASINO_VENV_CACHE:-}" != off ] && [ -f "$cache_dir/$key/origin" ] && echo yes || echo no)
 if ! venv_ok || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  key=$({ cat pyproject.toml constraints.txt; "$py" -c 'import sys; print(sys.version, sys.base_prefix)'; } \
-    | sha256sum | cut -d' ' -f1)
-  if [ "${CASINO_VENV_CACHE:-}" != off ] && [ -f "$cache_dir/$key/origin" ] && restore_from_cache "$cache_dir/$key"
-  then
+  if [ "$cached" = yes ] && restore_from_cache "$cache_dir/$key"; then
     echo "bootstrap: the pinned dependencies from this machine's cache ($cache_dir)" >&2
   else
-    if ! venv_ok || [ -f "$cache_dir/$key/origin" ]; then
+    if ! venv_ok || [ "$cached" = yes ]; then  # none yet, or the cache's did not work
       echo "bootstrap: creating .venv with $py ($("$py" --version 2>&1))" >&2
       rm -rf .venv
       "$py" -m venv .venv
@@ -110,9 +117,11 @@ if ! venv_ok || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     echo "bootstrap: installing pinned dependencies" >&2
     .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip >&2
     .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev]" >&2
-    write_stamp
-    [ "${CASINO_VENV_CACHE:-}" = off ] || save_to_cache "$cache_dir/$key"
+    [ "$cached" = yes ] || [ "${CASINO_VENV_CACHE:-}" = off ] || save_to_cache "$cache_dir/$key"
   fi
   write_stamp
+elif [ "$cached" = no ] && [ "${CASINO_VENV_CACHE:-}" != off ] && [ ! -f .venv/.uncached ]; then
+  # an installation made before the cache existed: cached if it is the pinned set only (checked once)
+  save_to_cache "$cache_dir/$key" || touch .venv/.uncached
 fi
 echo "$PWD/.venv/bin/python"
