@@ -9,7 +9,6 @@ the events feed (:func:`.view.card_hidden`, :func:`.view.seed_hidden`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -130,7 +129,9 @@ def _cards(codes: Iterable[str]) -> str:
 
 
 def _at(ms: int) -> str:
-    return f"{datetime.fromtimestamp(ms / 1000, tz=UTC):%H:%M:%S} UTC"
+    """An epoch time in ms as the UTC time of day (the core reads no clock, nor the datetime module)."""
+    seconds = ms // 1000 % 86400
+    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d} UTC"
 
 
 def describe_event(event: Event, names: Mapping[int, str], viewer: Viewer, state: TableState) -> str:
