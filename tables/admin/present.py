@@ -166,7 +166,7 @@ def present_hand_state(
             {
                 **to_builtins(r),
                 "username": names.get(r.seat, r.player_id),
-                "category": CATEGORY_LABELS.get(r.category, r.category),
+                "category_label": CATEGORY_LABELS.get(r.category, r.category),
                 "total": format_hp(r.total_half_points),
             }
             for r in facts.results or ()
