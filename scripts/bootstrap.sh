@@ -55,7 +55,8 @@ fi
 
 stamp=.venv/.installed
 want=$(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
-cache_dir=${CASINO_VENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/casino-venvs}
+cache_dir=${CASINO_VENV_CACHE:-${XDG_CACHE_HOME:-${HOME:-}/.cache}/casino-venvs}
+[ -n "${CASINO_VENV_CACHE:-}${XDG_CACHE_HOME:-}${HOME:-}" ] || CASINO_VENV_CACHE=off  # nowhere to keep it
 
 write_stamp() { echo "$want" >"$stamp.new" && mv "$stamp.new" "$stamp" && rm -f .venv/.uncached; }  # a new file (see above)
 
