@@ -105,6 +105,7 @@ save_to_cache() {  # $1: the cache entry: this .venv hard-linked, written aside 
 
 key=$({ cat pyproject.toml constraints.txt; "$py" -c 'import sys; print(sys.version, sys.base_prefix)'; } \
   | sha256sum | cut -d' ' -f1)
+[ "${1:-}" != --cache-key ] || { echo "$key"; exit 0; }  # the cache entry's name for this set (tests)
 cached=$([ "${CASINO_VENV_CACHE:-}" != off ] && [ -f "$cache_dir/$key/origin" ] && echo yes || echo no)
 if ! venv_ok || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   if [ "$cached" = yes ] && restore_from_cache "$cache_dir/$key"; then
