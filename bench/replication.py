@@ -176,7 +176,9 @@ class Cluster:
     def follow(self, upstream: Cluster) -> None:
         """Make this data directory a standby of ``upstream`` the next time it starts (``standby.signal``)."""
         conninfo = f"host=127.0.0.1 port={upstream.port} user=postgres application_name={self.name}"
-        self.configure(f"primary_conninfo = '{conninfo}'\nsynchronous_standby_names = ''\n")
+        self.configure(
+            f"primary_conninfo = '{conninfo}'\nsynchronous_standby_names = ''\nwal_retrieve_retry_interval = 1s\n"
+        )
         signal_file = self.data / "standby.signal"
         signal_file.touch()
         if self.user is not None:

@@ -915,11 +915,14 @@ class Injector(threading.Thread):
         if not pids:
             raise RuntimeError("no web worker")
         victim = pids[int(u * len(pids))]
+        # behind the proxy, the requests the worker was serving are answered by nginx's 503 (its upstream reset)
+        window = self.record.open_window("web", fault.kind)
         os.kill(victim, signal.SIGKILL)
         fault.back = time.monotonic()
         fault.detail = f"kill -9 web worker {victim}"
         wait_until(lambda: len(set(self.stack.web_worker_pids()) - {victim}) >= self.stack.workers, 60, 0.05)
-        fault.ready_s = time.monotonic() - fault.back
+        window.end = time.monotonic()
+        fault.ready_s = window.end - fault.back
 
     def _restart_process(self, fault: Fault, name: str, down: float) -> None:
         window = self.record.open_window("live" if name == "live" else "timers", fault.kind)
@@ -1229,7 +1232,8 @@ def check_http(record: Record) -> dict[str, int]:
     counts: Counter[str] = Counter()
     for path, attempt in record.server_errors:
         counts[f"http_{attempt.status}"] += 1
-        outages = {"database", "redis", "live"} if path.startswith("live:") else {"database", "redis"}
+        # (a web worker killed mid-request: the proxy's 503 for what it was serving)
+        outages = {"database", "redis", "live"} if path.startswith("live:") else {"database", "redis", "web"}
         if attempt.status != 503:
             record.violation(f"{attempt.status} on {path}: {str(attempt.body)[:200]}")
         elif not attempt.retry_after:
@@ -1243,7 +1247,7 @@ def check_http(record: Record) -> dict[str, int]:
         if sample.status == 503:
             if not sample.retry_after:
                 record.violation("/healthz 503 without Retry-After")
-            if not record.covered({"database", "redis"}, sample.sent, sample.received):
+            if not record.covered({"database", "redis", "web"}, sample.sent, sample.received):
                 record.violation(f"/healthz said 503 while every service was up: {sample.body}")
         elif sample.status == 200:
             for w in record.windows:
@@ -1260,6 +1264,30 @@ def check_http(record: Record) -> dict[str, int]:
             if not said:
                 record.violation(f"/healthz never said 503 while {w.service} was down ({w.kind})")
     return dict(counts)
+
+
+def check_fenced(stack: Stack, record: Record) -> str:
+    """After a failover: the old primary, started again (as a supervisor would), is a read-only standby, and the
+    programs' multi-host URL still reaches the new primary."""
+    pair = stack.postgres
+    if not isinstance(pair, ReplicationPair) or not pair.failovers:
+        return "ok (no failover)"
+    import psycopg
+
+    old = pair.standby
+    try:
+        old.start()
+        fenced = wait_until(old.in_recovery, 30, 0.2)
+        with psycopg.connect(stack.admin_url.replace("postgres://", "postgresql://"), connect_timeout=5) as c:
+            port = c.info.port
+    except Exception as exc:
+        record.violation(f"the old primary after the failover: {exc.__class__.__name__}: {exc}")
+        return "FAILED"
+    if not fenced:
+        record.violation(f"the old primary ({old.name}) came back accepting writes after the failover")
+    if port != pair.primary.port:
+        record.violation(f"after the failover the programs' URL reached port {port}, not the new primary's")
+    return "ok" if fenced and port == pair.primary.port else "FAILED"
 
 
 def run_command(stack: Stack, *args: str) -> tuple[bool, str]:
@@ -1368,6 +1396,7 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
     checks["no table stuck past its deadline"] = (
         "ok" if not stuck and not any("still waits" in v for v in record.violations) else "FAILED"
     )
+    checks["a failed primary comes back read-only (fenced)"] = check_fenced(stack, record)
     request_counts = check_requests(stack, record)
     http_counts = check_http(record)
     for name, command in (
