@@ -1290,6 +1290,27 @@ def check_fenced(stack: Stack, record: Record) -> str:
     return "ok" if fenced and port == pair.primary.port else "FAILED"
 
 
+def check_redis_keys(stack: Stack, record: Record) -> dict[str, int]:
+    """Every key left in the soak's Redis is of a family that may be lost (casino/redis_state.py): the reason a
+    Redis failover needs nothing more than the restart the soak injects. Returns the keys per family."""
+    import redis
+
+    from casino.redis_state import family_of
+
+    counts: Counter[str] = Counter()
+    client = redis.Redis.from_url(stack.redis.url, socket_connect_timeout=5, socket_timeout=5)
+    try:
+        for raw in client.scan_iter(count=1000):
+            key = raw.decode(errors="replace")
+            family = family_of(key)
+            if family is None:
+                record.violation(f"Redis key {key!r} is of no family in casino/redis_state.py")
+            counts[family.name if family else "unknown"] += 1
+    finally:
+        client.close()
+    return dict(sorted(counts.items()))
+
+
 def run_command(stack: Stack, *args: str) -> tuple[bool, str]:
     """A management command against the soak's database: (exit code 0, its stdout or, if it failed, all)."""
     done = subprocess.run(
@@ -1397,6 +1418,8 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
         "ok" if not stuck and not any("still waits" in v for v in record.violations) else "FAILED"
     )
     checks["a failed primary comes back read-only (fenced)"] = check_fenced(stack, record)
+    redis_keys = check_redis_keys(stack, record)
+    checks["every Redis key may be lost (casino/redis_state.py)"] = _ok(record, ("Redis key",))
     request_counts = check_requests(stack, record)
     http_counts = check_http(record)
     for name, command in (
@@ -1466,6 +1489,7 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
             "max": round(lateness[-1], 2) if lateness else 0.0,
         },
         "http": http_counts,
+        "redis_keys": redis_keys,
         "checks": checks,
         "violations": record.violations,
     }
@@ -1561,6 +1585,8 @@ def render(summary: dict[str, Any]) -> str:
         f"{SWEEP_GRACE_S:.0f}s; slack {SLACK_S:.0f}s)"
     )
     lines.append(f"  http: {', '.join(f'{k} {v}' for k, v in sorted(summary['http'].items()))}")
+    keys = ", ".join(f"{k} {v}" for k, v in summary["redis_keys"].items())
+    lines.append(f"  Redis keys at the end, by family (casino/redis_state.py): {keys}")
     polls = summary["long_polls"]
     polled = ", ".join(f"{k} {v}" for k, v in sorted(polls.items())) or "none"
     lines.append(f"  long-polls on the live server (answers by status): {polled}")

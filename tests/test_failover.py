@@ -137,3 +137,30 @@ def test_the_failover_drill_while_bots_play_loses_nothing():
     assert summary["http"].get("healthz_503", 0) > 0  # the outage was seen
     failover = summary["recovery"][PG_FAILOVER]
     assert failover["down_median_s"] > 0 and failover["ready_median_s"] < 30  # measured: back within seconds
+
+
+def test_compose_runs_the_pair_and_every_url_names_both():
+    """docker-compose.yml documents the pair (Docker is not runnable here: statically)."""
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    primary, standby = services["db"], services["db-standby"]
+    assert "synchronous_standby_names=db_standby" in primary["command"]
+    assert "synchronous_commit=on" in primary["command"] and "wal_level=replica" in primary["command"]
+    script = standby["command"][-1]
+    assert "pg_basebackup -h db -U replicator" in script and '"application_name=db_standby"' in script
+    assert "synchronous_standby_names=" in script  # once promoted, it waits for no standby of its own
+    assert standby["depends_on"]["db"]["condition"] == "service_healthy" and "healthcheck" in standby
+    assert "DB_REPLICATION_PASSWORD" in primary["environment"]
+    roles_script = (ROOT / "docker/postgres-initdb/10-casino-roles.sh").read_text()
+    assert "LOGIN REPLICATION NOSUPERUSER" in roles_script and "host replication" in roles_script
+    urls = [compose["x-app-env"]["DATABASE_URL"], services["migrate"]["environment"]["MIGRATE_DATABASE_URL"],
+            services["signer"]["environment"]["DATABASE_URL"]]  # fmt: skip
+    for url in urls:
+        assert [host for host, _ in dburl.hosts_of(url)] == ["db", "db-standby"], url
+        assert url.endswith("?target_session_attrs=read-write"), url
+    # nothing starts before the standby streams (until then the primary's commits wait): directly or after migrate
+    assert services["migrate"]["depends_on"]["db-standby"]["condition"] == "service_healthy"
+    for name in ("web", "live", "worker", "beat", "signer", "lab-worker"):
+        assert {"db-standby", "migrate"} & set(services[name]["depends_on"]), name

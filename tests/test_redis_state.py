@@ -1,0 +1,69 @@
+"""What the casino keeps in Redis may all be lost (casino/redis_state.py; docs/reliability.md, "Redis").
+
+The reason a Redis failover needs nothing more than the restart the soak already injects (``redis_restart``: killed
+and started again empty, every invariant held): every key the casino writes is of a family whose loss is recovered
+from PostgreSQL or not needed. Here every path that writes to Redis runs against the suite's real Redis and every
+key it left is classified; the soak does the same with the keys of a whole run under load (bench/soak.py,
+``check_redis_keys``). The page's table and the module list the same families.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+import redis
+from django.conf import settings
+
+from casino import heartbeat
+from casino.redis_state import FAMILIES, family_of
+from tests.conftest import ROOT
+
+
+def test_the_reliability_page_lists_the_same_families():
+    page = (ROOT / "docs" / "reliability.md").read_text()
+    section = page.split("## Redis", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"^\| \*\*(.+?)\*\* \|", section, flags=re.MULTILINE)
+    assert listed == [family.name for family in FAMILIES]
+
+
+def test_a_key_of_no_family_is_named_as_such():
+    assert family_of("test.gw0.casino:table:12:latest", "test.gw0.") is not None
+    assert family_of("casino:table:12:latest", "test.gw0.") is None  # another casino's
+    assert family_of("casino:ledger:balance:3") is None  # state that would need keeping: no family
+
+
+@pytest.mark.django_db(transaction=True)
+def test_every_key_the_casino_writes_is_of_a_family_that_may_be_lost():
+    from django.contrib.auth import get_user_model
+    from rest_framework.test import APIClient
+
+    from casino.celery import app
+    from tables import notify
+    from tables.live import limits
+
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    prefix = settings.REDIS_KEY_PREFIX
+    before = set(client.scan_iter(match=f"{prefix}*"))
+
+    heartbeat.beat("worker")  # a heartbeat
+    notify.publish(987654, 3)  # a table's latest version (and a wake-up)
+
+    async def wait() -> None:  # an open wait
+        slot = await limits.acquire(424242, "long_poll", 5)
+        assert isinstance(slot, limits.Slot)
+
+    asyncio.run(wait())
+    api = APIClient()
+    api.force_authenticate(get_user_model().objects.create_user(username="redis-state", password="x" * 12))
+    assert api.get("/api/v1/tables").status_code == 200  # throttle counters
+    app.send_task("tables.sweep_timeouts", queue=settings.TABLE_TIMER_QUEUE, countdown=3600)  # a queued message
+
+    written = {key.decode() for key in set(client.scan_iter(match=f"{prefix}*")) - before}
+    families = {key: family_of(key, prefix) for key in written}
+    assert all(families.values()), [key for key, family in families.items() if family is None]
+    assert {family.name for family in families.values() if family} >= {
+        "heartbeats", "latest table versions", "open waits", "throttle counters", "timer and task messages",
+    }  # fmt: skip
+    client.delete(*written)
