@@ -26,7 +26,7 @@ class Family:
 FAMILIES: tuple[Family, ...] = (
     Family(
         "timer and task messages",
-        r"(celery|signer|lab)(\x06\x16\d)?|unacked(_index|_mutex)?|_kombu\.binding\..*|.*\.reply\.celery\.pidbox",
+        r"(celery|signer|lab)(\x06\x16\d)?|unacked(_index|_mutex)?|_kombu\.binding.*|.*\.reply\.celery\.pidbox",
         "Celery's queues on the broker: each wait's timeout message (ETA), the signer's and the lab's tasks, the "
         "messages a worker holds unacknowledged",
         "beat's sweeper fires every passed deadline from the tables' own rows within TIMEOUT_SWEEP_INTERVAL_S + "

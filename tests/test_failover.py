@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,7 +25,7 @@ import pytest
 from bench.replication import Cluster, ReplicationPair, libpq
 from bench.soak import PG_FAILOVER
 from casino import dbroles, dburl
-from tests.conftest import ROOT
+from tests.conftest import ROOT, wait_for
 
 
 def test_a_multi_host_url_becomes_libpq_host_and_port_lists():
@@ -95,9 +96,15 @@ def test_the_standby_is_synchronous_has_the_roles_and_takes_over_and_the_old_pri
             conn.execute("INSERT INTO accepted VALUES (%s)", [n])
             conn.commit()
 
-    # the roles (the catalog is replicated physically) are on the standby, and it serves them read-only
-    names = {r[0] for r in pair.standby.query("SELECT rolname FROM pg_roles")}
-    assert {roles.owner, roles.app, roles.signer} <= names
+    # the roles (the catalog is replicated physically) are on the standby, and it serves them read-only (a commit
+    # returns once the standby has flushed it; replaying it there follows within moments)
+    def replayed() -> bool:
+        names = {r[0] for r in pair.standby.query("SELECT rolname FROM pg_roles")}
+        return {roles.owner, roles.app, roles.signer} <= names and pair.standby.query(
+            "SELECT pg_last_wal_replay_lsn() >= pg_last_wal_receive_lsn()"
+        )[0][0]
+
+    assert wait_for(replayed, timeout=20, interval=0.1)
     with psycopg.connect(only(roles.app_url, pair.standby)) as conn:
         assert conn.execute("SELECT count(*) FROM accepted").fetchone() == (50,)
         with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
@@ -157,7 +164,7 @@ def test_compose_runs_the_pair_and_every_url_names_both():
     assert "LOGIN REPLICATION NOSUPERUSER" in roles_script and "host replication" in roles_script
     urls = [compose["x-app-env"]["DATABASE_URL"], services["migrate"]["environment"]["MIGRATE_DATABASE_URL"],
             services["signer"]["environment"]["DATABASE_URL"]]  # fmt: skip
-    for url in urls:
+    for url in (re.sub(r"\$\{[^}]*\}", "secret", url) for url in urls):  # (as compose substitutes them)
         assert [host for host, _ in dburl.hosts_of(url)] == ["db", "db-standby"], url
         assert url.endswith("?target_session_attrs=read-write"), url
     # nothing starts before the standby streams (until then the primary's commits wait): directly or after migrate
