@@ -13,7 +13,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from casino import dburl
+from casino import dbpool, dburl
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -151,11 +151,9 @@ for _option, _value in {
 # Keep connections: psycopg's pool per process (DB_POOL=1, default) or persistent connections.
 if env_bool("DB_POOL", True):
     _db["CONN_MAX_AGE"] = 0
-    _db.setdefault("OPTIONS", {})["pool"] = {
-        "min_size": env_int("DB_POOL_MIN", 1),
-        "max_size": env_int("DB_POOL_MAX", 8),
-        "timeout": env_int("DB_POOL_TIMEOUT", 10),
-    }
+    # DB_POOL_MIN, DB_POOL_MAX, DB_POOL_TIMEOUT, and a pool that gives up on an unreachable server within
+    # DB_POOL_RECONNECT_TIMEOUT_S, answering the requests waiting for it at once (casino/dbpool.py)
+    _db.setdefault("OPTIONS", {})["pool"] = dbpool.pool_options()
     # The pool checks a connection before lending it (one empty query), so a connection the server dropped while
     # it sat idle (a restarted server, pg_terminate_backend, a proxy's idle timeout) is replaced, never handed to
     # a request that would then fail (docs/reliability.md).
