@@ -20,6 +20,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bench.replication import Cluster, ReplicationPair, libpq
 from bench.soak import PG_FAILOVER
@@ -37,6 +39,27 @@ def test_a_multi_host_url_becomes_libpq_host_and_port_lists():
     single = dburl.parse("postgres://app@db:5432/casino")
     assert (single["HOST"], single["PORT"]) == ("db", 5432)
     assert dburl.hosts_of("postgres://u@[::1]:5433,db/x") == [("::1", "5433"), ("db", "5432")]
+
+
+hosts = st.lists(
+    st.tuples(
+        st.one_of(st.from_regex(r"[a-z][a-z0-9-]{0,20}", fullmatch=True), st.ip_addresses().map(str)),
+        st.integers(1, 65535).map(str),
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+@given(hosts)
+def test_any_host_list_survives_the_url_and_reaches_libpq_as_lists(pairs):
+    url = dburl.with_hosts("postgres://app:pw@x/casino?target_session_attrs=read-write", pairs)
+    assert dburl.hosts_of(url) == pairs
+    config = dburl.parse(url)
+    assert config["NAME"] == "casino" and config["USER"] == "app" and config["PASSWORD"] == "pw"
+    if len(pairs) > 1:
+        assert config["HOST"].split(",") == [h for h, _ in pairs]
+        assert config["PORT"].split(",") == [p for _, p in pairs]
 
 
 @pytest.mark.django_db
