@@ -43,7 +43,8 @@ FAMILIES: tuple[Family, ...] = (
         "latest table versions",
         r"casino:table:\d+:latest",
         "each table's latest version, written after commit, for live sockets to notice a lost wake-up",
-        "a socket re-reads the table from the database every LIVE_RECHECK_S; the next command writes it again",
+        "a socket that missed a wake-up while Redis was down hears of the table's next event (an action, or the "
+        "timer of its deadline) and is sent everything after its cursor; a long-poll re-reads when its wait ends",
     ),
     Family(
         "open waits",
