@@ -26,9 +26,9 @@ class Family:
 FAMILIES: tuple[Family, ...] = (
     Family(
         "timer and task messages",
-        r"(celery|signer|lab)(\x06\x16\d)?|unacked(_index|_mutex)?|_kombu\.binding.*|.*\.reply\.celery\.pidbox",
-        "Celery's queues on the broker: each wait's timeout message (ETA), the signer's and the lab's tasks, the "
-        "messages a worker holds unacknowledged",
+        r"(celery|signer|lab)(\.\d+)?(\x06\x16\d)?|unacked(_index|_mutex)?|_kombu\.binding.*|.*\.reply\.celery\.pidbox",
+        "Celery's queues on the broker (the timers' by table shard): each wait's timeout message (ETA), the signer's "
+        "and the lab's tasks, the messages a worker holds unacknowledged",
         "beat's sweeper fires every passed deadline from the tables' own rows within TIMEOUT_SWEEP_INTERVAL_S + "
         "TIMEOUT_SWEEP_GRACE_S; the signer's sweep finds every unsigned hand end; the lab asks again after "
         "HOUSE_EDGE_RETRY_S; beat sends its periodic tasks again",
