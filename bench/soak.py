@@ -2,9 +2,10 @@
 
 Starts the whole stack on PRIVATE services it may restart: a PostgreSQL cluster of its own (``initdb`` into a
 temporary directory, on a free port) with a synchronous standby (bench/replication.py), and a Redis of its own
-(``redis-server`` on a free port); never the machine's shared servers. On them: gunicorn (several workers), a Celery worker, Celery beat (and the ASGI
-server when the Procfile names one). Bots sit at a table of every preset with both bank modes and play over
-HTTP; every POST carries an ``Idempotency-Key`` and is retried with the same key until it gets an answer.
+(``redis-server`` on a free port); never the machine's shared servers. On them: gunicorn (several workers), a
+Celery worker, Celery beat (and the ASGI server when the Procfile names one). Bots sit at a table of every preset
+with both bank modes and play over HTTP; every POST carries an ``Idempotency-Key`` and is retried with the same
+key until it gets an answer.
 
 Meanwhile a seeded fault injector, round-robin over the kinds in a shuffled order, repeatedly:
 ``kill -9`` a web worker; ``kill -9`` the Celery worker and starts it again later; kills beat and starts it
