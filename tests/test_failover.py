@@ -15,7 +15,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psycopg
@@ -133,12 +135,23 @@ def test_the_standby_is_synchronous_has_the_roles_and_takes_over_and_the_old_pri
         with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
             conn.execute("INSERT INTO accepted VALUES (-1)")
 
+    # synchronous: with the standby stopped, a commit is not acknowledged; it is once the standby is back
+    pair.standby.stop("fast")
+    with ThreadPoolExecutor(1) as pool, psycopg.connect(libpq(roles.app_url)) as conn:
+        conn.execute("INSERT INTO accepted VALUES (49)")
+        commit = pool.submit(conn.commit)
+        time.sleep(1.5)
+        assert not commit.done()
+        pair.standby.start()
+        commit.result(timeout=30)
+    assert pair.wait_synchronous(30)
+
     old, new = pair.primary, pair.standby
     times = pair.failover()
     assert times.promote_s < 30
     with psycopg.connect(libpq(roles.app_url)) as conn:  # the same URL: now the promoted standby
         assert conn.info.port == new.port
-        assert conn.execute("SELECT count(*) FROM accepted").fetchone() == (50,)  # nothing acknowledged is lost
+        assert conn.execute("SELECT count(*) FROM accepted").fetchone() == (51,)  # nothing acknowledged is lost
         conn.execute("INSERT INTO accepted VALUES (50)")
         conn.commit()
 
