@@ -13,11 +13,11 @@ catalog and replicate with everything else. The programs name both servers in on
 connects to whichever accepts writes.
 
 The drill (:meth:`ReplicationPair.failover`): ``kill -9`` every process of the primary (a dead machine: no
-shutdown, in-flight commits cut), promote the standby, and fence the old primary: its data directory gets a
-``standby.signal`` and the new primary as its upstream, so whatever starts it again (a supervisor, an operator)
-starts a read-only standby, never a second primary. It may not be able to follow (its last WAL may never have
-reached the standby: a commit nobody was told about); it then waits, read-only, to be rebuilt
-(``pg_basebackup`` or ``pg_rewind``) as the pair's new standby.
+shutdown, in-flight commits cut), fence the old primary, and promote the standby. Fencing: the old primary's data
+directory gets a ``standby.signal`` and the new primary as its upstream, so whatever starts it again (a
+supervisor, an operator) starts a read-only standby, never a second primary. It may not be able to follow (its
+last WAL may never have reached the standby: a commit nobody was told about); it then waits, read-only, to be
+rebuilt (``pg_basebackup`` or ``pg_rewind``) as the pair's new standby.
 """
 
 from __future__ import annotations
@@ -191,11 +191,10 @@ class Cluster:
 @dataclass
 class FailoverTimes:
     """What a failover took, in seconds: from the kill to the promotion's start (detection: the caller's wait),
-    the promotion itself, and fencing the old primary."""
+    then fencing the old primary and promoting the standby."""
 
     detect_s: float
     promote_s: float
-    fence_s: float
 
 
 class ReplicationPair:
@@ -265,22 +264,22 @@ class ReplicationPair:
         self.primary.kill()
 
     def promote(self) -> float:
-        """Promote the standby and fence the old primary (the second half); returns the promotion's seconds."""
+        """Fence the old primary, then promote the standby (the second half); returns the promotion's seconds.
+
+        Fencing first: were the old primary started again between the two, it must already come back read-only."""
         old, new = self.primary, self.standby
+        old.follow(new)  # fenced: started again, it is a read-only standby of the new primary
         started = time.monotonic()
         new._run("pg_ctl", "-D", str(new.data), "-w", "-t", "60", "promote")
         took = time.monotonic() - started
-        old.follow(new)  # fenced: started again, it is a read-only standby of the new primary
         self.primary, self.standby = new, old
         self.failovers += 1
         return took
 
     def failover(self, detect_s: float = 0.0) -> FailoverTimes:
-        """``kill -9`` the primary, wait ``detect_s`` (a failover manager noticing), promote the standby, fence
-        the old primary. Afterwards the pair is one primary (no standby: commits no longer wait for one) and a
+        """``kill -9`` the primary, wait ``detect_s`` (a failover manager noticing), fence the old primary and
+        promote the standby. Afterwards the pair is one primary (no standby: commits no longer wait for one) and a
         fenced data directory."""
         self.kill_primary()
         time.sleep(detect_s)
-        started = time.monotonic()
-        promote_s = self.promote()
-        return FailoverTimes(detect_s, promote_s, time.monotonic() - started - promote_s)
+        return FailoverTimes(detect_s, self.promote())

@@ -986,15 +986,15 @@ class Injector(threading.Thread):
             self._service_outage(fault, "database", lambda: postgres.stop("immediate"), postgres.start, 2 + 2 * u, 120)
 
     def pg_failover(self, fault: Fault, u: float) -> None:
-        """kill -9 the primary; 1-3 s later (a failover manager noticing) promote the standby and fence the old
-        primary (bench/replication.py). The clients' multi-host URL finds the new primary by itself."""
+        """kill -9 the primary; 1-3 s later (a failover manager noticing) fence it and promote the standby
+        (bench/replication.py). The clients' multi-host URL finds the new primary by itself."""
         pair = self.stack.postgres
         assert isinstance(pair, ReplicationPair)
         old = pair.primary.name
         with self.database_lock:
             self._service_outage(fault, "database", pair.kill_primary, pair.promote, 1 + 2 * u, 120)
         new = pair.primary.name
-        fault.detail = f"kill -9 the primary ({old}), promote the synchronous standby ({new}), fence {old}"
+        fault.detail = f"kill -9 the primary ({old}), fence it, promote the synchronous standby ({new})"
 
     def pg_terminate(self, fault: Fault, u: float) -> None:
         with self.database_lock:
