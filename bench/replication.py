@@ -60,6 +60,7 @@ BASE_CONF = "max_connections = 200\nshared_buffers = 64MB\nfsync = off\nfull_pag
 # A primary of a pair: streams its WAL, and a commit returns once the standby has flushed it
 PRIMARY_CONF = (
     "wal_level = replica\nmax_wal_senders = 5\nwal_keep_size = 256MB\nwal_log_hints = on\nhot_standby = on\n"
+    "full_page_writes = on\n"  # (pg_rewind needs it and wal_log_hints)
     "synchronous_commit = on\nwal_sender_timeout = 5s\n"
 )
 
@@ -168,7 +169,8 @@ class Cluster:
         import psycopg
 
         with psycopg.connect(libpq(self.url(database)), autocommit=True, connect_timeout=5) as conn:
-            return list(conn.execute(sql).fetchall())
+            cursor = conn.execute(sql)
+            return list(cursor.fetchall()) if cursor.description else []
 
     def in_recovery(self) -> bool:
         return bool(self.query("SELECT pg_is_in_recovery()")[0][0])
@@ -275,6 +277,24 @@ class ReplicationPair:
         self.primary, self.standby = new, old
         self.failovers += 1
         return took
+
+    def rejoin(self) -> None:
+        """Rebuild the fenced old primary as the new primary's synchronous standby (``pg_rewind``: only what
+        diverged is copied back): the pair is whole again, ready for the next failover."""
+        old, new = self.standby, self.primary
+        old.stop("fast")  # (a supervisor may have started it, fenced)
+        (old.data / "standby.signal").unlink(missing_ok=True)  # pg_rewind first finishes its crash recovery
+        old._run(
+            "pg_rewind", "-D", str(old.data), "--no-sync",
+            "--source-server", f"host=127.0.0.1 port={new.port} user=postgres dbname=postgres",
+        )  # fmt: skip
+        old.configure(old._own_settings())  # (the new primary's configuration files came with the rewind)
+        old.follow(new)
+        old.start()
+        new.query(f"ALTER SYSTEM SET synchronous_standby_names = '{old.name}'")
+        new.query("SELECT pg_reload_conf()")
+        if not self.wait_synchronous(60):
+            raise RuntimeError(f"the rebuilt standby never became synchronous (see {old.log})")
 
     def failover(self, detect_s: float = 0.0) -> FailoverTimes:
         """``kill -9`` the primary, wait ``detect_s`` (a failover manager noticing), fence the old primary and

@@ -107,7 +107,7 @@ def pair() -> Iterator[ReplicationPair]:
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def test_the_standby_is_synchronous_has_the_roles_and_takes_over_and_the_old_primary_stays_fenced(pair):
+def test_the_standby_is_synchronous_has_the_roles_takes_over_the_old_primary_stays_fenced_and_rejoins(pair):
     assert pair.replication() == [(pair.standby.name, "streaming", "sync")]
     superuser = pair.url("postgres")
     with psycopg.connect(libpq(superuser), autocommit=True) as conn:
@@ -161,6 +161,17 @@ def test_the_standby_is_synchronous_has_the_roles_and_takes_over_and_the_old_pri
         conn.execute("INSERT INTO accepted VALUES (-1)")
     with psycopg.connect(libpq(roles.app_url)) as conn:  # it is listed first, and still never chosen
         assert conn.info.port == new.port
+
+    # rebuilt (pg_rewind) as the new primary's synchronous standby, the pair can fail over again, back to the first
+    pair.rejoin()
+    assert pair.replication() == [(old.name, "streaming", "sync")]
+    with psycopg.connect(libpq(roles.app_url)) as conn:
+        conn.execute("INSERT INTO accepted VALUES (51)")
+        conn.commit()
+    pair.failover()
+    with psycopg.connect(libpq(roles.app_url)) as conn:
+        assert conn.info.port == old.port
+        assert conn.execute("SELECT count(*) FROM accepted").fetchone() == (53,)
 
 
 def test_the_failover_drill_while_bots_play_loses_nothing():
