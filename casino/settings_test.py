@@ -27,6 +27,8 @@ DATABASES["default"]["CONN_MAX_AGE"] = 0
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Django's flush between transactional tests empties the append-only tables as the owner role (casino/testing_db).
 DATABASES["default"]["ENGINE"] = "casino.testing_db"
+# ... and its `flush` command skips post_migrate while the content types and permissions it keeps are all there
+INSTALLED_APPS = ["casino.testing_db", *INSTALLED_APPS]  # noqa: F405
 # Throttling is exercised by its own tests (they set their rates); the rest of the suite must not trip it.
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {  # noqa: F405
     scope: None for scope in ("auth_burst", "auth_sustained", "user_burst", "user_sustained")

@@ -73,33 +73,58 @@ def _referencing_first(tables: list[str], foreign_keys: list[tuple[str, str]]) -
     return ordered
 
 
+# What Django's post_migrate writes and no test changes: the content types and the permissions. The flush between
+# transactional tests keeps them, so post_migrate, which Django sends after every such flush to write them again
+# (about 40 statements finding nothing to do), is skipped while they are all there (management/commands/flush.py).
+KEPT_TABLES = ("django_content_type", "auth_permission")
+_KEPT_ROWS = "SELECT (SELECT count(*) FROM django_content_type), (SELECT count(*) FROM auth_permission)"
+
+
 class DatabaseOperations(operations.DatabaseOperations):
     """The flush between transactional tests DELETEs every row instead of TRUNCATE: the tables of a test hold a
     handful of rows, and TRUNCATE costs a new file per table and a slow commit (0.5-2 s on the shared machine
     against 0.1 s), after each of several hundred transactional tests. Sequences are not reset (as Django's own
-    flush without ``reset_sequences``); a flush that resets them keeps Django's TRUNCATE ... RESTART IDENTITY."""
+    flush without ``reset_sequences``); a flush that resets them keeps Django's TRUNCATE ... RESTART IDENTITY.
+    The rows of ``KEPT_TABLES`` stay; the whole flush is one round trip to the server after two catalog reads."""
+
+    kept_rows: tuple[int, int] | None = None  # the counts post_migrate left in KEPT_TABLES (this process)
 
     def sql_flush(
         self, style: Any, tables: Any, *, reset_sequences: bool = False, allow_cascade: bool = False
     ) -> list[str]:
         if reset_sequences or not tables:
             return list(super().sql_flush(style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade))
-        return [f"DELETE FROM {self.quote_name(table)}" for table in tables]
+        return [f"DELETE FROM {self.quote_name(table)}" for table in tables if table not in KEPT_TABLES]
 
     def execute_sql_flush(self, sql_list: list[str]) -> None:
         if not sql_list:
             return
         with psycopg.connect(**owner_connection_params(self.connection.settings_dict)) as owner:
             triggered = [row[0] for row in owner.execute(_TRIGGERED_TABLES)]
-            for table in triggered:
-                owner.execute(_toggle("DISABLE", table))
             deletes = {statement.split('"')[1]: statement for statement in sql_list if statement.startswith("DELETE")}
             order = _referencing_first(list(deletes), owner.execute(_FOREIGN_KEYS).fetchall())
-            for statement in [deletes[table] for table in order] + [s for s in sql_list if not s.startswith("DELETE")]:
-                owner.execute(statement)  # type: ignore[call-overload]
-            owner.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the deferred checks, before the triggers come back
-            for table in triggered:
-                owner.execute(_toggle("ENABLE", table))
+            batch = [
+                *(_toggle("DISABLE", table).as_string(owner) for table in triggered),
+                *(deletes[table] for table in order),
+                *(statement for statement in sql_list if not statement.startswith("DELETE")),
+                "SET CONSTRAINTS ALL IMMEDIATE",  # the deferred checks, before the triggers come back
+                *(_toggle("ENABLE", table).as_string(owner) for table in triggered),
+            ]
+            owner.execute(";\n".join(batch).encode())  # no parameters: one simple query, one round trip
+
+    def kept_rows_intact(self) -> bool:
+        """True when ``KEPT_TABLES`` hold what post_migrate left there the last time it ran in this process."""
+        if self.kept_rows is None:
+            return False
+        with self.connection.cursor() as cursor:
+            cursor.execute(_KEPT_ROWS)
+            return tuple(cursor.fetchone()) == self.kept_rows
+
+    def remember_kept_rows(self) -> None:
+        with self.connection.cursor() as cursor:
+            cursor.execute(_KEPT_ROWS)
+            counts = cursor.fetchone()
+        DatabaseOperations.kept_rows = (int(counts[0]), int(counts[1]))
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
