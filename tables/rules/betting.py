@@ -33,7 +33,6 @@ def place_bet(tx: Tx, cmd: PlaceBet) -> None:
     if hand.phase == Phase.PUNTERS and tx.rules.bet_timing == "at_turn_after_peek":
         if aw is None or aw.seat != seat.seat or aw.kind != WaitKind.OWED_BET:
             raise NotYourTurn("you bet at the start of your turn")
-        tx.wait_answered = True
     elif hand.phase != Phase.BETTING:
         raise WrongPhase("bets are closed")
     check_amount(tx, cmd.amount, low=tx.config.min_bet, high=tx.config.max_bet)

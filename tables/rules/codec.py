@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from . import commands as _commands
-from .commands import Command
+from .commands import Command, Context
 from .decoding import Decoder, record_decoder
 from .errors import invalid
 from .events import EVENT_TYPES, Event
@@ -46,6 +46,7 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
 _EVENT_DECODERS: dict[str, Decoder] = {cls.__name__: record_decoder(cls) for cls in EVENT_TYPES}
 _COMMAND_DECODERS: dict[str, Decoder] = {cls.__name__: record_decoder(cls) for cls in COMMAND_TYPES}
 _STATE_DECODER: Decoder = record_decoder(TableState)
+_CONTEXT_DECODER: Decoder = record_decoder(Context)
 
 
 def to_jsonable(value: Any) -> Any:
@@ -113,7 +114,8 @@ def event_from_json(data: Mapping[str, Any]) -> Event:
 
 
 def command_to_json(command: Command) -> dict[str, Any]:
-    """A command (with its context) as plain JSON with its stable ``type`` name."""
+    """A command as plain JSON with its stable ``type`` name (its context is recorded beside it:
+    :func:`context_to_json`)."""
     data: dict[str, Any] = {"type": type(command).__name__}
     data.update(to_jsonable(command))
     return data
@@ -126,6 +128,37 @@ def command_from_json(data: Mapping[str, Any]) -> Command:
         raise invalid("type", f"unknown command type {data.get('type') if isinstance(data, Mapping) else None!r}")
     command: Command = decode(data, "")
     return command
+
+
+def context_to_json(context: Context) -> dict[str, Any]:
+    """A command's context as it is recorded (in its first event's metadata): every plain seed left out (the
+    sealed forms and commitments stay, so the command re-runs once its seeds are revealed). The one place a
+    context loses its secrets."""
+    data: dict[str, Any] = to_jsonable(context)
+    data["seed"], data["seeds"] = None, []
+    for offered in (data["next_seed"], *data["next_seeds"]):
+        if offered is not None:
+            offered["seed"] = None
+    return data
+
+
+def context_from_json(data: Mapping[str, Any]) -> Context:
+    """The context of :func:`context_to_json`'s output; malformed input raises ``InvalidRequest``."""
+    context: Context = _CONTEXT_DECODER(data, "ctx")
+    return context
+
+
+def recorded_command(
+    command_json: Mapping[str, Any], context_json: Mapping[str, Any] | None
+) -> tuple[Command, Context]:
+    """A recorded command and its recorded context, as the pipeline writes them (``command`` and ``context`` in
+    the first event's metadata). A command recorded before the context went beside it holds it as ``ctx``."""
+    if context_json is None and isinstance(command_json, Mapping) and "ctx" in command_json:
+        context_json = command_json["ctx"]
+        command_json = {key: value for key, value in command_json.items() if key != "ctx"}
+    if not isinstance(context_json, Mapping):
+        raise invalid("ctx", "the recorded command has no context")
+    return command_from_json(command_json), context_from_json(context_json)
 
 
 def _plain(value: Any) -> Any:

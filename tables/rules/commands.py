@@ -1,22 +1,23 @@
 """Commands: what the shell asks the core to do (imperative names, frozen dataclasses).
 
-Every command carries a :class:`Context` with the data only the shell can supply: the clock
-(``now_ms``), every seated player's available wallet balance (``wallets``; chips already reserved are out
+The shell's data travels beside each command, as its :class:`Context` (``decide(command, state, context)``): the
+clock (``now_ms``), every seated player's available wallet balance (``wallets``; chips already reserved are out
 of the wallet), fresh OS entropy (``entropy``, 64 lowercase hex chars: the first-banker draw) and the seeds
 (see docs/fairness.md):
 
 - ``next_seeds``: freshly drawn server seeds, one for each hand this command may commit (``NextSeed.number``),
   each as its commitment, its sealed form (opaque to the core) and its plain text. The core uses one only if the
   command commits that hand's seed (table creation commits hands 1 and 2; hand N's opening commits hand N+2).
-- ``seeds``: the plain texts of the table's committed, unrevealed seeds, unsealed by the shell. The core matches
-  each to its commitment and uses it only to deal and to reveal.
+- ``seeds``: plain texts of seeds, unsealed by the shell (or revealed since, for a verifier re-running a recorded
+  command). The core matches each to a commitment (of the table's pledges or of ``next_seeds``) and uses it only
+  to deal and to reveal.
 
-Both plain texts are secrets: :func:`without_secrets` is the form the shell records, and re-running a recorded
-command puts back the seeds revealed since. Commands recorded under contract v1.1 carry ``next_seed`` (one seed,
-committed at a hand's end) and ``seed``; they re-run as they ran then. Without any of them (the pure core driven
-by tests or a simulation) the core commits to seeds derived from ``entropy`` and keeps them in plain text
-(``plain:``), a form that only such a command accepts: a command from the shell never deals from it.
-A command serialised with :func:`tables.rules.codec.command_to_json` is enough to re-run ``decide``.
+Plain seeds are secrets: the recorded form of a context (``tables.rules.codec.context_to_json``) never holds one.
+Commands recorded under contract v1.1 carry ``next_seed`` (one seed, committed at a hand's end) and ``seed``; they
+re-run as they ran then. Without any of them (the pure core driven by tests or a simulation) the core commits to
+seeds derived from ``entropy`` and keeps them in plain text (``plain:``), a form that only such a command accepts:
+a command from the shell never deals from it. A command and its context, each as its codec writes it, are enough
+to re-run ``decide``.
 
 A little longer than the core's other modules: the catalogue of every command, with the mapping of API action
 bodies to commands beside them.
@@ -24,8 +25,8 @@ bodies to commands beside them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import invalid
@@ -74,35 +75,9 @@ class Context:
         return self.next_seed is not None and not self.next_seeds
 
 
-def without_secrets(command: Command) -> Command:
-    """``command`` as the shell records it: the plain texts of the seeds removed (commitments and sealed forms
-    stay, so the recorded command re-runs once the seeds are revealed)."""
-    ctx = command.ctx
-    offered = (*ctx.next_seeds, *((ctx.next_seed,) if ctx.next_seed is not None else ()))
-    if ctx.seed is None and not ctx.seeds and all(s.seed is None for s in offered):
-        return command
-    next_seed = None if ctx.next_seed is None else replace(ctx.next_seed, seed=None)
-    next_seeds = tuple(replace(s, seed=None) for s in ctx.next_seeds)
-    return replace(command, ctx=replace(ctx, seed=None, seeds=(), next_seed=next_seed, next_seeds=next_seeds))
-
-
-def with_seeds(command: Command, revealed: Mapping[str, str], pending: Sequence[str]) -> Command:
-    """A recorded command with the seeds put back: ``revealed`` maps commitments to revealed seeds (hex);
-    ``pending`` holds the commitments that were committed and unrevealed when the command ran."""
-    ctx = command.ctx
-    seeds = tuple(revealed[c] for c in pending if c in revealed)
-    next_seed = ctx.next_seed
-    if next_seed is not None:
-        next_seed = replace(next_seed, seed=revealed.get(next_seed.commitment))
-    next_seeds = tuple(replace(s, seed=revealed.get(s.commitment)) for s in ctx.next_seeds)
-    return replace(command, ctx=replace(ctx, seed=None, seeds=seeds, next_seed=next_seed, next_seeds=next_seeds))
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Command:
-    """Base of every command."""
-
-    ctx: Context
+    """Base of every command (its context travels beside it: ``decide(command, state, context)``)."""
 
     @property
     def actor(self) -> str | None:
@@ -276,7 +251,7 @@ def _int_arg(args: Mapping[str, Any], name: str, *, required: bool) -> int | Non
     return value
 
 
-def command_for_action(action: str, ctx: Context, player_id: str, args: Mapping[str, Any]) -> PlayerCommand:
+def command_for_action(action: str, player_id: str, args: Mapping[str, Any]) -> PlayerCommand:
     """Build the command for an API action body (``{action, amount?, hand?}``); unknown actions are refused."""
     allowed = {
         "bet": {"amount"},
@@ -295,29 +270,28 @@ def command_for_action(action: str, ctx: Context, player_id: str, args: Mapping[
         name = sorted(extra)[0]
         raise invalid(name, f"action {action} takes no {name}")
     if action == "bet":
-        return PlaceBet(ctx=ctx, player_id=player_id, amount=_int_arg(args, "amount", required=True) or 0)
+        return PlaceBet(player_id=player_id, amount=_int_arg(args, "amount", required=True) or 0)
     if action == "hit":
-        return Hit(ctx=ctx, player_id=player_id, hand=_int_arg(args, "hand", required=False))
+        return Hit(player_id=player_id, hand=_int_arg(args, "hand", required=False))
     if action == "hit_face_down":
-        return HitFaceDown(ctx=ctx, player_id=player_id, hand=_int_arg(args, "hand", required=False))
+        return HitFaceDown(player_id=player_id, hand=_int_arg(args, "hand", required=False))
     if action == "stand":
-        return Stand(ctx=ctx, player_id=player_id, hand=_int_arg(args, "hand", required=False))
+        return Stand(player_id=player_id, hand=_int_arg(args, "hand", required=False))
     if action == "raise":
         amount = _int_arg(args, "amount", required=True) or 0
-        return Raise(ctx=ctx, player_id=player_id, amount=amount, hand=_int_arg(args, "hand", required=False))
+        return Raise(player_id=player_id, amount=amount, hand=_int_arg(args, "hand", required=False))
     if action == "split":
         return Split(
-            ctx=ctx,
             player_id=player_id,
             amount=_int_arg(args, "amount", required=False),
             hand=_int_arg(args, "hand", required=False),
         )
     if action == "assign":
-        return Assign(ctx=ctx, player_id=player_id, hand=_int_arg(args, "hand", required=True) or 0)
+        return Assign(player_id=player_id, hand=_int_arg(args, "hand", required=True) or 0)
     if action == "set_stake":
-        return SetStake(ctx=ctx, player_id=player_id, amount=_int_arg(args, "amount", required=True) or 0)
+        return SetStake(player_id=player_id, amount=_int_arg(args, "amount", required=True) or 0)
     if action == "sit_out":
-        return SitOut(ctx=ctx, player_id=player_id)
+        return SitOut(player_id=player_id)
     if action == "sit_in":
-        return SitIn(ctx=ctx, player_id=player_id)
-    return RetireBank(ctx=ctx, player_id=player_id)
+        return SitIn(player_id=player_id)
+    return RetireBank(player_id=player_id)

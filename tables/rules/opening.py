@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from .banking import ensure_banker
+from .commands import PlaceBet, SitDown, SitIn
 from .enums import HandStatus, Phase
 from .events import CardDealt, ClientSeedFixed, HandOpened
 from .shuffle import seed_commitment
 from .tx import Tx
+
+#: Player commands after which a table that went idle (empty betting window) opens a hand again.
+_TRIGGERS = (SitDown, SitIn, PlaceBet)
 
 
 def _entrants(tx: Tx) -> tuple[int, ...]:
@@ -38,14 +42,13 @@ def _entrants(tx: Tx) -> tuple[int, ...]:
 
 
 def open_next_hand(tx: Tx) -> None:
-    """Open the next hand if the table has a covering banker and at least one punter who can enter (tried at
-    most once per player command or settlement: ``tx.may_open``).
+    """Open the next hand if the table has a covering banker and at least one punter who can enter (``flow`` tries
+    it once per player command or settlement; when it cannot open, it emits nothing new if tried again).
 
     After a betting window closed with no stake the table is idle: only a player's trigger (sitting down,
     sitting in, betting) opens a hand again, so the table never spins through empty hands.
     """
-    tx.may_open = False
-    if tx.state.idle and not tx.trigger:
+    if tx.state.idle and not isinstance(tx.command, _TRIGGERS):
         return
     if not ensure_banker(tx):
         return

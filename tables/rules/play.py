@@ -66,7 +66,6 @@ def in_turn(tx: Tx, cmd: PlayerCommand) -> tuple[SeatState, Awaiting]:
     aw = state.awaiting
     if aw is None or aw.seat != seat.seat:
         raise NotYourTurn("it is not your turn")
-    tx.wait_answered = True  # (a refusal further on discards the whole command)
     return seat, aw
 
 

@@ -159,7 +159,6 @@ def end_hand(tx: Tx) -> None:
     1. every seat that asked to leave during the hand leaves (a banker who leaves passes the bank on);
     2. after an abandoned hand the bank passes as it would after a settlement (``HandSettled`` names the next
        banker itself): from a banker who retires, sat out or cannot cover the bank;
-    3. after a settlement the table may open its next hand (an abandoned one leaves it idle).
 
     No seed is committed here (contract v1.2: a hand's opening commits the hand after next).
     """
@@ -175,8 +174,6 @@ def end_hand(tx: Tx) -> None:
                 pass_bank_from(tx, seat.seat, BankReason.LEFT)
     if not settled:
         _pass_bank_after_abandonment(tx)
-    if settled:
-        tx.may_open = True
 
 
 def _end_hand_v11(tx: Tx, settled: bool) -> None:
@@ -188,8 +185,6 @@ def _end_hand_v11(tx: Tx, settled: bool) -> None:
             if seat.leaving:
                 tx.emit(SeatLeft(seat=seat.seat, player_id=seat.player_id, reason=LeaveReason.AFTER_HAND))
     tx.commit_next_seed()
-    if settled:
-        tx.may_open = True
 
 
 def _pass_bank_after_abandonment(tx: Tx) -> None:

@@ -41,7 +41,6 @@ def timeout(tx: Tx, cmd: Timeout) -> None:
     seat = state.seat_at(awaiting.seat)
     assert seat is not None
     record_timeout(tx, seat, awaiting.kind)
-    tx.wait_answered = True
     if awaiting.kind == WaitKind.BANKER:
         tx.emit(HandStood(seat=awaiting.seat, hand=0, banker=True, reason=StandReason.TIMEOUT))
         return
@@ -67,7 +66,6 @@ def _betting_window_expired(tx: Tx) -> None:
             tx.emit(PunterSkipped(seat=h.seat, player_id=h.player_id, reason=SkipReason.TIMEOUT))
         else:
             bet_for_timeout(tx, tx.hand.find(h.seat, h.hand_index) or h)
-    tx.wait_expired = True
 
 
 def record_timeout(tx: Tx, seat: SeatState, waiting_for: WaitKind) -> None:

@@ -1,8 +1,10 @@
-"""The working context of one ``decide`` call: the state so far, the events so far and the wallets.
+"""The working record of one ``decide`` call: the command, the state so far, the events so far and the wallets.
 
 ``decide`` plans events by emitting them into a :class:`Tx`, which folds each one with ``evolve`` so later
-steps see their effect. Wallets start from ``ctx.wallets`` and follow the reserves and payouts of the
-events emitted so far in this command. A raised :class:`DomainError` discards everything.
+steps see their effect. It holds no flag steering what happens next: the automatic steps (``flow``) derive
+that from the command, the state and the events emitted so far. Wallets start from ``ctx.wallets`` and follow
+the reserves and payouts of the events emitted so far in this command. A raised :class:`DomainError` discards
+everything.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from .commands import Context, NextSeed
+from .commands import Command, Context, NextSeed
 from .config import TableConfig
 from .errors import InvalidRequest, NotFound
 from .events import HOUSE, Event, SeedCommitted
@@ -66,20 +68,29 @@ class Tx:
         "_delta",
         "_risked",
         "_seeds",
+        "command",
         "config",
         "ctx",
         "events",
-        "may_open",
         "replaying",
         "rules",
+        "start",
         "state",
-        "trigger",
         "unopenable",
-        "wait_answered",
-        "wait_expired",
     )
 
-    def __init__(self, state: TableState, ctx: Context, *, replaying: bool = False) -> None:
+    def __init__(
+        self,
+        state: TableState,
+        ctx: Context,
+        command: Command | None = None,
+        *,
+        replaying: bool = False,
+        unopenable: int | None = None,
+    ) -> None:
+        #: the command being decided, the state it is decided on and its context: what the flow derives from
+        self.command = command
+        self.start = state
         self.state = state
         self.events: list[Event] = []
         self.ctx = ctx
@@ -90,18 +101,9 @@ class Tx:
         #: a verifier re-running a recorded command: a hand whose seed is not revealed yet is not opened
         self.replaying = replaying
         #: the hand whose committed seed cannot be opened: it opens and is abandoned at once (``decide``)
-        self.unopenable: int | None = None
+        self.unopenable = unopenable
         #: the decks this command dealt from, by hand number (derived and checked once per command)
         self._decks: dict[int, tuple[str, ...]] = {}
-        # What this command did, as the automatic steps (``flow``) need to know it:
-        #: the flow may try to open the next hand (after a player's command, after a settlement)
-        self.may_open = False
-        #: a player's trigger (sitting down, sitting in, betting): an idle table opens a hand again
-        self.trigger = False
-        #: the player the table waited on acted (or timed out): his turn goes on or passes, with a fresh wait
-        self.wait_answered = False
-        #: the betting window's deadline passed (a timeout): it closes even with no stake on the table
-        self.wait_expired = False
         if state.pledges and (ctx.seeds or ctx.seed is not None):
             numbers = {pledge.commitment: pledge.number for pledge in state.pledges}
             for plain in (ctx.seed, *ctx.seeds):
@@ -215,9 +217,18 @@ class Tx:
                 raise InvalidRequest(
                     "next_seed needs a commitment (64 lowercase hex) and a sealed form", {"field": "next_seeds"}
                 )
+        if plain is None:  # a verifier re-running a recorded command: the seed revealed since, if any
+            plain = self._carried(commitment)
         if plain is not None:
             self._seeds[number] = plain
         self.emit(SeedCommitted(number=number, seed_commitment=commitment, sealed_seed=sealed))
+
+    def _carried(self, commitment: str) -> str | None:
+        """The plain seed among those the context carries that ``commitment`` commits to, if any."""
+        for plain in (self.ctx.seed, *self.ctx.seeds):
+            if isinstance(plain, str) and _opens(plain, commitment):
+                return plain
+        return None
 
     def _plain(self, number: int) -> str | None:
         """The plain seed of hand ``number`` this command carries; a pledge kept in plain text only for a command
