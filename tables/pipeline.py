@@ -28,7 +28,7 @@ from ledger import selectors as ledger_selectors
 from responsible.gate import Gate, needs_gate, open_gate
 from tables import after_commit, engine, fairness, projections
 from tables.errors import ConcurrencyConflict, IdempotencyConflict, StaleVersion, TableMissing, TableNotFound
-from tables.ledger_bridge import post_ledger_entries, wallets_after
+from tables.ledger_bridge import post_ledger_entries
 from tables.rules import (
     Command,
     Context,
@@ -44,6 +44,7 @@ from tables.rules import (
     command_to_json,
     context_to_json,
     handle,
+    wallets_after,
 )
 from tables.rules.chainhash import HASH_FORM
 from tables.store import StoredEvent, Write, chain, events_of_idempotent_command, insert

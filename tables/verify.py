@@ -31,9 +31,10 @@ from django.utils import timezone
 from casino.monitoring import record_verification_failure
 from tables import engine, fairness
 from tables.errors import HandInPlay
-from tables.ledger_bridge import ESCROW, chip_moves, event_cause
+from tables.ledger_bridge import event_cause
 from tables.models import Hand
 from tables.rules import (
+    ESCROW,
     HOUSE,
     PLAIN_PREFIX,
     CardDealt,
@@ -45,6 +46,7 @@ from tables.rules import (
     HandOpened,
     HandSettled,
     TableState,
+    chip_moves,
     decide,
     event_to_json,
     evolve,

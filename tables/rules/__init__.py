@@ -28,6 +28,7 @@ See docs/rules-engine.md for the whole API and every decision taken where RULES.
 """
 
 from .cards import CANONICAL_DECK, format_hp, is_picture, value_hp
+from .chips import ESCROW, chip_moves, wallets_after
 from .codec import (
     command_from_json,
     command_to_json,
@@ -152,6 +153,7 @@ __all__ = [
     "ACTION_NAMES",
     "CANONICAL_DECK",
     "ERROR_CODES",
+    "ESCROW",
     "EVENT_TYPES",
     "HAND_ACTIONS",
     "HOUSE",
@@ -254,6 +256,7 @@ __all__ = [
     "WrongPhase",
     "banker_loss_multiplier",
     "card_visible",
+    "chip_moves",
     "command_for_action",
     "command_from_json",
     "command_to_json",
@@ -290,4 +293,5 @@ __all__ = [
     "verify_deck",
     "view",
     "view_event",
+    "wallets_after",
 ]

@@ -7,14 +7,14 @@ not leaving. A house bank always covers unless the shell passes a ``"house"`` wa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from .enums import BankReason, Outcome
 from .events import BankPassed, FirstBankerDrawn, HandResult
 from .scoring import CATEGORY_RANK
 from .shuffle import u32_stream, uniform_below
 from .state import SeatState
-from .tx import Tx
+from .tx import NOTHING, Tx
 
 _TRIGGER_CATEGORIES: dict[str, frozenset[str]] = {
     "any_75": frozenset({"seven_half", "reale", "pair7"}),
@@ -23,14 +23,17 @@ _TRIGGER_CATEGORIES: dict[str, frozenset[str]] = {
 }
 
 
-def can_hold_bank(tx: Tx, seat: SeatState) -> bool:
-    """True if this seated player may hold the bank for the next hand."""
+def can_hold_bank(tx: Tx, seat: SeatState, credit: Mapping[str, int] = NOTHING) -> bool:
+    """True if this seated player may hold the bank for the next hand (``credit``: payouts of the hand ending,
+    not emitted yet)."""
     if seat.sitting_out or seat.leaving:
         return False
-    return tx.covers(seat.player_id, tx.min_stake() * tx.config.banker_loss_multiplier)
+    return tx.covers(seat.player_id, tx.min_stake() * tx.config.banker_loss_multiplier, credit)
 
 
-def offer_from(tx: Tx, from_seat: int | None, *, include_from: bool = False) -> SeatState | None:
+def offer_from(
+    tx: Tx, from_seat: int | None, *, include_from: bool = False, credit: Mapping[str, int] = NOTHING
+) -> SeatState | None:
     """The first player counter-clockwise (to the right) of ``from_seat`` who can hold the bank."""
     seats = tx.state.seats
     if from_seat is None:
@@ -40,7 +43,7 @@ def offer_from(tx: Tx, from_seat: int | None, *, include_from: bool = False) -> 
         if include_from:
             ordered += [s for s in seats if s.seat == from_seat]
     for s in ordered:
-        if can_hold_bank(tx, s):
+        if can_hold_bank(tx, s, credit):
             return s
     return None
 
@@ -92,8 +95,10 @@ def pass_bank_from(tx: Tx, seat: int, reason: BankReason) -> None:
     )
 
 
-def next_banker(tx: Tx, results: Sequence[HandResult]) -> tuple[int | None, str | None, BankReason]:
-    """Who holds the bank after this hand, by §6 (wallets already credited with the hand's payouts)."""
+def next_banker(
+    tx: Tx, results: Sequence[HandResult], payouts: Mapping[str, int]
+) -> tuple[int | None, str | None, BankReason]:
+    """Who holds the bank after this hand, by §6, with the wallets credited with the hand's ``payouts``."""
     state = tx.state
     if tx.config.house_bank:
         return None, None, BankReason.HOUSE
@@ -106,15 +111,15 @@ def next_banker(tx: Tx, results: Sequence[HandResult]) -> tuple[int | None, str 
             continue
         tried.add(r.seat)
         s = state.seat_at(r.seat)
-        if s is not None and can_hold_bank(tx, s):
+        if s is not None and can_hold_bank(tx, s, payouts):
             return s.seat, s.player_id, BankReason.WON
     banker_seat = state.banker_seat
     banker = state.seat_at(banker_seat) if banker_seat is not None else None
     if tx.rules.bank_rotation == "every_hand":
-        s = offer_from(tx, banker_seat)
+        s = offer_from(tx, banker_seat, credit=payouts)
         if s is not None:
             return s.seat, s.player_id, BankReason.ROTATION
-    if banker is not None and not state.banker_retiring and can_hold_bank(tx, banker):
+    if banker is not None and not state.banker_retiring and can_hold_bank(tx, banker, payouts):
         return banker.seat, banker.player_id, BankReason.KEPT
     if banker is None or banker.leaving:
         reason = BankReason.LEFT
@@ -124,7 +129,7 @@ def next_banker(tx: Tx, results: Sequence[HandResult]) -> tuple[int | None, str 
         reason = BankReason.SAT_OUT
     else:
         reason = BankReason.CANNOT_COVER
-    s = offer_from(tx, banker_seat)
+    s = offer_from(tx, banker_seat, credit=payouts)
     if s is not None:
         return s.seat, s.player_id, reason
     return None, None, reason

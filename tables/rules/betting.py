@@ -8,7 +8,7 @@ from .errors import IllegalAction, NotYourTurn, WrongPhase
 from .events import BetPlaced
 from .flow import run_automatic_steps
 from .play import acted, seated
-from .stakes import banker_party, check_amount, check_reserves, commit_reserves
+from .stakes import banker_party, check_amount, check_reserves
 from .tx import Tx
 
 
@@ -50,4 +50,3 @@ def place_bet(tx: Tx, cmd: PlaceBet) -> None:
             banker_id=banker_party(tx),
         )
     )
-    commit_reserves(tx, cmd.player_id, pr, br)

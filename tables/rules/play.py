@@ -16,7 +16,7 @@ from .events import (
     TimeoutStreakReset,
 )
 from .opening import draw
-from .stakes import banker_party, check_reserves, commit_reserves
+from .stakes import banker_party, check_reserves
 from .state import Awaiting, PunterHand, SeatState
 from .turns import hungarian_multi, show_if_done, stand_all
 from .tx import Tx
@@ -195,7 +195,6 @@ def raise_stake(tx: Tx, cmd: Raise) -> None:
             banker_id=banker_party(tx),
         )
     )
-    commit_reserves(tx, cmd.player_id, pr, br)
 
 
 # -- the player banker ---------------------------------------------------------------------------------------

@@ -105,9 +105,7 @@ def settle(tx: Tx) -> None:
     b = hand.banker
     banker_score = evaluate(b.cards, tx.rules) if b.played else None
     results, payouts = _results(tx, banker_score)
-    for party, amount in payouts.items():
-        tx.move(None if party == HOUSE else party, amount)
-    next_seat, next_id, reason = next_banker(tx, results)
+    next_seat, next_id, reason = next_banker(tx, results, payouts)
     tx.emit(
         HandSettled(
             number=hand.number,
@@ -146,8 +144,6 @@ def abandon_without_seed(tx: Tx) -> None:
             payouts[h.player_id] = payouts.get(h.player_id, 0) + h.punter_reserve
         if h.banker_reserve:
             payouts[banker_key] = payouts.get(banker_key, 0) + h.banker_reserve
-    for party, amount in payouts.items():
-        tx.move(None if party == HOUSE else party, amount)
     tx.emit(HandAbandoned(number=hand.number, reason=AbandonReason.SEED_UNAVAILABLE, server_seed="", payouts=payouts))
     end_hand(tx)
 

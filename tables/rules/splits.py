@@ -8,7 +8,7 @@ from .enums import HandStatus, WaitKind
 from .errors import IllegalAction
 from .events import CardAssigned, CardTurnedUp, HandSplit
 from .play import acted, in_turn, own_hand, target_hand
-from .stakes import banker_party, check_amount, check_reserves, commit_reserves
+from .stakes import banker_party, check_amount, check_reserves
 from .state import Awaiting, PunterHand, SeatState
 from .turns import show_if_done
 from .tx import Tx
@@ -97,7 +97,6 @@ def split(tx: Tx, cmd: Split) -> None:
             open_now=not spanish,  # a Hungarian hand plays at once, a Spanish one after its elder
         )
     )
-    commit_reserves(tx, cmd.player_id, pr, br)
 
 
 def assign(tx: Tx, cmd: Assign) -> None:

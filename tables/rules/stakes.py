@@ -47,12 +47,6 @@ def check_reserves(tx: Tx, player_id: str, amount: int, hand_key: tuple[int, int
     return punter_reserve, banker_reserve
 
 
-def commit_reserves(tx: Tx, player_id: str, punter_reserve: int, banker_reserve: int) -> None:
-    """Move the reserves out of both wallets (within this command's bookkeeping)."""
-    tx.move(player_id, -punter_reserve)
-    tx.move(banker_party(tx), -banker_reserve)
-
-
 def check_amount(tx: Tx, amount: int, *, low: int, high: int) -> None:
     """A stake of ``amount``: exactly S under ``bank_fixed``, else between ``low`` and ``high``."""
     if tx.rules.stake_mode == "bank_fixed":

@@ -22,7 +22,7 @@ from .enums import HandStatus, SitOutReason, SkipReason, StandReason, WaitKind
 from .errors import BankCannotCover, InsufficientFunds, LimitReached
 from .events import BetPlaced, CardAssigned, HandStood, PlayerTimedOut, PunterSkipped, SatOut
 from .scoring import BUST, evaluate
-from .stakes import banker_party, check_reserves, commit_reserves
+from .stakes import banker_party, check_reserves
 from .state import PunterHand, SeatState
 from .turns import show_if_done, stand_all
 from .tx import Tx
@@ -97,7 +97,6 @@ def bet_for_timeout(tx: Tx, h: PunterHand) -> bool:
             by_timeout=True,
         )
     )
-    commit_reserves(tx, h.player_id, punter_reserve, banker_reserve)
     return True
 
 

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 
+from .chips import CHIP_EVENTS, ESCROW, chip_moves
 from .commands import Command, Context, NextSeed
 from .config import TableConfig
 from .errors import InvalidRequest, NotFound
@@ -26,6 +29,8 @@ from .state import HandState, TableState
 #: a pledge of this form found in a table that a shell drives (a row written into the database) is never opened.
 PLAIN_PREFIX = "plain:"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+#: No credit (see :meth:`Tx.available`).
+NOTHING: Mapping[str, int] = MappingProxyType({})
 
 
 def simulated_seed(entropy: str, number: int) -> str:
@@ -121,9 +126,16 @@ class Tx:
         self.rules: Rules = config.rules
 
     def emit(self, event: Event) -> None:
-        """Record ``event`` and fold it into the working state (``evolve``, without its dispatch call)."""
+        """Record ``event``, fold it into the working state (``evolve``, without its dispatch call) and move the
+        wallets by the chips it moves (:func:`~.chips.chip_moves`)."""
         self.events.append(event)
         self.state = EVOLVERS[type(event)](self.state, event)
+        if type(event) in CHIP_EVENTS:
+            for party, amount in chip_moves(event).items():
+                if party != ESCROW:
+                    self._delta[party] = self._delta.get(party, 0) + amount
+                    if amount < 0:
+                        self._risked[party] = self._risked.get(party, 0) - amount
 
     @property
     def hand(self) -> HandState:
@@ -134,9 +146,9 @@ class Tx:
         return hand
 
     # -- chips ---------------------------------------------------------------------------------------------
-    def available(self, party: str | None) -> int | None:
-        """Chips ``party`` can still commit in this command; None means unlimited (a house bank with no
-        ``"house"`` entry in the wallets)."""
+    def available(self, party: str | None, credit: Mapping[str, int] = NOTHING) -> int | None:
+        """Chips ``party`` can still commit in this command (and with ``credit``: payouts not emitted yet); None
+        means unlimited (a house bank with no ``"house"`` entry in the wallets)."""
         key = HOUSE if party is None else party
         wallets = self.ctx.wallets
         if key == HOUSE and key not in wallets:
@@ -144,7 +156,7 @@ class Tx:
         balance = wallets.get(key, 0)
         if type(balance) is not int and (not isinstance(balance, int) or isinstance(balance, bool)):
             raise InvalidRequest("wallets map player ids to integer chip balances", {"field": "wallets"})
-        return balance + self._delta.get(key, 0)
+        return balance + self._delta.get(key, 0) + credit.get(key, 0)
 
     def loss_room(self, party: str | None) -> int | None:
         """Chips ``party`` may still put at risk under his loss limit (``ctx.loss_room``); None: no limit."""
@@ -152,24 +164,17 @@ class Tx:
             return None
         return self.ctx.loss_room[party] - self._risked.get(party, 0)
 
-    def can_commit(self, party: str | None) -> int | None:
+    def can_commit(self, party: str | None, credit: Mapping[str, int] = NOTHING) -> int | None:
         """Chips ``party`` can commit now: his wallet, capped by his loss room; None means unlimited."""
-        avail, room = self.available(party), self.loss_room(party)
+        avail, room = self.available(party, credit), self.loss_room(party)
         if avail is None or room is None:
             return room if avail is None else avail
         return min(avail, room)
 
-    def covers(self, party: str | None, amount: int) -> bool:
-        """True if ``party`` can commit ``amount`` chips: his wallet and his loss room allow it."""
-        avail = self.can_commit(party)
+    def covers(self, party: str | None, amount: int, credit: Mapping[str, int] = NOTHING) -> bool:
+        """True if ``party`` can commit ``amount`` chips: his wallet (with ``credit``) and his loss room allow it."""
+        avail = self.can_commit(party, credit)
         return avail is None or avail >= amount
-
-    def move(self, party: str | None, amount: int) -> None:
-        """Credit (positive) or debit (negative) ``party``'s wallet within this command."""
-        key = HOUSE if party is None else party
-        self._delta[key] = self._delta.get(key, 0) + amount
-        if amount < 0:
-            self._risked[key] = self._risked.get(key, 0) - amount
 
     # -- time ----------------------------------------------------------------------------------------------
     def turn_deadline(self) -> int:
