@@ -16,12 +16,13 @@ import json
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from msgspec.structs import replace
 
 from casino.metrics import observe_command
 from ledger import selectors as ledger_selectors

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
+from msgspec.structs import replace
 
 from casino.monitoring import record_verification_failure
 from tables import engine, fairness

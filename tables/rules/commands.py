@@ -1,4 +1,4 @@
-"""Commands: what the shell asks the core to do (imperative names, frozen dataclasses).
+"""Commands: what the shell asks the core to do (imperative names, frozen keyword-only ``msgspec.Struct``s).
 
 The shell's data travels beside each command, as its :class:`Context` (``decide(command, state, context)``): the
 clock (``now_ms``), every seated player's available wallet balance (``wallets``; chips already reserved are out
@@ -26,14 +26,14 @@ bodies to commands beside them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from .errors import invalid
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NextSeed:
+class NextSeed(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A server seed drawn for hand ``number`` (None: the next hand to be committed, contract v1.1):
     ``commitment`` = sha256 of it (hex), ``sealed`` its encrypted form (opaque to the core, stored in
     ``SeedCommitted``), ``seed`` its plain hex (never recorded)."""
@@ -44,8 +44,7 @@ class NextSeed:
     number: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Context:
+class Context(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Shell-supplied data of one command: clock, wallets, entropy and seeds.
 
     ``loss_room``: for players with a responsible-gaming loss limit, the most chips each may still put at risk
@@ -75,8 +74,7 @@ class Context:
         return self.next_seed is not None and not self.next_seeds
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Command:
+class Command(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="type", tag=True):
     """Base of every command (its context travels beside it: ``decide(command, state, context)``)."""
 
     @property
@@ -85,8 +83,7 @@ class Command:
         return None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PlayerCommand(Command):
+class PlayerCommand(Command, frozen=True, kw_only=True):
     """A command sent by a player."""
 
     player_id: str
@@ -96,8 +93,7 @@ class PlayerCommand(Command):
         return self.player_id
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CreateTable(Command):
+class CreateTable(Command, frozen=True, kw_only=True):
     """Create the table: the first command of every stream (validated; errors name the field)."""
 
     preset: str
@@ -111,8 +107,7 @@ class CreateTable(Command):
     betting_timeout_s: int = 30
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SitDown(PlayerCommand):
+class SitDown(PlayerCommand, frozen=True, kw_only=True):
     """Take a seat (the lowest free one when ``seat`` is None); ``client_seed`` defaults to the player id."""
 
     username: str
@@ -120,100 +115,85 @@ class SitDown(PlayerCommand):
     client_seed: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LeaveSeat(PlayerCommand):
+class LeaveSeat(PlayerCommand, frozen=True, kw_only=True):
     """Leave: at once between hands, else after the current hand."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SitOut(PlayerCommand):
+class SitOut(PlayerCommand, frozen=True, kw_only=True):
     """Skip hands from the next one on."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SitIn(PlayerCommand):
+class SitIn(PlayerCommand, frozen=True, kw_only=True):
     """Take part again (or, between hands, say "ready" so a waiting table tries to open a hand)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SetClientSeed(PlayerCommand):
+class SetClientSeed(PlayerCommand, frozen=True, kw_only=True):
     """Set the player's client seed (1-64 characters) for hands opened from now on."""
 
     client_seed: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PlaceBet(PlayerCommand):
+class PlaceBet(PlayerCommand, frozen=True, kw_only=True):
     """Bet ``amount`` chips (exactly S under ``bank_fixed``)."""
 
     amount: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Hit(PlayerCommand):
+class Hit(PlayerCommand, frozen=True, kw_only=True):
     """A card face up (punter or player banker)."""
 
     hand: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HitFaceDown(PlayerCommand):
+class HitFaceDown(PlayerCommand, frozen=True, kw_only=True):
     """Turn the hidden card up, then take a new card face down (``hidden_card_swap``)."""
 
     hand: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Stand(PlayerCommand):
+class Stand(PlayerCommand, frozen=True, kw_only=True):
     """End the turn on a hand (or a player banker's turn)."""
 
     hand: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Raise(PlayerCommand):
+class Raise(PlayerCommand, frozen=True, kw_only=True):
     """Add ``amount`` chips to the stake of the live hand (``raise_on_draw``)."""
 
     amount: int
     hand: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Split(PlayerCommand):
+class Split(PlayerCommand, frozen=True, kw_only=True):
     """Split (Spanish) or make a new hand (Hungarian) with stake ``amount`` (default: the least allowed)."""
 
     amount: int | None = None
     hand: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Assign(PlayerCommand):
+class Assign(PlayerCommand, frozen=True, kw_only=True):
     """Hungarian: give the card just drawn to open hand ``hand``."""
 
     hand: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SetStake(PlayerCommand):
+class SetStake(PlayerCommand, frozen=True, kw_only=True):
     """Player banker under ``bank_fixed``: the stake S from the next hand on."""
 
     amount: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RetireBank(PlayerCommand):
+class RetireBank(PlayerCommand, frozen=True, kw_only=True):
     """Player banker: offer the bank on (at once between hands, else after the current hand)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Timeout(Command):
+class Timeout(Command, frozen=True, kw_only=True):
     """System: the deadline of the wait at ``expected_version`` passed; a no-op if the table moved on."""
 
     expected_version: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ReleaseIdleSeat(Command):
+class ReleaseIdleSeat(Command, frozen=True, kw_only=True):
     """System: the seat of ``player_id`` took part in no hand for as long as the shell's setting allows (API.md
     v1.2 seats); it is released between his hands. The shell decides idleness (the core keeps no clock of seats);
     the command is recorded like any other, so a replay releases the same seat."""

@@ -35,8 +35,8 @@ from .enums import (
 HOUSE = "house"
 
 
-class Event(Struct, frozen=True, kw_only=True):
-    """Base of every event."""
+class Event(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="type", tag=True):
+    """Base of every event: its JSON names its type (the class name) in ``type``."""
 
 
 class TableCreated(Event, frozen=True, kw_only=True):
@@ -342,7 +342,7 @@ class BankerTurnSkipped(Event, frozen=True, kw_only=True):
     seat: int | None
 
 
-class HandResult(Struct, frozen=True, kw_only=True):
+class HandResult(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The settlement of one punter hand (one row of the hand history's ``results``)."""
 
     seat: int

@@ -9,8 +9,9 @@ refuses; since stake checks are monotone in the amount, it never omits an action
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator, Mapping
+
+from msgspec.structs import replace
 
 from .commands import (
     Assign,
@@ -111,7 +112,7 @@ def legal_hands(
         if name not in HAND_ACTIONS or name not in legal:
             continue
         probe: Command = commands[0]
-        ok = [i for i in indexes if accepts(dataclasses.replace(probe, hand=i), state, ctx)]  # type: ignore[call-arg]
+        ok = [i for i in indexes if accepts(replace(probe, hand=i), state, ctx)]
         if ok:
             out[name] = ok
     return out

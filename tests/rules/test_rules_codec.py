@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 from rules_helpers import Table
 
 from tables.rules import (

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from dataclasses import replace
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 from rules_helpers import entropy_for
 from rules_random_play import PRESETS, RandomTable
 
