@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .enums import BankReason, Outcome
+from .enums import BankReason, BankRotation, BankTrigger, Category, Outcome
 from .events import BankPassed, FirstBankerDrawn, HandResult
 from .scoring import CATEGORY_RANK
 from .shuffle import u32_stream, uniform_below
 from .state import SeatState
 from .tx import NOTHING, Tx
 
-_TRIGGER_CATEGORIES: dict[str, frozenset[str]] = {
-    "any_75": frozenset({"seven_half", "reale", "pair7"}),
-    "reale_or_pair7": frozenset({"reale", "pair7"}),
-    "none": frozenset(),
+_TRIGGER_CATEGORIES: dict[BankTrigger, frozenset[Category]] = {
+    BankTrigger.ANY_75: frozenset({Category.SEVEN_HALF, Category.REALE, Category.PAIR7}),
+    BankTrigger.REALE_OR_PAIR7: frozenset({Category.REALE, Category.PAIR7}),
+    BankTrigger.NONE: frozenset(),
 }
 
 
@@ -115,7 +115,7 @@ def next_banker(
             return s.seat, s.player_id, BankReason.WON
     banker_seat = state.banker_seat
     banker = state.seat_at(banker_seat) if banker_seat is not None else None
-    if tx.rules.bank_rotation == "every_hand":
+    if tx.rules.bank_rotation == BankRotation.EVERY_HAND:
         s = offer_from(tx, banker_seat, credit=payouts)
         if s is not None:
             return s.seat, s.player_id, BankReason.ROTATION

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .commands import PlaceBet
-from .enums import HandStatus, Phase, WaitKind
+from .enums import BetTiming, HandStatus, Phase, WaitKind
 from .errors import IllegalAction, NotYourTurn, WrongPhase
 from .events import BetPlaced
 from .flow import run_automatic_steps
@@ -16,7 +16,7 @@ def place_bet(tx: Tx, cmd: PlaceBet) -> None:
     """Bet when a stake is owed (§3.2): in a betting window, or at the start of one's turn."""
     seat = seated(tx, cmd.player_id)
     state = tx.state
-    if not state.hand_in_play and tx.rules.bet_timing == "before_deal" and state.banker_seat != seat.seat:
+    if not state.hand_in_play and tx.rules.bet_timing == BetTiming.BEFORE_DEAL and state.banker_seat != seat.seat:
         run_automatic_steps(tx)  # "the table waits until a seated punter acts again (bets)": a hand opens
         state = tx.state
     hand = state.hand
@@ -30,7 +30,7 @@ def place_bet(tx: Tx, cmd: PlaceBet) -> None:
     if h.stake > 0:
         raise IllegalAction("you have already bet on this hand")
     aw = state.awaiting
-    if hand.phase == Phase.PUNTERS and tx.rules.bet_timing == "at_turn_after_peek":
+    if hand.phase == Phase.PUNTERS and tx.rules.bet_timing == BetTiming.AT_TURN_AFTER_PEEK:
         if aw is None or aw.seat != seat.seat or aw.kind != WaitKind.OWED_BET:
             raise NotYourTurn("you bet at the start of your turn")
     elif hand.phase != Phase.BETTING:

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from functools import partial
 
 from .commands import Assign, Command, Hit, HitFaceDown, PlaceBet, PlayerCommand, Raise, Split, Stand, Timeout
-from .enums import OVER, HandStatus, Phase, WaitKind
+from .enums import OVER, BetTiming, HandStatus, Phase, WaitKind
 from .events import ActionAwaited, BettingClosed, HandOpened, HandSettled
 from .opening import deal_round, open_next_hand
 from .showdown import abandon_empty_hand, abandon_without_seed, house_banker_plays, settle, start_banker_turn
@@ -115,7 +115,7 @@ def _punters_step(tx: Tx, hand: HandState) -> Step | None:
     awaiting = tx.state.awaiting
     if awaiting is not None and not _answered(tx):
         return None
-    if awaiting is None and tx.rules.bet_timing == "after_deal_all" and _owes_bet(hand):
+    if awaiting is None and tx.rules.bet_timing == BetTiming.AFTER_DEAL_ALL and _owes_bet(hand):
         return await_bets  # everybody has seen his card: the bets, all at once
     if awaiting is not None and awaiting.seat is not None:
         decision = same_punters_next_decision(tx, awaiting.seat, awaiting.hand)

@@ -32,6 +32,7 @@ from .commands import (
     Stand,
 )
 from .decide import accepts
+from .enums import StakeMode
 from .state import TableState
 
 _PROBE_ENTROPY = "0" * 64
@@ -43,7 +44,7 @@ def _candidates(state: TableState, player_id: str) -> Iterator[tuple[str, list[P
     if config is None:
         return
     hand = state.hand
-    bank_fixed = config.rules.stake_mode == "bank_fixed"
+    bank_fixed = config.rules.stake_mode == StakeMode.BANK_FIXED
     next_stake = state.stake if bank_fixed and state.stake is not None else config.min_bet
     bet = hand.stake if bank_fixed and hand is not None and hand.in_play and hand.stake is not None else next_stake
     seat = state.seat_of(player_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .banking import ensure_banker
 from .commands import PlaceBet, SitDown, SitIn
-from .enums import HandStatus, Phase
+from .enums import BetTiming, HandStatus, Phase, StakeMode
 from .events import CardDealt, ClientSeedFixed, HandOpened
 from .shuffle import seed_commitment
 from .tx import Tx
@@ -20,7 +20,7 @@ def _entrants(tx: Tx) -> tuple[int, ...]:
     by_number = {s.seat: s for s in state.seats}
     banker = by_number.get(banker_seat) if banker_seat is not None else None
     bank_left = tx.can_commit(banker.player_id if banker is not None else None)
-    betting_first = tx.rules.bet_timing == "before_deal"
+    betting_first = tx.rules.bet_timing == BetTiming.BEFORE_DEAL
     punter_need = minimum * tx.config.punter_loss_multiplier
     bank_need = minimum * tx.config.banker_loss_multiplier
     chosen: list[int] = []
@@ -63,7 +63,7 @@ def open_next_hand(tx: Tx) -> None:
     pledge = tx.state.pledge_for(number)
     state = tx.state
     banker = state.seat_at(state.banker_seat) if state.banker_seat is not None else None
-    betting_first = tx.rules.bet_timing == "before_deal"
+    betting_first = tx.rules.bet_timing == BetTiming.BEFORE_DEAL
     if tx.replaying and not betting_first and pledge is not None and not tx.knows_seed(number):
         # a verifier re-running the command that ended the previous hand, before this hand's seed is revealed:
         # everything up to here is checked; this hand is checked with its own commands
@@ -85,7 +85,7 @@ def open_next_hand(tx: Tx) -> None:
             seed_commitment=commitment,
             server_seed=server_seed,
             client_seed=client_seed,
-            stake=state.stake if tx.rules.stake_mode == "bank_fixed" else None,
+            stake=state.stake if tx.rules.stake_mode == StakeMode.BANK_FIXED else None,
             entrants=entrants,
             phase=Phase.BETTING if betting_first else Phase.DEALING,
         )

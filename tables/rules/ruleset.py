@@ -135,6 +135,7 @@ class Rules:
 
 TOGGLES: tuple[str, ...] = tuple(f.name for f in fields(Rules))
 
+
 def punter_loss_multiplier(rules: Rules) -> int:
     """Largest loss multiplier that can apply to a punter hand (§5 step 4 'worse', and bust = 1).
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .cards import is_picture
 from .commands import Assign, Split
-from .enums import HandStatus, WaitKind
+from .enums import HandStatus, SplitMode, StakeMode, WaitKind
 from .errors import IllegalAction
 from .events import CardAssigned, CardTurnedUp, HandSplit
 from .play import acted, in_turn, own_hand, target_hand
@@ -49,7 +49,7 @@ def _hungarian_source(tx: Tx, seat: SeatState, aw: Awaiting, cmd: Split) -> tupl
 def _turn_up_before_split(tx: Tx, seat: int, source: PunterHand | None) -> None:
     """A split shows the hidden cards: of the split hand (Spanish), of all his hands at a first Hungarian split."""
     hand = tx.hand
-    if tx.rules.split_mode == "spanish":
+    if tx.rules.split_mode == SplitMode.SPANISH:
         assert source is not None
         turned: tuple[PunterHand, ...] = (source,)
     elif seat not in hand.split_seats:
@@ -68,7 +68,7 @@ def split(tx: Tx, cmd: Split) -> None:
     rules = tx.rules
     if aw.kind == WaitKind.BANKER:
         raise IllegalAction("the banker does not split")
-    if rules.split_mode == "none":
+    if rules.split_mode == SplitMode.NONE:
         raise IllegalAction("splitting needs a split_mode", {"toggle": "split_mode"})
     if aw.kind == WaitKind.OWED_BET:
         raise IllegalAction("bet first: a stake is owed before anything else")
@@ -76,9 +76,13 @@ def split(tx: Tx, cmd: Split) -> None:
     mine = hand.hands_of(seat.seat)
     if len(mine) >= rules.max_hands_per_punter:
         raise IllegalAction(f"at most {rules.max_hands_per_punter} hands per punter")
-    spanish = rules.split_mode == "spanish"
+    spanish = rules.split_mode == SplitMode.SPANISH
     source, card, low = (_spanish_source if spanish else _hungarian_source)(tx, seat, aw, cmd)
-    amount = cmd.amount if cmd.amount is not None else (tx.min_stake(hand) if rules.stake_mode == "bank_fixed" else low)
+    amount = (
+        cmd.amount
+        if cmd.amount is not None
+        else (tx.min_stake(hand) if rules.stake_mode == StakeMode.BANK_FIXED else low)
+    )
     check_amount(tx, amount, low=low, high=tx.config.max_bet)
     pr, br = check_reserves(tx, cmd.player_id, amount, None)
     acted(tx, seat)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .enums import HandStatus
+from .enums import BetTiming, HandStatus, StakeMode
 from .errors import BankCannotCover, BetOutOfLimits, InsufficientFunds, LimitReached
 from .tx import Tx
 
@@ -14,7 +14,7 @@ def banker_party(tx: Tx) -> str | None:
 
 def owed_bank_reserve(tx: Tx, exclude: tuple[int, int] | None) -> int:
     """Bank chips kept back for dealt-in punters who still owe their minimum bet (so none is ever stuck)."""
-    if tx.rules.bet_timing == "before_deal":
+    if tx.rules.bet_timing == BetTiming.BEFORE_DEAL:
         return 0
     hand = tx.hand
     owing = sum(
@@ -49,7 +49,7 @@ def check_reserves(tx: Tx, player_id: str, amount: int, hand_key: tuple[int, int
 
 def check_amount(tx: Tx, amount: int, *, low: int, high: int) -> None:
     """A stake of ``amount``: exactly S under ``bank_fixed``, else between ``low`` and ``high``."""
-    if tx.rules.stake_mode == "bank_fixed":
+    if tx.rules.stake_mode == StakeMode.BANK_FIXED:
         fixed = tx.min_stake(tx.hand)
         if amount != fixed:
             raise BetOutOfLimits(f"the stake is fixed by the bank at {fixed}", {"stake": fixed, "amount": amount})

@@ -13,7 +13,7 @@ from msgspec import Struct
 from msgspec.structs import replace as replace  # a copy of a record with some fields changed, the rest shared
 
 from .config import TableConfig
-from .enums import OVER, HandStatus, Phase, SitOutReason, WaitKind
+from .enums import OVER, Category, HandStatus, Phase, SitOutReason, WaitKind
 from .events import HandResult
 
 
@@ -43,7 +43,7 @@ class PunterHand(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     face_up: tuple[bool, ...] = ()
     status: HandStatus = HandStatus.WAITING
     shown: bool = False
-    category: str | None = None
+    category: Category | None = None
     total_hp: int | None = None
     matta_hp: int | None = None
     punter_reserve: int = 0
@@ -60,7 +60,7 @@ class BankerHand(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     face_up: tuple[bool, ...] = ()
     status: HandStatus = HandStatus.WAITING
     played: bool = False
-    category: str | None = None
+    category: Category | None = None
     total_hp: int | None = None
     matta_hp: int | None = None
 

@@ -17,7 +17,7 @@ from .commands import (
     SitOut,
 )
 from .config import make_table_config
-from .enums import BankReason, HandStatus, LeaveReason, Phase, SitInReason, SitOutReason, SkipReason
+from .enums import BankReason, HandStatus, LeaveReason, Phase, SitInReason, SitOutReason, SkipReason, StakeMode
 from .errors import AlreadySeated, BetOutOfLimits, IllegalAction, NotFound, SeatOccupied, TableFull, WrongPhase, invalid
 from .events import (
     HOUSE,
@@ -192,7 +192,7 @@ def _banker_seat_of(tx: Tx, player_id: str, action: str) -> int:
 
 def set_stake(tx: Tx, cmd: SetStake) -> None:
     seated(tx, cmd.player_id)
-    if tx.rules.stake_mode != "bank_fixed":
+    if tx.rules.stake_mode != StakeMode.BANK_FIXED:
         raise IllegalAction("set_stake needs stake_mode bank_fixed", {"toggle": "stake_mode"})
     seat = _banker_seat_of(tx, cmd.player_id, "set_stake")
     if not tx.config.min_bet <= cmd.amount <= tx.config.max_bet:

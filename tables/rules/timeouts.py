@@ -18,7 +18,7 @@ stand leads to the settlement.
 from __future__ import annotations
 
 from .commands import Timeout
-from .enums import HandStatus, SitOutReason, SkipReason, StandReason, WaitKind
+from .enums import BetTiming, HandStatus, SitOutReason, SkipReason, StandReason, WaitKind
 from .errors import BankCannotCover, InsufficientFunds, LimitReached
 from .events import BetPlaced, CardAssigned, HandStood, PlayerTimedOut, PunterSkipped, SatOut
 from .scoring import BUST, evaluate
@@ -62,7 +62,7 @@ def _betting_window_expired(tx: Tx) -> None:
         seat = state.seat_at(h.seat)
         assert seat is not None
         record_timeout(tx, seat, WaitKind.BETTING_WINDOW)
-        if tx.rules.bet_timing == "before_deal":
+        if tx.rules.bet_timing == BetTiming.BEFORE_DEAL:
             tx.emit(PunterSkipped(seat=h.seat, player_id=h.player_id, reason=SkipReason.TIMEOUT))
         else:
             bet_for_timeout(tx, tx.hand.find(h.seat, h.hand_index) or h)

@@ -5,7 +5,7 @@ These are facts and questions about one hand; they neither wait nor move the gam
 
 from __future__ import annotations
 
-from .enums import HandStatus, StandReason, WaitKind
+from .enums import HandStatus, SplitMode, StandReason, WaitKind
 from .events import HandBusted, HandMadePairOfSevens, HandMadeSevenHalf, HandStood
 from .scoring import BUST, PAIR7, evaluate
 from .state import HandState
@@ -53,7 +53,7 @@ def show_if_done(tx: Tx, seat: int | None, index: int, *, banker: bool = False) 
 
 def hungarian_multi(tx: Tx, seat: int) -> bool:
     """True once a Hungarian punter has split: his draws are then assigned to hands."""
-    return tx.rules.split_mode == "hungarian" and seat in tx.hand.split_seats
+    return tx.rules.split_mode == SplitMode.HUNGARIAN and seat in tx.hand.split_seats
 
 
 def stand_all(tx: Tx, seat: int, reason: StandReason) -> None:

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from .chips import CHIP_EVENTS, ESCROW, chip_moves
 from .commands import Command, Context, NextSeed
 from .config import TableConfig
+from .enums import StakeMode
 from .errors import InvalidRequest, NotFound
 from .events import HOUSE, Event, SeedCommitted
 from .evolve import EVOLVERS
@@ -188,7 +189,7 @@ class Tx:
     # -- stakes --------------------------------------------------------------------------------------------
     def min_stake(self, hand: HandState | None = None) -> int:
         """The least stake: S under ``bank_fixed`` (of ``hand`` if given, else for the next hand), else min."""
-        if self.rules.stake_mode == "bank_fixed":
+        if self.rules.stake_mode == StakeMode.BANK_FIXED:
             s = hand.stake if hand is not None else self.state.stake
             if s is not None:
                 return s
