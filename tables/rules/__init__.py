@@ -68,6 +68,7 @@ from .commands import (
 )
 from .config import TableConfig, make_table_config
 from .decide import decide, handle
+from .draft import PLAIN_PREFIX
 from .enums import (
     AbandonReason,
     BankReason,
@@ -145,7 +146,6 @@ from .ruleset import PRESETS, TOGGLES, Rules, banker_loss_multiplier, punter_los
 from .scoring import Score, Settlement, evaluate, settle_hand
 from .shuffle import seed_commitment, shuffle_deck, verify_deck
 from .state import Awaiting, BankerHand, EndedHand, HandState, Pledge, PunterHand, SeatState, TableState, initial_state
-from .tx import PLAIN_PREFIX
 from .view import Viewer, card_visible, last_hand_view, no_deck_reason, result_row, settled_deck, view, view_event
 
 __all__ = [

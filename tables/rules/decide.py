@@ -35,6 +35,7 @@ from .commands import (
     Stand,
     Timeout,
 )
+from .draft import Draft, SeedUnavailable
 from .enums import SitInReason
 from .errors import DomainError, IllegalAction, InvalidRequest, NotFound, invalid
 from .events import Event, SatIn
@@ -55,7 +56,6 @@ from .table import (
     sit_out,
 )
 from .timeouts import timeout
-from .tx import SeedUnavailable, Tx
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -99,7 +99,7 @@ def _check_arguments(command: Command) -> None:
 # -- dispatch ------------------------------------------------------------------------------------------------
 
 #: The handler of each command: it validates the command and records the player's own facts.
-_HANDLERS: dict[type[Command], Callable[[Tx, Any], None]] = {
+_HANDLERS: dict[type[Command], Callable[[Draft, Any], None]] = {
     CreateTable: create_table,
     SitDown: sit_down,
     LeaveSeat: leave,
@@ -130,7 +130,7 @@ def handle(
     :class:`DomainError` (no events) when the rules refuse the command.
     """
     try:
-        return _run(command, Tx(state, context, command, replaying=replaying))
+        return _run(command, Draft(state, context, command, replaying=replaying))
     except SeedUnavailable as missing:
         return _run_without_seed(command, state, context, missing.number, replaying)
 
@@ -146,20 +146,20 @@ def _run_without_seed(
     between hands)."""
     hand = state.hand
     v11 = context.schedule_v11
-    tx = Tx(state, context, command, replaying=replaying, unopenable=None if v11 else number)
+    draft = Draft(state, context, command, replaying=replaying, unopenable=None if v11 else number)
     if hand is not None and hand.in_play and (hand.number == number or v11):
-        abandon_without_seed(tx)
-        return tx.events, tx.state
+        abandon_without_seed(draft)
+        return draft.events, draft.state
     if v11:
-        tx.commit_next_seed()
-    return _run(command, tx)
+        draft.commit_next_seed()
+    return _run(command, draft)
 
 
 class _Accepted(BaseException):  # not an Exception: nothing on the way may catch it
     """A probe reached its first event: every check before it passed."""
 
 
-class _ProbeTx(Tx):
+class _ProbeDraft(Draft):
     __slots__ = ()
 
     def emit(self, event: Event) -> None:
@@ -175,13 +175,13 @@ def accepts(command: Command, state: TableState, context: Context) -> bool:
     hand first, then finds the player is not in it).
     """
     try:
-        _run(command, _ProbeTx(state, context, command))
+        _run(command, _ProbeDraft(state, context, command))
     except (_Accepted, SeedUnavailable):
         pass
     except DomainError:
         return False
     try:
-        _run(command, Tx(state, context, command))
+        _run(command, Draft(state, context, command))
     except SeedUnavailable:  # it passed every check and needs the hand's seed to play out
         return True
     except DomainError:
@@ -189,23 +189,23 @@ def accepts(command: Command, state: TableState, context: Context) -> bool:
     return True
 
 
-def _run(command: Command, tx: Tx) -> tuple[list[Event], TableState]:
+def _run(command: Command, draft: Draft) -> tuple[list[Event], TableState]:
     """Check the command, record its facts (its handler), then move the table on until it waits (``flow``)."""
-    state = tx.state
+    state = draft.state
     kind = type(command)
     handler = _HANDLERS.get(kind)
     if handler is None:
         raise InvalidRequest(f"unknown command {kind.__name__}", {"field": "type"})
-    _check_context(tx.ctx)
+    _check_context(draft.ctx)
     _check_arguments(command)
     if kind is not CreateTable and state.config is None:
         raise NotFound("the table does not exist")
-    handler(tx, command)
-    run_automatic_steps(tx)
-    if kind is SitIn and _only_ready(tx.events):
+    handler(draft, command)
+    run_automatic_steps(draft)
+    if kind is SitIn and _only_ready(draft.events):
         # "ready" opened nothing: sit_in is offered and accepted only when it changes something (API.md v1.2)
         raise IllegalAction("you are already taking part")
-    return tx.events, tx.state
+    return draft.events, draft.state
 
 
 def _only_ready(events: list[Event]) -> bool:

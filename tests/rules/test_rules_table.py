@@ -41,7 +41,7 @@ from tables.rules import (
     handle,
     initial_state,
 )
-from tables.rules.tx import simulated_seed
+from tables.rules.draft import simulated_seed
 
 
 def ctx(n: int = 1, wallets: dict[str, int] | None = None) -> Context:

@@ -1,6 +1,6 @@
 """The working record of one ``decide`` call: the command, the state so far, the events so far and the wallets.
 
-``decide`` plans events by emitting them into a :class:`Tx`, which folds each one with ``evolve`` so later
+``decide`` plans events by emitting them into a :class:`Draft`, which folds each one with ``evolve`` so later
 steps see their effect. It holds no flag steering what happens next: the automatic steps (``flow``) derive
 that from the command, the state and the events emitted so far. Wallets start from ``ctx.wallets`` and follow
 the reserves and payouts of the events emitted so far in this command. A raised :class:`DomainError` discards
@@ -30,7 +30,7 @@ from .state import HandState, TableState
 #: a pledge of this form found in a table that a shell drives (a row written into the database) is never opened.
 PLAIN_PREFIX = "plain:"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-#: No credit (see :meth:`Tx.available`).
+#: No credit (see :meth:`Draft.available`).
 NOTHING: Mapping[str, int] = MappingProxyType({})
 
 
@@ -53,7 +53,7 @@ def _deck(server_seed: str, client_seed: str, number: int) -> tuple[str, ...]:
 
     Not cached across commands: a cache keyed by the plain seed would keep the seed (and the undealt cards) of a
     hand in play in process memory after the command that needed them (DESIGN.md principle 13). Within one
-    command the :class:`Tx` keeps the deck it derived (``_decks``) and drops it with the command.
+    command the :class:`Draft` keeps the deck it derived (``_decks``) and drops it with the command.
     """
     return tuple(shuffle_deck(bytes.fromhex(server_seed), client_seed, number))
 
@@ -66,8 +66,9 @@ def _opens(plain: str, commitment: str) -> bool:
     return _HEX64.fullmatch(plain) is not None and seed_commitment(bytes.fromhex(plain)) == commitment
 
 
-class Tx:
-    """Accumulates the events of one command and the state they lead to."""
+class Draft:
+    """The draft of one command's outcome: the events so far and the state they lead to (discarded whole when the
+    command is refused). Not a database transaction: nothing is written until the shell appends the events."""
 
     __slots__ = (
         "_decks",
