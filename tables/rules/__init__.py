@@ -24,7 +24,8 @@ Provably fair shuffle: ``shuffle_deck(server_seed, client_seed, nonce)``, ``seed
 JSON: ``event_to_json`` / ``event_from_json`` / ``command_to_json`` / ``command_from_json`` / ``context_to_json``
 (the recorded form: no plain seed) / ``recorded_command``;
 ``state_to_json`` / ``state_from_json`` (snapshots: plain data, decoded field by field).
-See docs/rules-engine.md for the whole API and every decision taken where RULES.md is silent.
+See docs/rules-engine.md for the flow of a command and the whole API, docs/rules-decisions.md for every decision taken
+where RULES.md is silent.
 """
 
 from .cards import CANONICAL_DECK, format_hp, is_picture, value_hp
