@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .draft import NOTHING, Draft
+from .draft import Draft
 from .enums import BankReason, BankRotation, BankTrigger, Category, Outcome
 from .events import BankPassed, FirstBankerDrawn, HandResult
 from .scoring import CATEGORY_RANK
@@ -23,16 +23,16 @@ _TRIGGER_CATEGORIES: dict[BankTrigger, frozenset[Category]] = {
 }
 
 
-def can_hold_bank(draft: Draft, seat: SeatState, credit: Mapping[str, int] = NOTHING) -> bool:
+def can_hold_bank(draft: Draft, seat: SeatState, credit: Mapping[str, int] | None = None) -> bool:
     """True if this seated player may hold the bank for the next hand (``credit``: payouts of the hand ending,
     not emitted yet)."""
     if seat.sitting_out or seat.leaving:
         return False
-    return draft.covers(seat.player_id, draft.min_stake() * draft.config.banker_loss_multiplier, credit)
+    return draft.covers(seat.player_id, draft.min_stake() * draft.banker_loss_multiplier, credit)
 
 
 def offer_from(
-    draft: Draft, from_seat: int | None, *, include_from: bool = False, credit: Mapping[str, int] = NOTHING
+    draft: Draft, from_seat: int | None, *, include_from: bool = False, credit: Mapping[str, int] | None = None
 ) -> SeatState | None:
     """The first player counter-clockwise (to the right) of ``from_seat`` who can hold the bank."""
     seats = draft.state.seats
@@ -52,7 +52,7 @@ def ensure_banker(draft: Draft) -> bool:
     """Make sure the table has a banker who covers the bank; emit the draw or the passing. False: wait."""
     state = draft.state
     if draft.config.house_bank:
-        return draft.covers(None, draft.min_stake() * draft.config.banker_loss_multiplier)
+        return draft.covers(None, draft.min_stake() * draft.banker_loss_multiplier)
     current = state.seat_at(state.banker_seat) if state.banker_seat is not None else None
     if current is not None:
         if can_hold_bank(draft, current):

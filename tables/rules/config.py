@@ -9,7 +9,7 @@ from msgspec import Struct
 
 from .enums import Bank, Preset, StakeMode
 from .errors import invalid
-from .ruleset import Rules, banker_loss_multiplier, punter_loss_multiplier, resolve_rules
+from .ruleset import Rules, resolve_rules
 
 BANKS: tuple[str, ...] = tuple(Bank)
 DEFAULT_TIMEOUT_S = 30
@@ -28,16 +28,6 @@ class TableConfig(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True)
     fixed_stake: int | None = None
     turn_timeout_s: int = DEFAULT_TIMEOUT_S
     betting_timeout_s: int = DEFAULT_TIMEOUT_S
-
-    @property
-    def punter_loss_multiplier(self) -> int:
-        """The largest multiple of a stake a punter can lose (§7): what every reserve is made of."""
-        return punter_loss_multiplier(self.rules)
-
-    @property
-    def banker_loss_multiplier(self) -> int:
-        """The largest multiple of a stake a banker can lose (a punter can win) (§7)."""
-        return banker_loss_multiplier(self.rules)
 
     @property
     def house_bank(self) -> bool:

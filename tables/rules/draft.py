@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
-from types import MappingProxyType
 
 from .chips import CHIP_EVENTS, ESCROW, chip_moves
 from .commands import Command, Context, NextSeed
@@ -21,7 +20,7 @@ from .enums import StakeMode
 from .errors import InvalidRequest, NotFound
 from .events import HOUSE, Event, SeedCommitted
 from .evolve import EVOLVERS
-from .ruleset import Rules
+from .ruleset import Rules, banker_loss_multiplier, punter_loss_multiplier
 from .shuffle import seed_commitment, shuffle_deck
 from .state import HandState, TableState
 
@@ -30,8 +29,6 @@ from .state import HandState, TableState
 #: a pledge of this form found in a table that a shell drives (a row written into the database) is never opened.
 PLAIN_PREFIX = "plain:"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-#: No credit (see :meth:`Draft.available`).
-NOTHING: Mapping[str, int] = MappingProxyType({})
 
 
 def simulated_seed(entropy: str, number: int) -> str:
@@ -75,10 +72,12 @@ class Draft:
         "_delta",
         "_risked",
         "_seeds",
+        "banker_loss_multiplier",
         "command",
         "config",
         "ctx",
         "events",
+        "punter_loss_multiplier",
         "replaying",
         "rules",
         "start",
@@ -123,9 +122,12 @@ class Draft:
             self.use_config(config)
 
     def use_config(self, config: TableConfig) -> None:
-        """The table's configuration and its rules."""
+        """The table's configuration and its rules, and the reserve multipliers they give (§7): the largest
+        multiple of a stake a punter can lose, and a banker (what every reserve is made of)."""
         self.config: TableConfig = config
         self.rules: Rules = config.rules
+        self.punter_loss_multiplier = punter_loss_multiplier(config.rules)
+        self.banker_loss_multiplier = banker_loss_multiplier(config.rules)
 
     def emit(self, event: Event) -> None:
         """Record ``event``, fold it into the working state (``evolve``, without its dispatch call) and move the
@@ -148,7 +150,7 @@ class Draft:
         return hand
 
     # -- chips ---------------------------------------------------------------------------------------------
-    def available(self, party: str | None, credit: Mapping[str, int] = NOTHING) -> int | None:
+    def available(self, party: str | None, credit: Mapping[str, int] | None = None) -> int | None:
         """Chips ``party`` can still commit in this command (and with ``credit``: payouts not emitted yet); None
         means unlimited (a house bank with no ``"house"`` entry in the wallets)."""
         key = HOUSE if party is None else party
@@ -158,7 +160,7 @@ class Draft:
         balance = wallets.get(key, 0)
         if type(balance) is not int and (not isinstance(balance, int) or isinstance(balance, bool)):
             raise InvalidRequest("wallets map player ids to integer chip balances", {"field": "wallets"})
-        return balance + self._delta.get(key, 0) + credit.get(key, 0)
+        return balance + self._delta.get(key, 0) + (credit.get(key, 0) if credit else 0)
 
     def loss_room(self, party: str | None) -> int | None:
         """Chips ``party`` may still put at risk under his loss limit (``ctx.loss_room``); None: no limit."""
@@ -166,14 +168,14 @@ class Draft:
             return None
         return self.ctx.loss_room[party] - self._risked.get(party, 0)
 
-    def can_commit(self, party: str | None, credit: Mapping[str, int] = NOTHING) -> int | None:
+    def can_commit(self, party: str | None, credit: Mapping[str, int] | None = None) -> int | None:
         """Chips ``party`` can commit now: his wallet, capped by his loss room; None means unlimited."""
         avail, room = self.available(party, credit), self.loss_room(party)
         if avail is None or room is None:
             return room if avail is None else avail
         return min(avail, room)
 
-    def covers(self, party: str | None, amount: int, credit: Mapping[str, int] = NOTHING) -> bool:
+    def covers(self, party: str | None, amount: int, credit: Mapping[str, int] | None = None) -> bool:
         """True if ``party`` can commit ``amount`` chips: his wallet (with ``credit``) and his loss room allow it."""
         avail = self.can_commit(party, credit)
         return avail is None or avail >= amount

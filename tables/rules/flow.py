@@ -85,8 +85,8 @@ def _timed_out(draft: Draft) -> WaitKind | None:
 def _answered(draft: Draft) -> bool:
     """The wait in force was set before this command, and this command answered it: the awaited player decided
     (his command got past its checks) or his time ran out."""
-    if any(isinstance(event, ActionAwaited) for event in draft.events):
-        return False  # a wait set by this very command stands
+    if draft.state.awaiting is not draft.start.awaiting:
+        return False  # a wait set by this very command stands (only ActionAwaited makes one)
     return isinstance(draft.command, _DECISIONS) or _timed_out(draft) not in (None, WaitKind.BETTING_WINDOW)
 
 
