@@ -6,10 +6,9 @@ from .commands import PlaceBet
 from .draft import Draft
 from .enums import BetTiming, HandStatus, Phase, WaitKind
 from .errors import IllegalAction, NotYourTurn, WrongPhase
-from .events import BetPlaced
 from .flow import run_automatic_steps
 from .play import acted, seated
-from .stakes import banker_party, check_amount, check_reserves
+from .stakes import check_amount, check_reserves, place_stake
 
 
 def place_bet(draft: Draft, cmd: PlaceBet) -> None:
@@ -36,17 +35,8 @@ def place_bet(draft: Draft, cmd: PlaceBet) -> None:
     elif hand.phase != Phase.BETTING:
         raise WrongPhase("bets are closed")
     check_amount(draft, cmd.amount, low=draft.config.min_bet, high=draft.config.max_bet)
-    pr, br = check_reserves(draft, cmd.player_id, cmd.amount, (seat.seat, 0))
+    reserves = check_reserves(draft, cmd.player_id, cmd.amount, (seat.seat, 0))
     acted(draft, seat)
-    draft.emit(
-        BetPlaced(
-            seat=seat.seat,
-            player_id=cmd.player_id,
-            hand=0,
-            amount=cmd.amount,
-            stake=cmd.amount,
-            punter_reserve=pr,
-            banker_reserve=br,
-            banker_id=banker_party(draft),
-        )
+    place_stake(
+        draft, seat=seat.seat, player_id=cmd.player_id, hand=0, amount=cmd.amount, reserves=reserves, by_timeout=False
     )

@@ -142,16 +142,31 @@ def deal_round(draft: Draft) -> None:
 
 
 def _deal_face_down(draft: Draft, *, seat: int | None, player_id: str | None, banker: bool) -> None:
-    card, i = _draw_for_deal(draft)
+    deal(draft, _draw_for_deal(draft), seat=seat, player_id=player_id, hand=0, banker=banker, face_up=False)
+
+
+def deal(
+    draft: Draft,
+    drawn: tuple[str, int],
+    *,
+    seat: int | None,
+    player_id: str | None,
+    hand: int | None,
+    banker: bool,
+    face_up: bool,
+) -> None:
+    """Deal the ``drawn`` card (and its deck index) to a hand: ``hand`` None is a Hungarian card to assign, ``seat``
+    and ``player_id`` None the house banker. Every card of a hand is dealt here."""
+    card, deck_index = drawn
     draft.emit(
         CardDealt(
             number=draft.hand.number,
             seat=seat,
             player_id=player_id,
-            hand=0,
+            hand=hand,
             banker=banker,
             card=card,
-            face_up=False,
-            deck_index=i,
+            face_up=face_up,
+            deck_index=deck_index,
         )
     )

@@ -9,14 +9,13 @@ from .draft import Draft
 from .enums import HandStatus, Phase, SitInReason, SitOutReason, StandReason, WaitKind
 from .errors import BetOutOfLimits, IllegalAction, NotFound, NotSeated, NotYourTurn, WrongPhase, invalid
 from .events import (
-    CardDealt,
     CardTurnedUp,
     HandStood,
     SatIn,
     StakeRaised,
     TimeoutStreakReset,
 )
-from .opening import draw
+from .opening import deal, draw
 from .stakes import banker_party, check_reserves
 from .state import Awaiting, PunterHand, SeatState
 from .turns import hungarian_multi, show_if_done, stand_all
@@ -111,44 +110,20 @@ def hit(draft: Draft, cmd: Hit | HitFaceDown) -> None:
     h = target_hand(draft, seat, aw, cmd.hand, multi)
     acted(draft, seat)
     drawn = draw(draft)
-    number = draft.hand.number
     if drawn is None:
         if multi:
             stand_all(draft, seat.seat, StandReason.STOCK_EXHAUSTED)
         else:
             draft.emit(HandStood(seat=seat.seat, hand=h.hand_index, banker=False, reason=StandReason.STOCK_EXHAUSTED))
         return
-    card, deck_index = drawn
     if multi:
-        draft.emit(
-            CardDealt(
-                number=number,
-                seat=seat.seat,
-                player_id=seat.player_id,
-                hand=None,
-                banker=False,
-                card=card,
-                face_up=True,
-                deck_index=deck_index,
-            )
-        )
+        deal(draft, drawn, seat=seat.seat, player_id=seat.player_id, hand=None, banker=False, face_up=True)
         return
     if face_down:
         for code, up in zip(h.cards, h.face_up, strict=True):
             if not up:
                 draft.emit(CardTurnedUp(seat=seat.seat, hand=h.hand_index, banker=False, card=code))
-    draft.emit(
-        CardDealt(
-            number=number,
-            seat=seat.seat,
-            player_id=seat.player_id,
-            hand=h.hand_index,
-            banker=False,
-            card=card,
-            face_up=not face_down,
-            deck_index=deck_index,
-        )
-    )
+    deal(draft, drawn, seat=seat.seat, player_id=seat.player_id, hand=h.hand_index, banker=False, face_up=not face_down)
     show_if_done(draft, seat.seat, h.hand_index)
 
 
@@ -209,16 +184,5 @@ def banker_hit(draft: Draft, seat: SeatState) -> None:
     if drawn is None:
         draft.emit(HandStood(seat=seat.seat, hand=0, banker=True, reason=StandReason.STOCK_EXHAUSTED))
         return
-    draft.emit(
-        CardDealt(
-            number=draft.hand.number,
-            seat=seat.seat,
-            player_id=seat.player_id,
-            hand=0,
-            banker=True,
-            card=drawn[0],
-            face_up=True,
-            deck_index=drawn[1],
-        )
-    )
+    deal(draft, drawn, seat=seat.seat, player_id=seat.player_id, hand=0, banker=True, face_up=True)
     show_if_done(draft, seat.seat, 0, banker=True)

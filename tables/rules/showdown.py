@@ -10,7 +10,6 @@ from .events import (
     HOUSE,
     BankerTurnSkipped,
     BankerTurnStarted,
-    CardDealt,
     CardTurnedUp,
     HandAbandoned,
     HandResult,
@@ -18,7 +17,7 @@ from .events import (
     HandStood,
     SeatLeft,
 )
-from .opening import draw
+from .opening import deal, draw
 from .scoring import Score, evaluate, house_banker_draws, settle_hand
 from .turns import show_if_done
 
@@ -47,19 +46,7 @@ def house_banker_plays(draft: Draft) -> None:
     if drawn is None:
         draft.emit(HandStood(seat=None, hand=0, banker=True, reason=StandReason.STOCK_EXHAUSTED))
         return
-    card, deck_index = drawn
-    draft.emit(
-        CardDealt(
-            number=hand.number,
-            seat=None,
-            player_id=None,
-            hand=0,
-            banker=True,
-            card=card,
-            face_up=True,
-            deck_index=deck_index,
-        )
-    )
+    deal(draft, drawn, seat=None, player_id=None, hand=0, banker=True, face_up=True)
     show_if_done(draft, None, 0, banker=True)
 
 

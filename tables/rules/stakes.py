@@ -5,6 +5,7 @@ from __future__ import annotations
 from .draft import Draft
 from .enums import BetTiming, HandStatus, StakeMode
 from .errors import BankCannotCover, BetOutOfLimits, InsufficientFunds, LimitReached
+from .events import BetPlaced
 
 
 def banker_party(draft: Draft) -> str | None:
@@ -56,3 +57,24 @@ def check_amount(draft: Draft, amount: int, *, low: int, high: int) -> None:
         return
     if not low <= amount <= high:
         raise BetOutOfLimits(f"the stake must be between {low} and {high}", {"min": low, "max": high, "amount": amount})
+
+
+def place_stake(
+    draft: Draft, *, seat: int, player_id: str, hand: int, amount: int, reserves: tuple[int, int], by_timeout: bool
+) -> None:
+    """A punter's first stake on a hand, with its (punter, banker) reserves (:func:`check_reserves`): by his bet,
+    or placed for him by a timeout. Every ``BetPlaced`` is built here."""
+    punter_reserve, banker_reserve = reserves
+    draft.emit(
+        BetPlaced(
+            seat=seat,
+            player_id=player_id,
+            hand=hand,
+            amount=amount,
+            stake=amount,
+            punter_reserve=punter_reserve,
+            banker_reserve=banker_reserve,
+            banker_id=banker_party(draft),
+            by_timeout=by_timeout,
+        )
+    )

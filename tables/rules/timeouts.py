@@ -21,9 +21,9 @@ from .commands import Timeout
 from .draft import Draft
 from .enums import BetTiming, HandStatus, SitOutReason, SkipReason, StandReason, WaitKind
 from .errors import BankCannotCover, InsufficientFunds, LimitReached
-from .events import BetPlaced, CardAssigned, HandStood, PlayerTimedOut, PunterSkipped, SatOut
+from .events import CardAssigned, HandStood, PlayerTimedOut, PunterSkipped, SatOut
 from .scoring import BUST, evaluate
-from .stakes import banker_party, check_reserves
+from .stakes import check_reserves, place_stake
 from .state import PunterHand, SeatState
 from .turns import show_if_done, stand_all
 
@@ -80,22 +80,12 @@ def bet_for_timeout(draft: Draft, h: PunterHand) -> bool:
     """Bet the minimum (or S) for a punter who owes a bet and did not act; skip him if it cannot be covered."""
     amount = draft.min_stake(draft.hand)
     try:
-        punter_reserve, banker_reserve = check_reserves(draft, h.player_id, amount, (h.seat, h.hand_index))
+        reserves = check_reserves(draft, h.player_id, amount, (h.seat, h.hand_index))
     except (InsufficientFunds, BankCannotCover, LimitReached) as refused:
         draft.emit(PunterSkipped(seat=h.seat, player_id=h.player_id, reason=SkipReason(refused.code)))
         return False
-    draft.emit(
-        BetPlaced(
-            seat=h.seat,
-            player_id=h.player_id,
-            hand=h.hand_index,
-            amount=amount,
-            stake=amount,
-            punter_reserve=punter_reserve,
-            banker_reserve=banker_reserve,
-            banker_id=banker_party(draft),
-            by_timeout=True,
-        )
+    place_stake(
+        draft, seat=h.seat, player_id=h.player_id, hand=h.hand_index, amount=amount, reserves=reserves, by_timeout=True
     )
     return True
 
