@@ -70,14 +70,13 @@ class Draft:
     __slots__ = (
         "_decks",
         "_delta",
+        "_multipliers",
         "_risked",
         "_seeds",
-        "banker_loss_multiplier",
         "command",
         "config",
         "ctx",
         "events",
-        "punter_loss_multiplier",
         "replaying",
         "rules",
         "start",
@@ -122,12 +121,26 @@ class Draft:
             self.use_config(config)
 
     def use_config(self, config: TableConfig) -> None:
-        """The table's configuration and its rules, and the reserve multipliers they give (§7): the largest
-        multiple of a stake a punter can lose, and a banker (what every reserve is made of)."""
+        """The table's configuration and its rules."""
         self.config: TableConfig = config
         self.rules: Rules = config.rules
-        self.punter_loss_multiplier = punter_loss_multiplier(config.rules)
-        self.banker_loss_multiplier = banker_loss_multiplier(config.rules)
+        self._multipliers: tuple[int, int] | None = None
+
+    @property
+    def punter_loss_multiplier(self) -> int:
+        """The largest multiple of a stake a punter can lose (§7): what a punter's reserve is made of."""
+        return self._reserve_multipliers()[0]
+
+    @property
+    def banker_loss_multiplier(self) -> int:
+        """The largest multiple of a stake a banker can lose, a punter win (§7): what a banker's reserve is made of."""
+        return self._reserve_multipliers()[1]
+
+    def _reserve_multipliers(self) -> tuple[int, int]:
+        # worked out from the rules once per command that stakes or covers the bank, not on every check
+        if self._multipliers is None:
+            self._multipliers = (punter_loss_multiplier(self.rules), banker_loss_multiplier(self.rules))
+        return self._multipliers
 
     def emit(self, event: Event) -> None:
         """Record ``event``, fold it into the working state (``evolve``, without its dispatch call) and move the
