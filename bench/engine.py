@@ -68,7 +68,6 @@ class Bench:
         fixed = 10 if preset == "hungarian" else None
         self.send(
             CreateTable(
-                ctx=self.ctx(),
                 preset=preset,
                 overrides={},
                 min_bet=10,
@@ -79,7 +78,7 @@ class Bench:
             )
         )
         for p in self.players:
-            self.send(SitDown(ctx=self.ctx(), player_id=p, username=p))
+            self.send(SitDown(player_id=p, username=p))
         self.rules = self.state.config.rules if self.state.config else None
 
     def ctx(self) -> Context:
@@ -89,10 +88,11 @@ class Bench:
         )  # no "house" key: an unlimited bank
 
     def send(self, command: object) -> list[Event]:
+        context = self.ctx()
         clock = time.perf_counter
         start = clock()
         try:
-            events, self.state = handle(command, self.state)  # type: ignore[arg-type]
+            events, self.state = handle(command, self.state, context)  # type: ignore[arg-type]
         finally:
             self.core_seconds += clock() - start
         wallets = self.wallets
@@ -130,7 +130,7 @@ class Bench:
                 if h.stake == 0:
                     self.send(
                         PlaceBet(
-                            ctx=self.ctx(), player_id=h.player_id, amount=hand.stake or 10 + int(rng.random() * 91)
+                            player_id=h.player_id, amount=hand.stake or 10 + int(rng.random() * 91)
                         )
                     )
                     if self.state.awaiting is None or self.state.awaiting.kind != WaitKind.BETTING_WINDOW:
@@ -142,37 +142,37 @@ class Bench:
             self._player_at = {s.seat: s.player_id for s in seats}
         pid = self._player_at.get(aw.seat, "")  # type: ignore[arg-type]
         if aw.kind == WaitKind.OWED_BET:
-            self.send(PlaceBet(ctx=self.ctx(), player_id=pid, amount=hand.stake or 10 + int(rng.random() * 91)))
+            self.send(PlaceBet(player_id=pid, amount=hand.stake or 10 + int(rng.random() * 91)))
             return
         if aw.kind == WaitKind.BANKER:
             total = evaluate(hand.banker.cards, rules).total_hp
             self.send(
-                Hit(ctx=self.ctx(), player_id=pid)
+                Hit(player_id=pid)
                 if total < 8 + 7 * rng.random()
-                else Stand(ctx=self.ctx(), player_id=pid)
+                else Stand(player_id=pid)
             )
             return
         if aw.kind == WaitKind.ASSIGN:
-            if rng.random() < 0.3 and self.try_send(Split(ctx=self.ctx(), player_id=pid)):
+            if rng.random() < 0.3 and self.try_send(Split(player_id=pid)):
                 return
             open_hands = [h.hand_index for h in hand.punters if h.seat == aw.seat and h.status == HandStatus.PLAYING]
-            self.send(Assign(ctx=self.ctx(), player_id=pid, hand=rng.choice(open_hands)))
+            self.send(Assign(player_id=pid, hand=rng.choice(open_hands)))
             return
         played = hand.find(aw.seat, aw.hand)  # type: ignore[arg-type]
         assert played is not None
         roll = rng.random()
         # the driver only tries moves its table's rules allow (a refused try still goes through decide)
-        if roll < 0.15 and rules.split_mode != "none" and self.try_send(Split(ctx=self.ctx(), player_id=pid)):
+        if roll < 0.15 and rules.split_mode != "none" and self.try_send(Split(player_id=pid)):
             return
-        if roll < 0.25 and rules.raise_on_draw and self.try_send(Raise(ctx=self.ctx(), player_id=pid, amount=5)):
+        if roll < 0.25 and rules.raise_on_draw and self.try_send(Raise(player_id=pid, amount=5)):
             return
         total = evaluate(played.cards, rules, split=aw.seat in hand.split_seats).total_hp
         if total < 6 + 8 * rng.random():
-            if roll > 0.8 and rules.hidden_card_swap and self.try_send(HitFaceDown(ctx=self.ctx(), player_id=pid)):
+            if roll > 0.8 and rules.hidden_card_swap and self.try_send(HitFaceDown(player_id=pid)):
                 return
-            self.send(Hit(ctx=self.ctx(), player_id=pid))
+            self.send(Hit(player_id=pid))
         else:
-            self.send(Stand(ctx=self.ctx(), player_id=pid))
+            self.send(Stand(player_id=pid))
 
     def play(self, hands: int) -> float:
         start = time.perf_counter()

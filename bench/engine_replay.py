@@ -4,8 +4,8 @@ Usage: python bench/engine_replay.py [--hands 600] [--passes 9] [--rounds 2] [--
 
 ``bench/engine.py`` times a driver playing random hands with the wall clock; on a shared 2-vCPU machine its runs
 vary by +-30%. This script records what that driver sends (the same driver, seed 1, 4 punters, player bank), then
-replays the recorded ``(command, state)`` pairs through ``handle`` and keeps the fastest of ``--passes`` passes:
-the time the core itself needs, per hand, with other processes' interference filtered out the way ``timeit``
+replays the recorded ``(command, state, context)`` calls through ``handle`` and keeps the fastest of ``--passes``
+passes: the time the core itself needs, per hand, with other processes' interference filtered out the way ``timeit``
 does (the minimum).
 
 ``--against REV`` measures a git revision too, in a temporary worktree, and prints both figures and their ratio;
@@ -42,11 +42,11 @@ def measure_here(checkout: Path, presets: list[str], hands: int, passes: int) ->
 
     figures: dict[str, float] = {}
     for preset in presets:
-        recorded: list[tuple[Any, Any]] = []
+        recorded: list[tuple[Any, ...]] = []
 
-        def record(command: Any, state: Any, recorded: list[tuple[Any, Any]] = recorded) -> Any:
-            recorded.append((command, state))
-            return handle(command, state)
+        def record(*arguments: Any, recorded: list[tuple[Any, ...]] = recorded) -> Any:
+            recorded.append(arguments)  # (command, state), or (command, state, context) since issue #28
+            return handle(*arguments)
 
         engine.handle = record  # the driver calls its module's handle: it now records each call first
         bench = engine.Bench(preset, 4, "player", 1)
@@ -55,9 +55,9 @@ def measure_here(checkout: Path, presets: list[str], hands: int, passes: int) ->
         fastest = float("inf")
         for _ in range(passes):
             start = time.perf_counter()
-            for command, state in recorded:
+            for arguments in recorded:
                 with contextlib.suppress(DomainError):  # a refused try of the driver costs its checks, as in the game
-                    handle(command, state)
+                    handle(*arguments)
             fastest = min(fastest, time.perf_counter() - start)
         figures[preset] = fastest / bench.hands * 1e6
     return figures

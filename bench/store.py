@@ -156,7 +156,18 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
     from django.utils import timezone
 
     from tables import engine, fairness, projections
-    from tables.rules import Context, HandOpened, HandSettled, Hit, PlaceBet, Stand, command_to_json, evaluate, handle
+    from tables.rules import (
+        Context,
+        HandOpened,
+        HandSettled,
+        Hit,
+        PlaceBet,
+        Stand,
+        command_to_json,
+        context_to_json,
+        evaluate,
+        handle,
+    )
     from tables.rules.chainhash import HASH_FORM
     from tables.store import append
 
@@ -195,20 +206,20 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
         assert awaiting is not None and hand is not None and state.config is not None, (awaiting, hand)
         if awaiting.kind == "bets":
             h = next(h for h in hand.punters if h.stake == 0)
-            command = PlaceBet(ctx=ctx, player_id=h.player_id, amount=rng.randint(10, 100))
+            command = PlaceBet(player_id=h.player_id, amount=rng.randint(10, 100))
         else:
             pid = state.seat_at(awaiting.seat).player_id  # type: ignore[arg-type,union-attr]
             h = hand.find(awaiting.seat, awaiting.hand) if awaiting.kind != "banker" else None  # type: ignore[arg-type]
             cards = hand.banker.cards if h is None else h.cards
             total = evaluate(cards, state.config.rules).total_hp
-            command = Hit(ctx=ctx, player_id=pid) if total < rng.randint(7, 13) else Stand(ctx=ctx, player_id=pid)
+            command = Hit(player_id=pid) if total < rng.randint(7, 13) else Stand(player_id=pid)
         before = state
-        events, state = handle(command, state)
+        events, state = handle(command, state, ctx)
         meta = {"actor": command.player_id, "command_version": before.version + 1, "hash_form": HASH_FORM}
         command_json = command_to_json(command)
+        first = {**meta, "command": command_json, "context": context_to_json(ctx)}
         pending.extend(
-            engine.encode(e, {**meta, "command": command_json} if i == 0 else meta, table_id=table_id)
-            for i, e in enumerate(events)
+            engine.encode(e, first if i == 0 else meta, table_id=table_id) for i, e in enumerate(events)
         )
         for offset, event in enumerate(events, start=1):
             if isinstance(event, HandOpened):

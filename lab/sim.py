@@ -127,7 +127,7 @@ def chunk_seed(seed: int, index: int) -> bytes:
 def hand_seed(chunk: bytes, number: int) -> str:
     """The seed supply, in one place: the server seed (64 hex) of hand ``number`` of a chunk's table.
 
-    Today the core takes the seed of the hand a command opens from that command's ``ctx.entropy``; every
+    Today the core takes the seed of the hand a command opens from that command's context's ``entropy``; every
     command of hand ``n`` carries the seed of hand ``n + 1`` (the seed is fixed before the hand it opens, as
     with seeds committed ahead). Adapting to another way of feeding seeds changes this function and
     :meth:`SimTable.context` only.
@@ -157,7 +157,6 @@ class SimTable:
         seats = 8 if spec.bank == "player" else 7
         self.send(
             CreateTable(
-                ctx=self.context(),
                 preset=spec.preset,
                 overrides=dict(spec.overrides),
                 min_bet=1,
@@ -170,7 +169,7 @@ class SimTable:
         assert self.state.config is not None
         self.rules: Rules = self.state.config.rules
         for p in players:
-            self.send(SitDown(ctx=self.context(), player_id=p, username=p))
+            self.send(SitDown(player_id=p, username=p))
         # the first hand opened as soon as one punter (and a banker) sat: play until every punter is dealt in,
         # and count from there, so every round tallied has the whole table
         while len(self._open_hand_entrants()) < spec.seats:
@@ -195,9 +194,11 @@ class SimTable:
         """Hook called with the state before every command (identity; tests rig stocks through it)."""
         return state
 
-    def send(self, command: Command) -> None:
-        """Run one command through the core and tally what it settled."""
-        events, self.state = handle(command, self.prepare(self.state))
+    def send(self, command: Command, context: Context | None = None) -> None:
+        """Run one command through the core (with ``context``, else the current one) and tally what it settled."""
+        if context is None:
+            context = self.context()
+        events, self.state = handle(command, self.prepare(self.state), context)
         for e in events:
             t = type(e)
             if t is HandSettled:
@@ -248,7 +249,7 @@ class SimTable:
         if kind == WaitKind.BETTING_WINDOW:
             for h in hand.punters:
                 if h.stake == 0 and h.status != "void":
-                    self.send(PlaceBet(ctx=ctx, player_id=h.player_id, amount=hand.stake or 1))
+                    self.send(PlaceBet(player_id=h.player_id, amount=hand.stake or 1), ctx)
                     if self.state.awaiting is None or self.state.awaiting.kind != WaitKind.BETTING_WINDOW:
                         return
             return
@@ -258,12 +259,12 @@ class SimTable:
             pid = b.player_id
             assert pid is not None
             draw = banker_draws(self.banker, b.cards, hand.punters, self.rules)
-            self.send(Hit(ctx=ctx, player_id=pid) if draw else Stand(ctx=ctx, player_id=pid))
+            self.send(Hit(player_id=pid) if draw else Stand(player_id=pid), ctx)
             return
         mine = [h for h in hand.punters if h.seat == seat]
         pid = mine[0].player_id
         if kind == WaitKind.OWED_BET:
-            self.send(PlaceBet(ctx=ctx, player_id=pid, amount=hand.stake or 1))
+            self.send(PlaceBet(player_id=pid, amount=hand.stake or 1), ctx)
             return
         rules = self.rules
         split_seat = seat in hand.split_seats
@@ -277,13 +278,13 @@ class SimTable:
             and rules.split_mode != "none"
             and can_split(cards, len(mine), rules, all(_picture(c) for x in mine for c in x.cards))
         ):
-            self.send(Split(ctx=ctx, player_id=pid, amount=None, hand=h.hand_index if split_seat else None))
+            self.send(Split(player_id=pid, amount=None, hand=h.hand_index if split_seat else None), ctx)
             return
         total = evaluate(cards, rules, split=split_seat).total_hp
         if self.punter.stands_on(total, len(cards)):
-            self.send(Stand(ctx=ctx, player_id=pid, hand=h.hand_index if split_seat else None))
+            self.send(Stand(player_id=pid, hand=h.hand_index if split_seat else None), ctx)
         else:
-            self.send(Hit(ctx=ctx, player_id=pid, hand=h.hand_index if split_seat else None))
+            self.send(Hit(player_id=pid, hand=h.hand_index if split_seat else None), ctx)
 
     def _assign(self, ctx: Context, pid: str, mine: list[Any], card: str, hand: Any) -> None:
         """Hungarian, after a split: a drawn picture may start a new hand while the window is open; otherwise
@@ -292,7 +293,7 @@ class SimTable:
         open_hands = [h for h in mine if h.status == HandStatus.PLAYING]
         window = _picture(card) and all(_picture(c) for h in mine for c in h.cards)
         if self.punter.split and window and len(mine) < rules.max_hands_per_punter:
-            self.send(Split(ctx=ctx, player_id=pid, amount=None, hand=None))
+            self.send(Split(player_id=pid, amount=None, hand=None), ctx)
             return
         best = None
         for h in open_hands:
@@ -301,7 +302,7 @@ class SimTable:
             if after.category != "bust" and (best is None or before < best[0]):
                 best = (before, h.hand_index)
         target = best[1] if best is not None else open_hands[0].hand_index
-        self.send(Assign(ctx=ctx, player_id=pid, hand=target))
+        self.send(Assign(player_id=pid, hand=target), ctx)
 
 
 def _picture(code: str) -> bool:

@@ -82,7 +82,7 @@ class Gate:
         if block is not None:
             raise block
         usage = self.loss.get(actor_id)
-        multiplier = state.config.punter_loss_multiplier if state.config is not None else 1
+        multiplier = state.config.rules.punter_loss_multiplier if state.config is not None else 1
         if usage is not None and usage.remaining < amount * multiplier:
             raise limit_reached(usage)
 

@@ -16,19 +16,20 @@ import json
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from msgspec.structs import replace
 
 from casino.metrics import observe_command
 from ledger import selectors as ledger_selectors
 from responsible.gate import Gate, needs_gate, open_gate
 from tables import after_commit, engine, fairness, projections
 from tables.errors import ConcurrencyConflict, IdempotencyConflict, StaleVersion, TableMissing, TableNotFound
-from tables.ledger_bridge import post_ledger_entries, wallets_after
+from tables.ledger_bridge import post_ledger_entries
 from tables.rules import (
     Command,
     Context,
@@ -42,8 +43,9 @@ from tables.rules import (
     SeedCommitted,
     TableState,
     command_to_json,
+    context_to_json,
     handle,
-    without_secrets,
+    wallets_after,
 )
 from tables.rules.chainhash import HASH_FORM
 from tables.store import StoredEvent, Write, chain, events_of_idempotent_command, insert
@@ -80,6 +82,7 @@ def execute(
     request_id: str | None = None,
     reason: str | None = None,
     extra_wallets: tuple[int, ...] = (),
+    now_ms: int | None = None,
 ) -> Outcome:
     """Run one command on a table in one transaction. Raises DomainError.
 
@@ -88,7 +91,8 @@ def execute(
     safety net. Inside a caller's transaction (the API's, which also stores the idempotent answer) the command
     adds no savepoint of its own: a refusal is raised before anything is written, and a failure while writing
     marks the caller's transaction for rollback. Outside one, a conflict (a writer that bypassed the lock) is
-    decided again, from the events alone.
+    decided again, from the events alone. ``now_ms``: the command's clock, when not this process's (a timeout's is
+    the database's).
     """
     arguments = {
         "table_id": table_id,
@@ -100,6 +104,7 @@ def execute(
         "request_id": request_id,
         "reason": reason,
         "extra_wallets": extra_wallets,
+        "now_ms": now_ms,
     }
     if transaction.get_connection().in_atomic_block:
         # in the caller's transaction: a refusal (raised before any write) leaves it usable; a failure while
@@ -132,6 +137,7 @@ def _attempt(
     request_id: str | None,
     reason: str | None,
     extra_wallets: tuple[int, ...],
+    now_ms: int | None,
     retry: bool,
 ) -> Outcome:
     try:
@@ -152,8 +158,8 @@ def _attempt(
         wallets = {str(uid): loaded.wallets[uid] for uid in user_ids}
     else:
         wallets = {str(uid): amount for uid, amount in ledger_selectors.wallet_balances(user_ids).items()}
-    ctx = Context(
-        now_ms=int(time.time() * 1000),
+    context = Context(
+        now_ms=int(time.time() * 1000) if now_ms is None else now_ms,
         wallets=wallets,
         entropy=secrets.token_hex(32),
         # the committed seeds, unsealed for this command only, and a fresh sealed seed for each hand this command
@@ -161,9 +167,9 @@ def _attempt(
         seeds=fairness.unseal_all(table_id, state.pledges),
         next_seeds=fairness.draw_next_seeds(table_id, state),
     )
-    command = build(ctx, state)
-    command, gate, first = _responsible_gaming(command, state, actor_id)
-    command_json = command_to_json(without_secrets(command))  # what is recorded holds no usable secret
+    command = build(context, state)
+    context, gate, first = _responsible_gaming(command, state, context, actor_id)
+    command_json = command_to_json(command)
 
     if idempotency_key is not None:
         previous = events_of_idempotent_command(
@@ -177,7 +183,7 @@ def _attempt(
             return Outcome(table_id, state, previous, repeated=True, name=loaded.name, hand_id=current_hand_id)
 
     try:
-        new_events, new_state = first if first is not None else handle(command, state)
+        new_events, new_state = first if first is not None else handle(command, state, context)
     except LimitReached as exc:
         raise (gate.explain(exc, str(actor_id)) if gate is not None and actor_id is not None else exc) from None
     except DomainError:
@@ -201,7 +207,13 @@ def _attempt(
         common["reason"] = reason
     if idempotency_key is not None:
         common["idempotency_key"] = idempotency_key
-    first_metadata = {**common, "command": command_json, "fingerprint": _fingerprint(command_json)}
+    # the context is recorded once, beside the command, without its plain seeds (``context_to_json``)
+    first_metadata = {
+        **common,
+        "command": command_json,
+        "context": context_to_json(context),
+        "fingerprint": _fingerprint(command_json),
+    }
     encoded = [
         engine.encode(event, first_metadata if i == 0 else common, table_id=table_id)
         for i, event in enumerate(new_events)
@@ -257,26 +269,26 @@ def _attempt(
 
 
 def _responsible_gaming(
-    command: Command, state: TableState, actor_id: int | None
-) -> tuple[Command, Gate | None, tuple[list[Any], TableState] | None]:
+    command: Command, state: TableState, context: Context, actor_id: int | None
+) -> tuple[Context, Gate | None, tuple[list[Any], TableState] | None]:
     """Responsible gaming's part of a command (responsible.gate): when its events stake, seat or open a hand,
     lock the players' accounts and, for those with a loss limit, decide again with their loss rooms in the
-    context (recorded with the command, so replays agree). Returns the command to record, the gate (None when
-    the command is none of its business) and the outcome already decided, if it still holds."""
+    context (recorded with the command, so replays agree). Returns the context to decide with and record, the
+    gate (None when the command is none of its business) and the outcome already decided, if it still holds."""
     try:
-        first: tuple[list[Any], TableState] | None = handle(command, state)
+        first: tuple[list[Any], TableState] | None = handle(command, state, context)
     except DomainError:
         if isinstance(command, PlaceBet) and actor_id is not None:  # a bet the rules refuse: is it his limits?
-            gate = open_gate(state=state, actor_id=actor_id, events=[], now_ms=command.ctx.now_ms)
+            gate = open_gate(state=state, actor_id=actor_id, events=[], now_ms=context.now_ms)
             gate.refuse_bet(actor_id=actor_id, amount=command.amount, state=state)
-        return command, None, None  # refused anyway: decided again below, where the refusal is raised
+        return context, None, None  # refused anyway: decided again below, where the refusal is raised
     assert first is not None
     if not needs_gate(first[0]):
-        return command, None, first
-    gate = open_gate(state=state, actor_id=actor_id, events=first[0], now_ms=command.ctx.now_ms)
+        return context, None, first
+    gate = open_gate(state=state, actor_id=actor_id, events=first[0], now_ms=context.now_ms)
     if not gate.needed():
-        return command, gate, first
-    return replace(command, ctx=replace(command.ctx, loss_room=gate.loss_room())), gate, None
+        return context, gate, first
+    return replace(context, loss_room=gate.loss_room()), gate, None
 
 
 def _checkpoint_position(events: list[Any]) -> int | None:
@@ -303,8 +315,3 @@ def _checkpoint_write(table_id: int, last: StoredEvent, at: Any) -> Write:
         "VALUES (%s, %s, %s, %s, %s, %s)",
         [table_id, last.version, last.hash, key_id, signature, at],
     )
-
-
-def probe_context() -> Context:
-    """A context for validating a command's arguments before the table is loaded (never decided)."""
-    return Context(now_ms=0, wallets={}, entropy="0" * 64)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Mapping
-from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -66,7 +65,7 @@ def table_create(
     table = Table.objects.create(name=name, preset=str(spec.preset)[:20], created_by=operator)
     pipeline.execute(
         table_id=table.pk,
-        build=lambda ctx, state: spec.command(ctx),
+        build=lambda ctx, state: spec.command(),
         actor_id=operator.pk if operator is not None else None,
         actor_username=operator.get_username() if operator is not None else None,
         idempotency_key=idempotency_key,
@@ -96,7 +95,7 @@ def table_sit(
         if state.config is not None and state.seat_of(uid) is None:
             wallet = ctx.wallets.get(uid, 0)
             _check_may_sit(table_id=table_id, user_id=user.pk, wallet=wallet, min_bet=state.config.min_bet)
-        return SitDown(ctx=ctx, player_id=uid, username=username, seat=seat, client_seed=client_seed)
+        return SitDown(player_id=uid, username=username, seat=seat, client_seed=client_seed)
 
     return pipeline.execute(
         table_id=table_id,
@@ -131,7 +130,7 @@ def table_leave(
     uid = _uid(user)
     return pipeline.execute(
         table_id=table_id,
-        build=lambda ctx, state: LeaveSeat(ctx=ctx, player_id=uid),
+        build=lambda ctx, state: LeaveSeat(player_id=uid),
         actor_id=user.pk,
         actor_username=user.get_username(),
         expected_version=expected_version,
@@ -146,7 +145,7 @@ def table_release_idle_seat(*, table_id: int, user_id: int) -> int:
     def build(ctx: Context, state: TableState) -> ReleaseIdleSeat:
         if state.seat_of(str(user_id)) is None or idleness(table_id, user_id) is None:
             raise SeatNotIdle(table_id, user_id)
-        return ReleaseIdleSeat(ctx=ctx, player_id=str(user_id))
+        return ReleaseIdleSeat(player_id=str(user_id))
 
     try:
         outcome = pipeline.execute(table_id=table_id, build=build, actor_id=None, reason="idle_seat")
@@ -182,10 +181,10 @@ def table_act(
     set_stake, retire_bank). Unknown actions and arguments are refused with ``invalid_request``."""
     uid = _uid(user)
     arguments = dict(args or {})
-    command_for_action(action, pipeline.probe_context(), uid, arguments)  # validate before touching the table
+    command = command_for_action(action, uid, arguments)  # validated before the table is touched
     return pipeline.execute(
         table_id=table_id,
-        build=lambda ctx, state: command_for_action(action, ctx, uid, arguments),
+        build=lambda ctx, state: command,
         actor_id=user.pk,
         actor_username=user.get_username(),
         expected_version=expected_version,
@@ -217,12 +216,10 @@ def table_timeout(*, table_id: int, version: int, now_ms: int | None = None) -> 
         awaiting = state.awaiting
         if awaiting is not None and state.version == version and clock < awaiting.deadline_ms:
             raise TimeoutNotDue(table_id, awaiting.deadline_ms - clock)
-        return Timeout(
-            ctx=replace(ctx, now_ms=clock), expected_version=version
-        )  # the rest of the context (seeds) as given
+        return Timeout(expected_version=version)
 
     try:
-        outcome = pipeline.execute(table_id=table_id, build=build, actor_id=None, reason="timeout")
+        outcome = pipeline.execute(table_id=table_id, build=build, actor_id=None, reason="timeout", now_ms=clock)
     except TableNotFound:
         return 0
     return len(outcome.events)
@@ -257,7 +254,7 @@ def player_set_client_seed(*, user: AbstractBaseUser, client_seed: str) -> str:
     for table_id in table_ids:
         pipeline.execute(
             table_id=table_id,
-            build=lambda ctx, state: SetClientSeed(ctx=ctx, player_id=uid, client_seed=client_seed),
+            build=lambda ctx, state: SetClientSeed(player_id=uid, client_seed=client_seed),
             actor_id=user.pk,
             actor_username=user.get_username(),
         )

@@ -342,18 +342,21 @@ def chain_problems(events: Sequence[StoredEvent], *, prev_hash: str = GENESIS) -
 # --- what a recorded command shows ---------------------------------------------------------------------------------
 def public_command(metadata: Mapping[str, Any]) -> dict[str, Any] | None:
     """The command recorded in an event's ``metadata`` as it may be shown anywhere (the API's hand history, the
-    admin, feeds, exports): without its context. The context holds the command's entropy, the wallet balances of
-    every seated player and the next hand's sealed seed, so hiding it is a security rule (docs/security.md), not
-    formatting; verification alone reads it (``tables.verify``). None if the event records no command."""
-    command = metadata.get("command")
-    if not isinstance(command, Mapping):
-        return None
-    return {key: value for key, value in command.items() if key != "ctx"}
+    admin, feeds, exports): without its context (see :func:`public_metadata`). None if the event records no
+    command."""
+    command = public_metadata(metadata).get("command")
+    return command if isinstance(command, dict) else None
 
 
 def public_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """An event's metadata as it may be shown: its recorded command (if any) through :func:`public_command`."""
-    shown = dict(metadata)
-    if "command" in shown:
-        shown["command"] = public_command(metadata)
+    """An event's metadata as it may be shown: without the recorded command's context, the one place it is
+    left out. The context (recorded beside the command; inside it, as ``ctx``, in events recorded before) holds
+    the command's entropy, the wallet balances of every seated player and the sealed seeds, so hiding it is a
+    security rule (docs/security.md), not formatting; verification alone reads it (``tables.verify``)."""
+    shown = {key: value for key, value in metadata.items() if key != "context"}
+    command = shown.get("command")
+    if isinstance(command, Mapping):
+        shown["command"] = {key: value for key, value in command.items() if key != "ctx"}
+    elif "command" in shown:
+        shown["command"] = None
     return shown

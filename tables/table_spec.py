@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tables.rules import Context, CreateTable, TableConfig, make_table_config
+from tables.rules import CreateTable, TableConfig, make_table_config
 
 DEFAULT_TIMEOUT_S = 30
 
@@ -64,6 +64,6 @@ class TableSpec:
         """The resolved, validated configuration; raises the core's ``DomainError`` naming the field."""
         return make_table_config(**self._core_arguments())
 
-    def command(self, ctx: Context) -> CreateTable:
+    def command(self) -> CreateTable:
         """The core's command that creates a table with these settings."""
-        return CreateTable(ctx=ctx, **self._core_arguments())
+        return CreateTable(**self._core_arguments())

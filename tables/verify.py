@@ -27,32 +27,35 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
+from msgspec.structs import replace
 
 from casino.monitoring import record_verification_failure
 from tables import engine, fairness
 from tables.errors import HandInPlay
-from tables.ledger_bridge import ESCROW, chip_moves, event_cause
+from tables.ledger_bridge import event_cause
 from tables.models import Hand
 from tables.rules import (
+    ESCROW,
     HOUSE,
     PLAIN_PREFIX,
     CardDealt,
     ClientSeedFixed,
+    Context,
     DomainError,
     Event,
     HandAbandoned,
     HandOpened,
     HandSettled,
     TableState,
-    command_from_json,
+    chip_moves,
     decide,
     event_to_json,
     evolve,
     initial_state,
     no_deck_reason,
+    recorded_command,
     seed_commitment,
     shuffle_deck,
-    with_seeds,
 )
 from tables.store import (
     StoredEvent,
@@ -234,6 +237,14 @@ def _revealed_seeds(events: Sequence[StoredEvent]) -> dict[str, str]:
     return revealed
 
 
+def _with_revealed(context: Context, state: TableState, revealed: dict[str, str]) -> Context:
+    """A recorded context with the seeds revealed since that it may use: those of the table's pledges when the
+    command ran and of the seeds it offered (the core matches each to its commitment)."""
+    offered = (*context.next_seeds, *((context.next_seed,) if context.next_seed is not None else ()))
+    wanted = (*(pledge.commitment for pledge in state.pledges), *(seed.commitment for seed in offered))
+    return replace(context, seeds=tuple(revealed[c] for c in wanted if c in revealed))
+
+
 def _check_replay(start: TableState, events: Sequence[StoredEvent]) -> str:
     state = start
     batches: dict[int, list[StoredEvent]] = defaultdict(list)
@@ -246,9 +257,8 @@ def _check_replay(start: TableState, events: Sequence[StoredEvent]) -> str:
         if command_json is None:
             return f"event {head.version}: no recorded command"
         try:
-            command = command_from_json(command_json)
-            pending = [pledge.commitment for pledge in state.pledges]
-            produced = decide(with_seeds(command, revealed, pending), state, replaying=True)
+            command, context = recorded_command(command_json, head.metadata.get("context"))
+            produced = decide(command, state, _with_revealed(context, state, revealed), replaying=True)
         except DomainError as exc:
             return f"command at event {first_version} ({command_json.get('type')}): refused on replay: {exc.message}"
         except Exception as exc:  # a malformed recorded command

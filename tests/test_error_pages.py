@@ -78,8 +78,8 @@ def test_a_500_inside_a_command_under_debug_shows_no_secret_on_the_page_or_in_th
     token = issue_token(player)
     seen: dict[str, Any] = {}
 
-    def broken_core(command: Any, state: Any) -> Any:
-        seen["ctx"] = command.ctx
+    def broken_core(command: Any, state: Any, context: Any) -> Any:
+        seen["ctx"] = context
         raise RuntimeError("the rules core failed inside a command")
 
     monkeypatch.setattr(pipeline, "handle", broken_core)

@@ -1,15 +1,15 @@
 """The pure rules core of Seven and a Half (RULES.md), in the Decider shape of STYLE.md.
 
 Standard library only: no Django, DRF, Celery, Redis, psycopg, ``random``, ``secrets`` nor clock reads.
-Randomness and time enter as data in each command's :class:`Context` (``now_ms``, ``wallets``,
-``entropy``); the same commands and state always give the same events.
+Randomness and time enter as data in the :class:`Context` passed beside each command (``now_ms``, ``wallets``,
+``entropy``, seeds); the same command, state and context always give the same events.
 
 Decider::
 
-    events = decide(command, state)            # list[Event]; DomainError (no events) when refused
-    state = evolve(state, event)               # pure fold of one fact
-    state = fold(events)                       # reduce(evolve, events, initial_state())
-    events, state = handle(command, state)     # decide + the state it leads to, in one pass
+    events = decide(command, state, context)            # list[Event]; DomainError (no events) when refused
+    state = evolve(state, event)                        # pure fold of one fact
+    state = fold(events)                                # reduce(evolve, events, initial_state())
+    events, state = handle(command, state, context)     # decide + the state it leads to, in one pass
 
 Queries::
 
@@ -21,17 +21,23 @@ Queries::
     hand_history(events, number, ...) -> HandHistory
 
 Provably fair shuffle: ``shuffle_deck(server_seed, client_seed, nonce)``, ``seed_commitment(server_seed)``.
-JSON: ``event_to_json`` / ``event_from_json`` / ``command_to_json`` / ``command_from_json``;
+JSON: ``event_to_json`` / ``event_from_json`` / ``command_to_json`` / ``command_from_json`` / ``context_to_json``
+(the recorded form: no plain seed) / ``recorded_command``;
 ``state_to_json`` / ``state_from_json`` (snapshots: plain data, decoded field by field).
-See docs/rules-engine.md for the whole API and every decision taken where RULES.md is silent.
+See docs/rules-engine.md for the flow of a command and the whole API, docs/rules-decisions.md for every decision taken
+where RULES.md is silent.
 """
 
 from .cards import CANONICAL_DECK, format_hp, is_picture, value_hp
+from .chips import ESCROW, chip_moves, wallets_after
 from .codec import (
     command_from_json,
     command_to_json,
+    context_from_json,
+    context_to_json,
     event_from_json,
     event_to_json,
+    recorded_command,
     state_from_json,
     state_to_json,
 )
@@ -60,12 +66,11 @@ from .commands import (
     Stand,
     Timeout,
     command_for_action,
-    with_seeds,
-    without_secrets,
 )
 from .config import TableConfig, make_table_config
 from .decide import decide, handle
 from .describe import Actor, acted_by, describe_event
+from .draft import PLAIN_PREFIX
 from .enums import (
     AbandonReason,
     BankReason,
@@ -143,7 +148,6 @@ from .ruleset import PRESETS, TOGGLES, Rules, banker_loss_multiplier, punter_los
 from .scoring import Score, Settlement, evaluate, settle_hand
 from .shuffle import seed_commitment, shuffle_deck, verify_deck
 from .state import Awaiting, BankerHand, EndedHand, HandState, Pledge, PunterHand, SeatState, TableState, initial_state
-from .tx import PLAIN_PREFIX
 from .view import (
     Viewer,
     card_visible,
@@ -163,6 +167,7 @@ __all__ = [
     "ACTION_NAMES",
     "CANONICAL_DECK",
     "ERROR_CODES",
+    "ESCROW",
     "EVENT_TYPES",
     "HAND_ACTIONS",
     "HOUSE",
@@ -270,9 +275,12 @@ __all__ = [
     "acted_by",
     "banker_loss_multiplier",
     "card_visible",
+    "chip_moves",
     "command_for_action",
     "command_from_json",
     "command_to_json",
+    "context_from_json",
+    "context_to_json",
     "decide",
     "describe_event",
     "evaluate",
@@ -292,6 +300,7 @@ __all__ = [
     "make_table_config",
     "no_deck_reason",
     "punter_loss_multiplier",
+    "recorded_command",
     "replay",
     "resolve_rules",
     "result_row",
@@ -306,6 +315,5 @@ __all__ = [
     "verify_deck",
     "view",
     "view_event",
-    "with_seeds",
-    "without_secrets",
+    "wallets_after",
 ]

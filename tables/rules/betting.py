@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 from .commands import PlaceBet
-from .enums import HandStatus, Phase, WaitKind
+from .draft import Draft
+from .enums import BetTiming, HandStatus, Phase, WaitKind
 from .errors import IllegalAction, NotYourTurn, WrongPhase
-from .events import BetPlaced
 from .flow import run_automatic_steps
 from .play import acted, seated
-from .stakes import banker_party, check_amount, check_reserves, commit_reserves
-from .tx import Tx
+from .stakes import check_amount, check_reserves, place_stake
 
 
-def place_bet(tx: Tx, cmd: PlaceBet) -> None:
+def place_bet(draft: Draft, cmd: PlaceBet) -> None:
     """Bet when a stake is owed (§3.2): in a betting window, or at the start of one's turn."""
-    seat = seated(tx, cmd.player_id)
-    state = tx.state
-    if not state.hand_in_play and tx.rules.bet_timing == "before_deal" and state.banker_seat != seat.seat:
-        run_automatic_steps(tx)  # "the table waits until a seated punter acts again (bets)": a hand opens
-        state = tx.state
+    seat = seated(draft, cmd.player_id)
+    state = draft.state
+    if not state.hand_in_play and draft.rules.bet_timing == BetTiming.BEFORE_DEAL and state.banker_seat != seat.seat:
+        run_automatic_steps(draft)  # "the table waits until a seated punter acts again (bets)": a hand opens
+        state = draft.state
     hand = state.hand
     if hand is None or not hand.in_play:
         raise WrongPhase("no hand is open for betting")
@@ -30,25 +29,14 @@ def place_bet(tx: Tx, cmd: PlaceBet) -> None:
     if h.stake > 0:
         raise IllegalAction("you have already bet on this hand")
     aw = state.awaiting
-    if hand.phase == Phase.PUNTERS and tx.rules.bet_timing == "at_turn_after_peek":
+    if hand.phase == Phase.PUNTERS and draft.rules.bet_timing == BetTiming.AT_TURN_AFTER_PEEK:
         if aw is None or aw.seat != seat.seat or aw.kind != WaitKind.OWED_BET:
             raise NotYourTurn("you bet at the start of your turn")
-        tx.wait_answered = True
     elif hand.phase != Phase.BETTING:
         raise WrongPhase("bets are closed")
-    check_amount(tx, cmd.amount, low=tx.config.min_bet, high=tx.config.max_bet)
-    pr, br = check_reserves(tx, cmd.player_id, cmd.amount, (seat.seat, 0))
-    acted(tx, seat)
-    tx.emit(
-        BetPlaced(
-            seat=seat.seat,
-            player_id=cmd.player_id,
-            hand=0,
-            amount=cmd.amount,
-            stake=cmd.amount,
-            punter_reserve=pr,
-            banker_reserve=br,
-            banker_id=banker_party(tx),
-        )
+    check_amount(draft, cmd.amount, low=draft.config.min_bet, high=draft.config.max_bet)
+    reserves = check_reserves(draft, cmd.player_id, cmd.amount, (seat.seat, 0))
+    acted(draft, seat)
+    place_stake(
+        draft, seat=seat.seat, player_id=cmd.player_id, hand=0, amount=cmd.amount, reserves=reserves, by_timeout=False
     )
-    commit_reserves(tx, cmd.player_id, pr, br)

@@ -1,25 +1,24 @@
-"""Plain-JSON forms of events and commands with stable type names: ``{"type": "CardDealt", ...}``.
+"""Plain-JSON forms of events, commands, contexts and states, through msgspec's own conversion.
 
-``event_from_json(event_to_json(e)) == e`` and the same for commands. Decoding (``decoding``) checks every
-field's type and raises :class:`~tables.rules.errors.InvalidRequest` naming the field on malformed input.
-A stored event of an older shape is upcast first (``UPCASTERS``): a new field never breaks old rows.
-
-The table state has a plain-JSON form too (``state_to_json`` / ``state_from_json``): snapshots and the cached
-starting states of hands are stored as data decoded field by field: no stored row can run code (issue #12).
+Events and commands are tagged records: their JSON carries the stable type name (``{"type": "CardDealt", ...}``),
+and ``event_from_json(event_to_json(e)) == e`` (the same for commands and states). Decoding checks every field's
+type (``msgspec.convert``; no stored row can run code, issue #12) and raises
+:class:`~tables.rules.errors.InvalidRequest` naming the field on malformed input. A stored event of an older
+shape is upcast first (``UPCASTERS``): a new field never breaks old rows.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Union
 
 import msgspec
+import msgspec.json
 
 from . import commands as _commands
-from .commands import Command
-from .decoding import Decoder, record_decoder
-from .errors import invalid
+from .commands import Command, Context
+from .errors import InvalidRequest, invalid
 from .events import EVENT_TYPES, Event
 from .state import TableState
 
@@ -42,24 +41,36 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     _commands.Timeout,
     _commands.ReleaseIdleSeat,
 )
-#: The decoder of each type name (built once, from the classes' type hints).
-_EVENT_DECODERS: dict[str, Decoder] = {cls.__name__: record_decoder(cls) for cls in EVENT_TYPES}
-_COMMAND_DECODERS: dict[str, Decoder] = {cls.__name__: record_decoder(cls) for cls in COMMAND_TYPES}
-_STATE_DECODER: Decoder = record_decoder(TableState)
+#: Any event, any command: msgspec picks the record by its ``type`` tag.
+_ANY_EVENT: Any = Union[EVENT_TYPES]  # noqa: UP007 - a union built from a tuple of types
+_ANY_COMMAND: Any = Union[COMMAND_TYPES]  # noqa: UP007
+
+_AT = re.compile(r" - at `\$(?P<path>[^`]*)`$")
+_NAMED = re.compile(r"field `(?P<name>[^`]+)`")
 
 
-def to_jsonable(value: Any) -> Any:
-    """Records (Structs, dataclasses) as dicts (their constructor's fields: a field derived in ``__post_init__``
-    is not stored), tuples as lists, mappings as dicts; scalars unchanged."""
-    if isinstance(value, msgspec.Struct):
-        return {name: to_jsonable(getattr(value, name)) for name in value.__struct_fields__}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
-    if isinstance(value, (tuple, list)):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, Mapping):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    return value
+def _refused(error: msgspec.ValidationError, where: str) -> InvalidRequest:
+    """msgspec's refusal as the core's error, naming the field (``ctx.now_ms``, ``amount``, ``seats[0].seat``)."""
+    message = str(error)
+    at = _AT.search(message)
+    path = at["path"] if at else ""
+    named = _NAMED.search(message[: at.start()] if at else message)  # a missing or an unknown field
+    if named:
+        path += "." + named["name"]
+    field = (where + path.replace("[...]", "")).lstrip(".") or "body"
+    return InvalidRequest(f"{field}: {message}", {"field": field})
+
+
+def _plain(record: Any, order: Any = None) -> Any:
+    """A record as plain JSON data: objects, lists (tuples and sets too) and scalars, through msgspec's encoder."""
+    return msgspec.json.decode(msgspec.json.encode(record, order=order))
+
+
+def _convert(data: Any, kind: Any, where: str = "") -> Any:
+    try:
+        return msgspec.convert(data, kind)
+    except msgspec.ValidationError as error:
+        raise _refused(error, where) from None
 
 
 #: Upcasting: how a stored event of an older shape becomes today's, by type name, so that a new field never breaks
@@ -98,59 +109,70 @@ def upcast_event(data: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def event_to_json(event: Event) -> dict[str, Any]:
     """An event as plain JSON with its stable ``type`` name."""
-    data: dict[str, Any] = {"type": type(event).__name__}
-    data.update(to_jsonable(event))
+    data: dict[str, Any] = _plain(event)
     return data
 
 
 def event_from_json(data: Mapping[str, Any]) -> Event:
-    """The event of :func:`event_to_json`'s output; malformed input raises ``InvalidRequest``."""
-    decode = _EVENT_DECODERS.get(str(data.get("type"))) if isinstance(data, Mapping) else None
-    if decode is None:
-        raise invalid("type", f"unknown event type {data.get('type') if isinstance(data, Mapping) else None!r}")
-    event: Event = decode(upcast_event(data), "")
+    """The event of :func:`event_to_json`'s output (upcast first); malformed input raises ``InvalidRequest``."""
+    if not isinstance(data, Mapping):
+        raise invalid("body", "an event is an object")
+    event: Event = _convert(upcast_event(data), _ANY_EVENT)
     return event
 
 
 def command_to_json(command: Command) -> dict[str, Any]:
-    """A command (with its context) as plain JSON with its stable ``type`` name."""
-    data: dict[str, Any] = {"type": type(command).__name__}
-    data.update(to_jsonable(command))
+    """A command as plain JSON with its stable ``type`` name (its context is recorded beside it:
+    :func:`context_to_json`)."""
+    data: dict[str, Any] = _plain(command)
     return data
 
 
 def command_from_json(data: Mapping[str, Any]) -> Command:
     """The command of :func:`command_to_json`'s output; malformed input raises ``InvalidRequest``."""
-    decode = _COMMAND_DECODERS.get(str(data.get("type"))) if isinstance(data, Mapping) else None
-    if decode is None:
-        raise invalid("type", f"unknown command type {data.get('type') if isinstance(data, Mapping) else None!r}")
-    command: Command = decode(data, "")
+    command: Command = _convert(data, _ANY_COMMAND)
     return command
 
 
-def _plain(value: Any) -> Any:
-    """Records (Structs, dataclasses) as dicts, tuples as lists, frozensets as sorted lists; scalars unchanged."""
-    if isinstance(value, msgspec.Struct):
-        return {name: _plain(getattr(value, name)) for name in value.__struct_fields__}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
-    if isinstance(value, (frozenset, set)):
-        return sorted((_plain(v) for v in value), key=repr)
-    if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    return value
+def context_to_json(context: Context) -> dict[str, Any]:
+    """A command's context as it is recorded (in its first event's metadata): every plain seed left out (the
+    sealed forms and commitments stay, so the command re-runs once its seeds are revealed). The one place a
+    context loses its secrets."""
+    data: dict[str, Any] = _plain(context)
+    data["seed"], data["seeds"] = None, []
+    for offered in (data["next_seed"], *data["next_seeds"]):
+        if offered is not None:
+            offered["seed"] = None
+    return data
+
+
+def context_from_json(data: Mapping[str, Any]) -> Context:
+    """The context of :func:`context_to_json`'s output; malformed input raises ``InvalidRequest``."""
+    context: Context = _convert(data, Context, "ctx")
+    return context
+
+
+def recorded_command(
+    command_json: Mapping[str, Any], context_json: Mapping[str, Any] | None
+) -> tuple[Command, Context]:
+    """A recorded command and its recorded context, as the pipeline writes them (``command`` and ``context`` in
+    the first event's metadata). A command recorded before the context went beside it holds it as ``ctx``."""
+    if context_json is None and isinstance(command_json, Mapping) and "ctx" in command_json:
+        context_json = command_json["ctx"]
+        command_json = {key: value for key, value in command_json.items() if key != "ctx"}
+    if not isinstance(context_json, Mapping):
+        raise invalid("ctx", "the recorded command has no context")
+    return command_from_json(command_json), context_from_json(context_json)
 
 
 def state_to_json(state: TableState) -> dict[str, Any]:
-    """A table state as plain JSON (every field, nested states as objects)."""
-    data: dict[str, Any] = _plain(state)
+    """A table state as plain JSON (every field, nested states as objects, sets as sorted lists)."""
+    data: dict[str, Any] = _plain(state, order="deterministic")
     return data
 
 
 def state_from_json(data: Any) -> TableState:
     """The state of :func:`state_to_json`'s output, decoded and type-checked field by field (no code runs);
     anything else raises ``InvalidRequest``."""
-    state: TableState = _STATE_DECODER(data, "")
+    state: TableState = _convert(data, TableState)
     return state

@@ -1,22 +1,23 @@
-"""Commands: what the shell asks the core to do (imperative names, frozen dataclasses).
+"""Commands: what the shell asks the core to do (imperative names, frozen keyword-only ``msgspec.Struct``s).
 
-Every command carries a :class:`Context` with the data only the shell can supply: the clock
-(``now_ms``), every seated player's available wallet balance (``wallets``; chips already reserved are out
+The shell's data travels beside each command, as its :class:`Context` (``decide(command, state, context)``): the
+clock (``now_ms``), every seated player's available wallet balance (``wallets``; chips already reserved are out
 of the wallet), fresh OS entropy (``entropy``, 64 lowercase hex chars: the first-banker draw) and the seeds
 (see docs/fairness.md):
 
 - ``next_seeds``: freshly drawn server seeds, one for each hand this command may commit (``NextSeed.number``),
   each as its commitment, its sealed form (opaque to the core) and its plain text. The core uses one only if the
   command commits that hand's seed (table creation commits hands 1 and 2; hand N's opening commits hand N+2).
-- ``seeds``: the plain texts of the table's committed, unrevealed seeds, unsealed by the shell. The core matches
-  each to its commitment and uses it only to deal and to reveal.
+- ``seeds``: plain texts of seeds, unsealed by the shell (or revealed since, for a verifier re-running a recorded
+  command). The core matches each to a commitment (of the table's pledges or of ``next_seeds``) and uses it only
+  to deal and to reveal.
 
-Both plain texts are secrets: :func:`without_secrets` is the form the shell records, and re-running a recorded
-command puts back the seeds revealed since. Commands recorded under contract v1.1 carry ``next_seed`` (one seed,
-committed at a hand's end) and ``seed``; they re-run as they ran then. Without any of them (the pure core driven
-by tests or a simulation) the core commits to seeds derived from ``entropy`` and keeps them in plain text
-(``plain:``), a form that only such a command accepts: a command from the shell never deals from it.
-A command serialised with :func:`tables.rules.codec.command_to_json` is enough to re-run ``decide``.
+Plain seeds are secrets: the recorded form of a context (``tables.rules.codec.context_to_json``) never holds one.
+Commands recorded under contract v1.1 carry ``next_seed`` (one seed, committed at a hand's end) and ``seed``; they
+re-run as they ran then. Without any of them (the pure core driven by tests or a simulation) the core commits to
+seeds derived from ``entropy`` and keeps them in plain text (``plain:``), a form that only such a command accepts:
+a command from the shell never deals from it. A command and its context, each as its codec writes it, are enough
+to re-run ``decide``.
 
 A little longer than the core's other modules: the catalogue of every command, with the mapping of API action
 bodies to commands beside them.
@@ -24,15 +25,15 @@ bodies to commands beside them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
 from typing import Any
+
+from msgspec import Struct, field
 
 from .errors import invalid
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NextSeed:
+class NextSeed(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A server seed drawn for hand ``number`` (None: the next hand to be committed, contract v1.1):
     ``commitment`` = sha256 of it (hex), ``sealed`` its encrypted form (opaque to the core, stored in
     ``SeedCommitted``), ``seed`` its plain hex (never recorded)."""
@@ -43,8 +44,7 @@ class NextSeed:
     number: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Context:
+class Context(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Shell-supplied data of one command: clock, wallets, entropy and seeds.
 
     ``loss_room``: for players with a responsible-gaming loss limit, the most chips each may still put at risk
@@ -74,35 +74,8 @@ class Context:
         return self.next_seed is not None and not self.next_seeds
 
 
-def without_secrets(command: Command) -> Command:
-    """``command`` as the shell records it: the plain texts of the seeds removed (commitments and sealed forms
-    stay, so the recorded command re-runs once the seeds are revealed)."""
-    ctx = command.ctx
-    offered = (*ctx.next_seeds, *((ctx.next_seed,) if ctx.next_seed is not None else ()))
-    if ctx.seed is None and not ctx.seeds and all(s.seed is None for s in offered):
-        return command
-    next_seed = None if ctx.next_seed is None else replace(ctx.next_seed, seed=None)
-    next_seeds = tuple(replace(s, seed=None) for s in ctx.next_seeds)
-    return replace(command, ctx=replace(ctx, seed=None, seeds=(), next_seed=next_seed, next_seeds=next_seeds))
-
-
-def with_seeds(command: Command, revealed: Mapping[str, str], pending: Sequence[str]) -> Command:
-    """A recorded command with the seeds put back: ``revealed`` maps commitments to revealed seeds (hex);
-    ``pending`` holds the commitments that were committed and unrevealed when the command ran."""
-    ctx = command.ctx
-    seeds = tuple(revealed[c] for c in pending if c in revealed)
-    next_seed = ctx.next_seed
-    if next_seed is not None:
-        next_seed = replace(next_seed, seed=revealed.get(next_seed.commitment))
-    next_seeds = tuple(replace(s, seed=revealed.get(s.commitment)) for s in ctx.next_seeds)
-    return replace(command, ctx=replace(ctx, seed=None, seeds=seeds, next_seed=next_seed, next_seeds=next_seeds))
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Command:
-    """Base of every command."""
-
-    ctx: Context
+class Command(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="type", tag=True):
+    """Base of every command (its context travels beside it: ``decide(command, state, context)``)."""
 
     @property
     def actor(self) -> str | None:
@@ -110,8 +83,7 @@ class Command:
         return None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PlayerCommand(Command):
+class PlayerCommand(Command, frozen=True, kw_only=True):
     """A command sent by a player."""
 
     player_id: str
@@ -121,8 +93,7 @@ class PlayerCommand(Command):
         return self.player_id
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CreateTable(Command):
+class CreateTable(Command, frozen=True, kw_only=True):
     """Create the table: the first command of every stream (validated; errors name the field)."""
 
     preset: str
@@ -136,8 +107,7 @@ class CreateTable(Command):
     betting_timeout_s: int = 30
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SitDown(PlayerCommand):
+class SitDown(PlayerCommand, frozen=True, kw_only=True):
     """Take a seat (the lowest free one when ``seat`` is None); ``client_seed`` defaults to the player id."""
 
     username: str
@@ -145,100 +115,85 @@ class SitDown(PlayerCommand):
     client_seed: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LeaveSeat(PlayerCommand):
+class LeaveSeat(PlayerCommand, frozen=True, kw_only=True):
     """Leave: at once between hands, else after the current hand."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SitOut(PlayerCommand):
+class SitOut(PlayerCommand, frozen=True, kw_only=True):
     """Skip hands from the next one on."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SitIn(PlayerCommand):
+class SitIn(PlayerCommand, frozen=True, kw_only=True):
     """Take part again (or, between hands, say "ready" so a waiting table tries to open a hand)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SetClientSeed(PlayerCommand):
+class SetClientSeed(PlayerCommand, frozen=True, kw_only=True):
     """Set the player's client seed (1-64 characters) for hands opened from now on."""
 
     client_seed: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PlaceBet(PlayerCommand):
+class PlaceBet(PlayerCommand, frozen=True, kw_only=True):
     """Bet ``amount`` chips (exactly S under ``bank_fixed``)."""
 
     amount: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Hit(PlayerCommand):
+class Hit(PlayerCommand, frozen=True, kw_only=True):
     """A card face up (punter or player banker)."""
 
     hand: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HitFaceDown(PlayerCommand):
+class HitFaceDown(PlayerCommand, frozen=True, kw_only=True):
     """Turn the hidden card up, then take a new card face down (``hidden_card_swap``)."""
 
     hand: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Stand(PlayerCommand):
+class Stand(PlayerCommand, frozen=True, kw_only=True):
     """End the turn on a hand (or a player banker's turn)."""
 
     hand: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Raise(PlayerCommand):
+class Raise(PlayerCommand, frozen=True, kw_only=True):
     """Add ``amount`` chips to the stake of the live hand (``raise_on_draw``)."""
 
     amount: int
     hand: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Split(PlayerCommand):
+class Split(PlayerCommand, frozen=True, kw_only=True):
     """Split (Spanish) or make a new hand (Hungarian) with stake ``amount`` (default: the least allowed)."""
 
     amount: int | None = None
     hand: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Assign(PlayerCommand):
+class Assign(PlayerCommand, frozen=True, kw_only=True):
     """Hungarian: give the card just drawn to open hand ``hand``."""
 
     hand: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SetStake(PlayerCommand):
+class SetStake(PlayerCommand, frozen=True, kw_only=True):
     """Player banker under ``bank_fixed``: the stake S from the next hand on."""
 
     amount: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RetireBank(PlayerCommand):
+class RetireBank(PlayerCommand, frozen=True, kw_only=True):
     """Player banker: offer the bank on (at once between hands, else after the current hand)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Timeout(Command):
+class Timeout(Command, frozen=True, kw_only=True):
     """System: the deadline of the wait at ``expected_version`` passed; a no-op if the table moved on."""
 
     expected_version: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ReleaseIdleSeat(Command):
+class ReleaseIdleSeat(Command, frozen=True, kw_only=True):
     """System: the seat of ``player_id`` took part in no hand for as long as the shell's setting allows (API.md
     v1.2 seats); it is released between his hands. The shell decides idleness (the core keeps no clock of seats);
     the command is recorded like any other, so a replay releases the same seat."""
@@ -276,7 +231,7 @@ def _int_arg(args: Mapping[str, Any], name: str, *, required: bool) -> int | Non
     return value
 
 
-def command_for_action(action: str, ctx: Context, player_id: str, args: Mapping[str, Any]) -> PlayerCommand:
+def command_for_action(action: str, player_id: str, args: Mapping[str, Any]) -> PlayerCommand:
     """Build the command for an API action body (``{action, amount?, hand?}``); unknown actions are refused."""
     allowed = {
         "bet": {"amount"},
@@ -295,29 +250,28 @@ def command_for_action(action: str, ctx: Context, player_id: str, args: Mapping[
         name = sorted(extra)[0]
         raise invalid(name, f"action {action} takes no {name}")
     if action == "bet":
-        return PlaceBet(ctx=ctx, player_id=player_id, amount=_int_arg(args, "amount", required=True) or 0)
+        return PlaceBet(player_id=player_id, amount=_int_arg(args, "amount", required=True) or 0)
     if action == "hit":
-        return Hit(ctx=ctx, player_id=player_id, hand=_int_arg(args, "hand", required=False))
+        return Hit(player_id=player_id, hand=_int_arg(args, "hand", required=False))
     if action == "hit_face_down":
-        return HitFaceDown(ctx=ctx, player_id=player_id, hand=_int_arg(args, "hand", required=False))
+        return HitFaceDown(player_id=player_id, hand=_int_arg(args, "hand", required=False))
     if action == "stand":
-        return Stand(ctx=ctx, player_id=player_id, hand=_int_arg(args, "hand", required=False))
+        return Stand(player_id=player_id, hand=_int_arg(args, "hand", required=False))
     if action == "raise":
         amount = _int_arg(args, "amount", required=True) or 0
-        return Raise(ctx=ctx, player_id=player_id, amount=amount, hand=_int_arg(args, "hand", required=False))
+        return Raise(player_id=player_id, amount=amount, hand=_int_arg(args, "hand", required=False))
     if action == "split":
         return Split(
-            ctx=ctx,
             player_id=player_id,
             amount=_int_arg(args, "amount", required=False),
             hand=_int_arg(args, "hand", required=False),
         )
     if action == "assign":
-        return Assign(ctx=ctx, player_id=player_id, hand=_int_arg(args, "hand", required=True) or 0)
+        return Assign(player_id=player_id, hand=_int_arg(args, "hand", required=True) or 0)
     if action == "set_stake":
-        return SetStake(ctx=ctx, player_id=player_id, amount=_int_arg(args, "amount", required=True) or 0)
+        return SetStake(player_id=player_id, amount=_int_arg(args, "amount", required=True) or 0)
     if action == "sit_out":
-        return SitOut(ctx=ctx, player_id=player_id)
+        return SitOut(player_id=player_id)
     if action == "sit_in":
-        return SitIn(ctx=ctx, player_id=player_id)
-    return RetireBank(ctx=ctx, player_id=player_id)
+        return SitIn(player_id=player_id)
+    return RetireBank(player_id=player_id)

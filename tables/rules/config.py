@@ -3,43 +3,36 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import invalid
-from .ruleset import Rules, banker_loss_multiplier, punter_loss_multiplier, resolve_rules
+from msgspec import Struct
 
-BANKS = ("player", "house")
+from .enums import Bank, Preset, StakeMode
+from .errors import invalid
+from .ruleset import Rules, resolve_rules
+
+BANKS: tuple[str, ...] = tuple(Bank)
 DEFAULT_TIMEOUT_S = 30
 MAX_TIMEOUT_S = 3600
 
 
-@dataclass(frozen=True, slots=True)
-class TableConfig:
+class TableConfig(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A validated table: preset, resolved rules, limits, seats, bank and timeouts (API.md table body)."""
 
-    preset: str
+    preset: Preset
     rules: Rules
     min_bet: int
     max_bet: int
     max_seats: int
-    bank: str
+    bank: Bank
     fixed_stake: int | None = None
     turn_timeout_s: int = DEFAULT_TIMEOUT_S
     betting_timeout_s: int = DEFAULT_TIMEOUT_S
-    #: The largest multiple of a stake a punter can lose, and a banker (§7): what every reserve is made of,
-    #: derived from the rules once here rather than on every bet.
-    punter_loss_multiplier: int = field(init=False, repr=False, compare=False)
-    banker_loss_multiplier: int = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "punter_loss_multiplier", punter_loss_multiplier(self.rules))
-        object.__setattr__(self, "banker_loss_multiplier", banker_loss_multiplier(self.rules))
 
     @property
     def house_bank(self) -> bool:
         """True when the house is the permanent banker."""
-        return self.bank == "house"
+        return self.bank == Bank.HOUSE
 
 
 def _positive_int(field: str, value: object, *, low: int = 1, high: int | None = None) -> int:
@@ -77,19 +70,19 @@ def make_table_config(
     high = _positive_int("max_bet", max_bet, low=low)
     seats = _positive_int("max_seats", max_seats, low=2, high=8 if bank == "player" else 7)
     stake: int | None = None
-    if rules.stake_mode == "bank_fixed":
+    if rules.stake_mode == StakeMode.BANK_FIXED:
         if fixed_stake is None:
             raise invalid("fixed_stake", "fixed_stake is required when stake_mode is bank_fixed")
         stake = _positive_int("fixed_stake", fixed_stake, low=low, high=high)
     elif fixed_stake is not None:
         raise invalid("fixed_stake", "fixed_stake is only for stake_mode bank_fixed")
     return TableConfig(
-        preset=preset,
+        preset=Preset(preset),
         rules=rules,
         min_bet=low,
         max_bet=high,
         max_seats=seats,
-        bank=str(bank),
+        bank=Bank(bank),
         fixed_stake=stake,
         turn_timeout_s=_positive_int("turn_timeout_s", turn_timeout_s, high=MAX_TIMEOUT_S),
         betting_timeout_s=_positive_int("betting_timeout_s", betting_timeout_s, high=MAX_TIMEOUT_S),

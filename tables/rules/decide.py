@@ -1,4 +1,5 @@
-"""``decide(command, state) -> list[event]``: the rules. Pure: the same command and state give the same events.
+"""``decide(command, state, context) -> list[event]``: the rules. Pure: the same command, state and context (the
+shell's clock, wallets, entropy and seeds, beside the command) give the same events.
 
 A refused command raises a :class:`~tables.rules.errors.DomainError` and produces no events.
 ``handle`` returns the events together with the state they lead to (the fold of the events), which is
@@ -34,6 +35,7 @@ from .commands import (
     Stand,
     Timeout,
 )
+from .draft import Draft, SeedUnavailable
 from .enums import SitInReason
 from .errors import DomainError, IllegalAction, InvalidRequest, NotFound, invalid
 from .events import Event, SatIn
@@ -54,7 +56,6 @@ from .table import (
     sit_out,
 )
 from .timeouts import timeout
-from .tx import SeedUnavailable, Tx
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -98,7 +99,7 @@ def _check_arguments(command: Command) -> None:
 # -- dispatch ------------------------------------------------------------------------------------------------
 
 #: The handler of each command: it validates the command and records the player's own facts.
-_HANDLERS: dict[type[Command], Callable[[Tx, Any], None]] = {
+_HANDLERS: dict[type[Command], Callable[[Draft, Any], None]] = {
     CreateTable: create_table,
     SitDown: sit_down,
     LeaveSeat: leave,
@@ -117,11 +118,11 @@ _HANDLERS: dict[type[Command], Callable[[Tx, Any], None]] = {
     RetireBank: retire_bank,
     Timeout: timeout,
 }
-#: Player commands after which a table that went idle (empty betting window) opens a hand again.
-_TRIGGERS = frozenset({SitDown, SitIn, PlaceBet})
 
 
-def handle(command: Command, state: TableState, *, replaying: bool = False) -> tuple[list[Event], TableState]:
+def handle(
+    command: Command, state: TableState, context: Context, *, replaying: bool = False
+) -> tuple[list[Event], TableState]:
     """The events ``command`` causes in ``state`` and the state after them (the fold of those events).
 
     ``replaying``: a verifier re-running a recorded command (with the seeds revealed since put back); a hand whose
@@ -129,13 +130,13 @@ def handle(command: Command, state: TableState, *, replaying: bool = False) -> t
     :class:`DomainError` (no events) when the rules refuse the command.
     """
     try:
-        return _run(command, Tx(state, command.ctx, replaying=replaying))
+        return _run(command, Draft(state, context, command, replaying=replaying))
     except SeedUnavailable as missing:
-        return _run_without_seed(command, state, missing.number, replaying)
+        return _run_without_seed(command, state, context, missing.number, replaying)
 
 
 def _run_without_seed(
-    command: Command, state: TableState, number: int, replaying: bool
+    command: Command, state: TableState, context: Context, number: int, replaying: bool
 ) -> tuple[list[Event], TableState]:
     """The command needed the committed seed of hand ``number`` (to deal or to reveal) and does not carry it: its
     sealed form could not be opened (a lost key), or it was never sealed by the shell (a ``plain:`` pledge written
@@ -143,30 +144,29 @@ def _run_without_seed(
     of the command; a hand that would open and deal at once opens and is abandoned the same way (the command runs).
     A command recorded under contract v1.1 re-runs as it ran then (a fresh seed replaced an unusable commitment
     between hands)."""
-    tx = Tx(state, command.ctx, replaying=replaying)
     hand = state.hand
-    if hand is not None and hand.in_play and (hand.number == number or command.ctx.schedule_v11):
-        abandon_without_seed(tx)
-        return tx.events, tx.state
-    if command.ctx.schedule_v11:
-        tx.commit_next_seed()
-    else:
-        tx.unopenable = number
-    return _run(command, tx)
+    v11 = context.schedule_v11
+    draft = Draft(state, context, command, replaying=replaying, unopenable=None if v11 else number)
+    if hand is not None and hand.in_play and (hand.number == number or v11):
+        abandon_without_seed(draft)
+        return draft.events, draft.state
+    if v11:
+        draft.commit_next_seed()
+    return _run(command, draft)
 
 
 class _Accepted(BaseException):  # not an Exception: nothing on the way may catch it
     """A probe reached its first event: every check before it passed."""
 
 
-class _ProbeTx(Tx):
+class _ProbeDraft(Draft):
     __slots__ = ()
 
     def emit(self, event: Event) -> None:
         raise _Accepted
 
 
-def accepts(command: Command, state: TableState) -> bool:
+def accepts(command: Command, state: TableState, context: Context) -> bool:
     """Whether ``decide`` would accept ``command`` in ``state`` (raise no :class:`DomainError`).
 
     First a probe runs the command's checks up to the first event it would emit: a refusal there is final (the
@@ -175,13 +175,13 @@ def accepts(command: Command, state: TableState) -> bool:
     hand first, then finds the player is not in it).
     """
     try:
-        _run(command, _ProbeTx(state, command.ctx))
+        _run(command, _ProbeDraft(state, context, command))
     except (_Accepted, SeedUnavailable):
         pass
     except DomainError:
         return False
     try:
-        _run(command, Tx(state, command.ctx))
+        _run(command, Draft(state, context, command))
     except SeedUnavailable:  # it passed every check and needs the hand's seed to play out
         return True
     except DomainError:
@@ -189,26 +189,23 @@ def accepts(command: Command, state: TableState) -> bool:
     return True
 
 
-def _run(command: Command, tx: Tx) -> tuple[list[Event], TableState]:
+def _run(command: Command, draft: Draft) -> tuple[list[Event], TableState]:
     """Check the command, record its facts (its handler), then move the table on until it waits (``flow``)."""
-    state = tx.state
+    state = draft.state
     kind = type(command)
     handler = _HANDLERS.get(kind)
     if handler is None:
         raise InvalidRequest(f"unknown command {kind.__name__}", {"field": "type"})
-    _check_context(command.ctx)
+    _check_context(draft.ctx)
     _check_arguments(command)
     if kind is not CreateTable and state.config is None:
         raise NotFound("the table does not exist")
-    # after a player's command a table between hands tries to open one (an idle one only on a trigger)
-    tx.may_open = isinstance(command, PlayerCommand)
-    tx.trigger = kind in _TRIGGERS
-    handler(tx, command)
-    run_automatic_steps(tx)
-    if kind is SitIn and _only_ready(tx.events):
+    handler(draft, command)
+    run_automatic_steps(draft)
+    if kind is SitIn and _only_ready(draft.events):
         # "ready" opened nothing: sit_in is offered and accepted only when it changes something (API.md v1.2)
         raise IllegalAction("you are already taking part")
-    return tx.events, tx.state
+    return draft.events, draft.state
 
 
 def _only_ready(events: list[Event]) -> bool:
@@ -216,13 +213,13 @@ def _only_ready(events: list[Event]) -> bool:
     return len(events) == 1 and isinstance(events[0], SatIn) and events[0].reason == SitInReason.READY
 
 
-def decide(command: Command, state: TableState, *, replaying: bool = False) -> list[Event]:
+def decide(command: Command, state: TableState, context: Context, *, replaying: bool = False) -> list[Event]:
     """The events ``command`` causes in ``state``; a refused command raises a :class:`DomainError`.
 
-    Deterministic: the same command (including its context: clock, wallets, entropy) and state always give
-    the same events, which is how a disputed hand is re-run and verified.
+    Deterministic: the same command, state and context (clock, wallets, entropy, seeds) always give the same
+    events, which is how a disputed hand is re-run and verified.
     """
-    return handle(command, state, replaying=replaying)[0]
+    return handle(command, state, context, replaying=replaying)[0]
 
 
 __all__ = ["accepts", "decide", "handle"]

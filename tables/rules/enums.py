@@ -127,3 +127,100 @@ class Outcome(StrEnum):
     WIN = "win"
     LOSE = "lose"
     PUSH = "push"
+
+
+class Category(StrEnum):
+    """What a hand makes (``evaluate``; ``HandResult.category``), worst first."""
+
+    BUST = "bust"
+    POINTS = "points"
+    SEVEN_HALF = "seven_half"
+    REALE = "reale"  # 7½ with a picture and a seven (``reale``)
+    PAIR7 = "pair7"  # a pair of sevens (``pair_of_sevens``)
+
+
+# -- the rule toggles' words (RULES.md §4) ------------------------------------------------------------------------
+
+
+class Preset(StrEnum):
+    """The four presets of RULES.md §8."""
+
+    CLASSIC = "classic"
+    ITALIAN = "italian"
+    SPANISH = "spanish"
+    HUNGARIAN = "hungarian"
+
+
+class Bank(StrEnum):
+    """Who banks a table: its players in turn, or the house."""
+
+    PLAYER = "player"
+    HOUSE = "house"
+
+
+class BetTiming(StrEnum):
+    """``bet_timing``: when punters stake."""
+
+    BEFORE_DEAL = "before_deal"
+    AT_TURN_AFTER_PEEK = "at_turn_after_peek"
+    AFTER_DEAL_ALL = "after_deal_all"
+
+
+class StakeMode(StrEnum):
+    """``stake_mode``: each punter's choice, or one stake S fixed by the bank."""
+
+    PLAYER_CHOICE = "player_choice"
+    BANK_FIXED = "bank_fixed"
+
+
+class RealeWithMatta(StrEnum):
+    """``reale_with_matta``: whether a reale may hold the wild card."""
+
+    ANY = "any"
+    MATTA_AS_HALF_ONLY = "matta_as_half_only"
+    NEVER = "never"
+
+
+class MattaValues(StrEnum):
+    """``matta_values``: the values the wild card may take."""
+
+    HALF_OR_INTEGERS = "half_or_integers"
+    INTEGERS_ONLY = "integers_only"
+    HALF_OR_SEVEN = "half_or_seven"
+
+
+class MattaAlone(StrEnum):
+    """``matta_alone_value``: the wild card alone."""
+
+    HALF = "half"
+    FREE = "free"
+
+
+class SplitMode(StrEnum):
+    """``split_mode``."""
+
+    NONE = "none"
+    SPANISH = "spanish"
+    HUNGARIAN = "hungarian"
+
+
+class TieRule(StrEnum):
+    """``tie_rule``: who wins a tie."""
+
+    BANKER = "banker"
+    PUSH = "push"
+
+
+class BankTrigger(StrEnum):
+    """``bank_transfer_trigger``: which winning hands take the bank."""
+
+    ANY_75 = "any_75"
+    REALE_OR_PAIR7 = "reale_or_pair7"
+    NONE = "none"
+
+
+class BankRotation(StrEnum):
+    """``bank_rotation``."""
+
+    NEVER = "never"
+    EVERY_HAND = "every_hand"

@@ -22,6 +22,7 @@ from .config import TableConfig
 from .enums import (
     AbandonReason,
     BankReason,
+    Category,
     LeaveReason,
     Outcome,
     Phase,
@@ -35,8 +36,8 @@ from .enums import (
 HOUSE = "house"
 
 
-class Event(Struct, frozen=True, kw_only=True):
-    """Base of every event."""
+class Event(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="type", tag=True):
+    """Base of every event: its JSON names its type (the class name) in ``type``."""
 
 
 class TableCreated(Event, frozen=True, kw_only=True):
@@ -315,7 +316,7 @@ class HandMadeSevenHalf(Event, frozen=True, kw_only=True):
     seat: int | None
     hand: int
     banker: bool
-    category: str
+    category: Category
     total_half_points: int
     matta_value: int | None
     cards: tuple[str, ...] = ()
@@ -342,14 +343,14 @@ class BankerTurnSkipped(Event, frozen=True, kw_only=True):
     seat: int | None
 
 
-class HandResult(Struct, frozen=True, kw_only=True):
+class HandResult(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The settlement of one punter hand (one row of the hand history's ``results``)."""
 
     seat: int
     player_id: str
     hand: int
     bet: int
-    category: str
+    category: Category
     total_half_points: int
     matta_value: int | None
     outcome: Outcome
@@ -369,7 +370,7 @@ class HandSettled(Event, frozen=True, kw_only=True):
     banker_seat: int | None
     banker_id: str | None
     banker_net: int
-    banker_category: str | None
+    banker_category: Category | None
     banker_total_half_points: int | None
     banker_matta_value: int | None
     next_banker_seat: int | None

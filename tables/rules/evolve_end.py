@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .enums import HandStatus, Phase
+from .enums import Category, HandStatus, Phase
 from .events import (
     BankerTurnSkipped,
     BankerTurnStarted,
@@ -42,7 +42,7 @@ def _hand_busted(state: TableState, e: HandBusted) -> TableState:
         e.hand,
         e.banker,
         status=HandStatus.BUST,
-        category="bust",
+        category=Category.BUST,
         total_hp=e.total_half_points,
         matta_hp=e.matta_value,
     )

@@ -82,7 +82,7 @@ def with_banker(hand: HandState, **changes: Any) -> HandState:
 def _deck_for(state: TableState, e: HandOpened) -> tuple[str, ...]:
     """The deck a hand keeps in its state: a rigged stock (tests), the deck of an old-form hand (its seed is on
     ``HandOpened``), else none: a hand committed ahead derives its deck inside each command that deals, from the
-    seed the shell unseals for that command (``Tx.deck``), so no state ever holds its undealt cards."""
+    seed the shell unseals for that command (``Draft.deck``), so no state ever holds its undealt cards."""
     rigged = state.rigged_stock
     if rigged is not None:
         chosen = set(rigged)

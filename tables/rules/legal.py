@@ -9,8 +9,9 @@ refuses; since stake checks are monotone in the amount, it never omits an action
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator, Mapping
+
+from msgspec.structs import replace
 
 from .commands import (
     Assign,
@@ -31,35 +32,36 @@ from .commands import (
     Stand,
 )
 from .decide import accepts
+from .enums import StakeMode
 from .state import TableState
 
 _PROBE_ENTROPY = "0" * 64
 _UNLIMITED = 10**15
 
 
-def _candidates(state: TableState, player_id: str, ctx: Context) -> Iterator[tuple[str, list[PlayerCommand]]]:
+def _candidates(state: TableState, player_id: str) -> Iterator[tuple[str, list[PlayerCommand]]]:
     config = state.config
     if config is None:
         return
     hand = state.hand
-    bank_fixed = config.rules.stake_mode == "bank_fixed"
+    bank_fixed = config.rules.stake_mode == StakeMode.BANK_FIXED
     next_stake = state.stake if bank_fixed and state.stake is not None else config.min_bet
     bet = hand.stake if bank_fixed and hand is not None and hand.in_play and hand.stake is not None else next_stake
     seat = state.seat_of(player_id)
-    yield "sit_down", [SitDown(ctx=ctx, player_id=player_id, username=player_id)]
-    yield "leave", [LeaveSeat(ctx=ctx, player_id=player_id)]
-    yield "bet", [PlaceBet(ctx=ctx, player_id=player_id, amount=bet)]
-    yield "hit", [Hit(ctx=ctx, player_id=player_id)]
-    yield "hit_face_down", [HitFaceDown(ctx=ctx, player_id=player_id)]
-    yield "stand", [Stand(ctx=ctx, player_id=player_id)]
-    yield "raise", [Raise(ctx=ctx, player_id=player_id, amount=1)]
-    yield "split", [Split(ctx=ctx, player_id=player_id)]
+    yield "sit_down", [SitDown(player_id=player_id, username=player_id)]
+    yield "leave", [LeaveSeat(player_id=player_id)]
+    yield "bet", [PlaceBet(player_id=player_id, amount=bet)]
+    yield "hit", [Hit(player_id=player_id)]
+    yield "hit_face_down", [HitFaceDown(player_id=player_id)]
+    yield "stand", [Stand(player_id=player_id)]
+    yield "raise", [Raise(player_id=player_id, amount=1)]
+    yield "split", [Split(player_id=player_id)]
     indexes = sorted({h.hand_index for h in hand.punters if seat is not None and h.seat == seat.seat}) if hand else []
-    yield "assign", [Assign(ctx=ctx, player_id=player_id, hand=i) for i in indexes]
-    yield "sit_out", [SitOut(ctx=ctx, player_id=player_id)]
-    yield "sit_in", [SitIn(ctx=ctx, player_id=player_id)]
-    yield "set_stake", [SetStake(ctx=ctx, player_id=player_id, amount=next_stake)]
-    yield "retire_bank", [RetireBank(ctx=ctx, player_id=player_id)]
+    yield "assign", [Assign(player_id=player_id, hand=i) for i in indexes]
+    yield "sit_out", [SitOut(player_id=player_id)]
+    yield "sit_in", [SitIn(player_id=player_id)]
+    yield "set_stake", [SetStake(player_id=player_id, amount=next_stake)]
+    yield "retire_bank", [RetireBank(player_id=player_id)]
 
 
 #: The actions that take a ``hand`` index (API.md "Actions"); ``legal_hands`` answers for these.
@@ -80,8 +82,8 @@ def legal_actions(state: TableState, player_id: str, wallets: Mapping[str, int] 
     """
     ctx = _context(state, player_id, wallets)
     allowed: list[str] = []
-    for name, commands in _candidates(state, player_id, ctx):
-        if any(accepts(command, state) for command in commands):
+    for name, commands in _candidates(state, player_id):
+        if any(accepts(command, state, ctx) for command in commands):
             allowed.append(name)
     return allowed
 
@@ -107,11 +109,11 @@ def legal_hands(
         indexes = [0]  # a player banker plays his one hand, index 0
     ctx = _context(state, player_id, wallets)
     out: dict[str, list[int]] = {}
-    for name, commands in _candidates(state, player_id, ctx):
+    for name, commands in _candidates(state, player_id):
         if name not in HAND_ACTIONS or name not in legal:
             continue
         probe: Command = commands[0]
-        ok = [i for i in indexes if accepts(dataclasses.replace(probe, hand=i), state)]  # type: ignore[call-arg]
+        ok = [i for i in indexes if accepts(replace(probe, hand=i), state, ctx)]
         if ok:
             out[name] = ok
     return out

@@ -5,56 +5,55 @@ card comes with what it makes: a bust, 15 hp or a pair of sevens is shown at onc
 from __future__ import annotations
 
 from .commands import Hit, HitFaceDown, PlayerCommand, Raise, Stand
+from .draft import Draft
 from .enums import HandStatus, Phase, SitInReason, SitOutReason, StandReason, WaitKind
 from .errors import BetOutOfLimits, IllegalAction, NotFound, NotSeated, NotYourTurn, WrongPhase, invalid
 from .events import (
-    CardDealt,
     CardTurnedUp,
     HandStood,
     SatIn,
     StakeRaised,
     TimeoutStreakReset,
 )
-from .opening import draw
-from .stakes import banker_party, check_reserves, commit_reserves
+from .opening import deal, draw
+from .stakes import banker_party, check_reserves
 from .state import Awaiting, PunterHand, SeatState
 from .turns import hungarian_multi, show_if_done, stand_all
-from .tx import Tx
 
 
-def seated(tx: Tx, player_id: str) -> SeatState:
+def seated(draft: Draft, player_id: str) -> SeatState:
     """The player's seat; ``not_seated`` when he has none (``not_found`` when the table does not exist)."""
-    if tx.state.config is None:
+    if draft.state.config is None:
         raise NotFound("the table does not exist")
-    seat = tx.state.seat_of(player_id)
+    seat = draft.state.seat_of(player_id)
     if seat is None:
         raise NotSeated("you are not seated at this table", {"player_id": player_id})
     return seat
 
 
-def own_hand(tx: Tx, seat: SeatState, index: int) -> PunterHand:
+def own_hand(draft: Draft, seat: SeatState, index: int) -> PunterHand:
     """The seat's hand ``index`` in the current hand: an index beyond what the table allows a punter to hold is
     ``invalid_request``; one within those limits that the seat does not hold is ``illegal_action``."""
-    limit = tx.rules.hands_per_punter
+    limit = draft.rules.hands_per_punter
     if not 0 <= index < limit:
         raise invalid("hand", f"a hand index at this table is from 0 to {limit - 1}")
-    h = tx.hand.find(seat.seat, index)
+    h = draft.hand.find(seat.seat, index)
     if h is None:
         raise IllegalAction(f"you have no hand {index}", {"hand": index})
     return h
 
 
-def acted(tx: Tx, seat: SeatState) -> None:
+def acted(draft: Draft, seat: SeatState) -> None:
     """A voluntary action ends a timeout streak (and a sit-out caused by timeouts)."""
     if seat.sitting_out and seat.sit_out_reason == SitOutReason.TIMEOUT:
-        tx.emit(SatIn(seat=seat.seat, player_id=seat.player_id, reason=SitInReason.ACTED))
+        draft.emit(SatIn(seat=seat.seat, player_id=seat.player_id, reason=SitInReason.ACTED))
     elif seat.timeouts:
-        tx.emit(TimeoutStreakReset(seat=seat.seat, player_id=seat.player_id))
+        draft.emit(TimeoutStreakReset(seat=seat.seat, player_id=seat.player_id))
 
 
-def in_turn(tx: Tx, cmd: PlayerCommand) -> tuple[SeatState, Awaiting]:
-    seat = seated(tx, cmd.player_id)
-    state = tx.state
+def in_turn(draft: Draft, cmd: PlayerCommand) -> tuple[SeatState, Awaiting]:
+    seat = seated(draft, cmd.player_id)
+    state = draft.state
     hand = state.hand
     if hand is None:
         raise WrongPhase("no hand is in play")
@@ -66,11 +65,12 @@ def in_turn(tx: Tx, cmd: PlayerCommand) -> tuple[SeatState, Awaiting]:
     aw = state.awaiting
     if aw is None or aw.seat != seat.seat:
         raise NotYourTurn("it is not your turn")
-    tx.wait_answered = True  # (a refusal further on discards the whole command)
     return seat, aw
 
 
-def target_hand(tx: Tx, seat: SeatState, aw: Awaiting, hand_arg: int | None, multi: bool | None = None) -> PunterHand:
+def target_hand(
+    draft: Draft, seat: SeatState, aw: Awaiting, hand_arg: int | None, multi: bool | None = None
+) -> PunterHand:
     """The hand a turn command acts on; ``multi`` is ``hungarian_multi`` for the seat when already known."""
     if aw.kind == WaitKind.OWED_BET:
         raise IllegalAction("bet first: a stake is owed before anything else")
@@ -80,9 +80,9 @@ def target_hand(tx: Tx, seat: SeatState, aw: Awaiting, hand_arg: int | None, mul
             raise IllegalAction("give the drawn card to a hand first")
     else:
         index = hand_arg
-    h = own_hand(tx, seat, index)
+    h = own_hand(draft, seat, index)
     if multi is None:
-        multi = hungarian_multi(tx, seat.seat)
+        multi = hungarian_multi(draft, seat.seat)
     if multi:
         if h.status != HandStatus.PLAYING:
             raise IllegalAction(f"hand {index} is not open", {"hand": index})
@@ -91,100 +91,76 @@ def target_hand(tx: Tx, seat: SeatState, aw: Awaiting, hand_arg: int | None, mul
     return h
 
 
-def hit(tx: Tx, cmd: Hit | HitFaceDown) -> None:
+def hit(draft: Draft, cmd: Hit | HitFaceDown) -> None:
     """A card from the stock, face up (``hit``) or, after turning the hidden card up, face down."""
-    seat, aw = in_turn(tx, cmd)
+    seat, aw = in_turn(draft, cmd)
     if aw.kind == WaitKind.BANKER:
         if isinstance(cmd, HitFaceDown):
             raise IllegalAction("the banker draws face up")
-        banker_hit(tx, seat)
+        banker_hit(draft, seat)
         return
     face_down = isinstance(cmd, HitFaceDown)
     if aw.kind == WaitKind.ASSIGN:
         raise IllegalAction("give the drawn card to a hand first")
-    if face_down and not tx.rules.hidden_card_swap:
+    if face_down and not draft.rules.hidden_card_swap:
         raise IllegalAction("hit_face_down needs the hidden_card_swap rule", {"toggle": "hidden_card_swap"})
-    multi = hungarian_multi(tx, seat.seat)
+    multi = hungarian_multi(draft, seat.seat)
     if face_down and multi:
         raise IllegalAction("after a Hungarian split every card is dealt face up")
-    h = target_hand(tx, seat, aw, cmd.hand, multi)
-    acted(tx, seat)
-    drawn = draw(tx)
-    number = tx.hand.number
+    h = target_hand(draft, seat, aw, cmd.hand, multi)
+    acted(draft, seat)
+    drawn = draw(draft)
     if drawn is None:
         if multi:
-            stand_all(tx, seat.seat, StandReason.STOCK_EXHAUSTED)
+            stand_all(draft, seat.seat, StandReason.STOCK_EXHAUSTED)
         else:
-            tx.emit(HandStood(seat=seat.seat, hand=h.hand_index, banker=False, reason=StandReason.STOCK_EXHAUSTED))
+            draft.emit(HandStood(seat=seat.seat, hand=h.hand_index, banker=False, reason=StandReason.STOCK_EXHAUSTED))
         return
-    card, deck_index = drawn
     if multi:
-        tx.emit(
-            CardDealt(
-                number=number,
-                seat=seat.seat,
-                player_id=seat.player_id,
-                hand=None,
-                banker=False,
-                card=card,
-                face_up=True,
-                deck_index=deck_index,
-            )
-        )
+        deal(draft, drawn, seat=seat.seat, player_id=seat.player_id, hand=None, banker=False, face_up=True)
         return
     if face_down:
         for code, up in zip(h.cards, h.face_up, strict=True):
             if not up:
-                tx.emit(CardTurnedUp(seat=seat.seat, hand=h.hand_index, banker=False, card=code))
-    tx.emit(
-        CardDealt(
-            number=number,
-            seat=seat.seat,
-            player_id=seat.player_id,
-            hand=h.hand_index,
-            banker=False,
-            card=card,
-            face_up=not face_down,
-            deck_index=deck_index,
-        )
-    )
-    show_if_done(tx, seat.seat, h.hand_index)
+                draft.emit(CardTurnedUp(seat=seat.seat, hand=h.hand_index, banker=False, card=code))
+    deal(draft, drawn, seat=seat.seat, player_id=seat.player_id, hand=h.hand_index, banker=False, face_up=not face_down)
+    show_if_done(draft, seat.seat, h.hand_index)
 
 
-def stand(tx: Tx, cmd: Stand) -> None:
+def stand(draft: Draft, cmd: Stand) -> None:
     """End the turn on a hand (a Hungarian punter may stand any open hand)."""
-    seat, aw = in_turn(tx, cmd)
+    seat, aw = in_turn(draft, cmd)
     if aw.kind == WaitKind.BANKER:
-        acted(tx, seat)
-        tx.emit(HandStood(seat=seat.seat, hand=0, banker=True, reason=StandReason.ACTION))
+        acted(draft, seat)
+        draft.emit(HandStood(seat=seat.seat, hand=0, banker=True, reason=StandReason.ACTION))
         return
     if aw.kind == WaitKind.ASSIGN:
         raise IllegalAction("give the drawn card to a hand first")
-    h = target_hand(tx, seat, aw, cmd.hand)
-    acted(tx, seat)
-    tx.emit(HandStood(seat=seat.seat, hand=h.hand_index, banker=False, reason=StandReason.ACTION))
+    h = target_hand(draft, seat, aw, cmd.hand)
+    acted(draft, seat)
+    draft.emit(HandStood(seat=seat.seat, hand=h.hand_index, banker=False, reason=StandReason.ACTION))
 
 
-def raise_stake(tx: Tx, cmd: Raise) -> None:
+def raise_stake(draft: Draft, cmd: Raise) -> None:
     """Add to the stake of the live hand during one's turn (``raise_on_draw``), total within the maximum."""
-    seat, aw = in_turn(tx, cmd)
+    seat, aw = in_turn(draft, cmd)
     if aw.kind == WaitKind.BANKER:
         raise IllegalAction("the banker does not raise")
-    if not tx.rules.raise_on_draw:
+    if not draft.rules.raise_on_draw:
         raise IllegalAction("raising needs the raise_on_draw rule", {"toggle": "raise_on_draw"})
     if aw.kind == WaitKind.ASSIGN:
         raise IllegalAction("give the drawn card to a hand first")
-    h = target_hand(tx, seat, aw, cmd.hand)
-    room = tx.config.max_bet - h.stake
+    h = target_hand(draft, seat, aw, cmd.hand)
+    room = draft.config.max_bet - h.stake
     if cmd.amount < 1 or cmd.amount > room:
         raise BetOutOfLimits(
-            f"a raise adds 1 to {room} chips (the stake may not exceed {tx.config.max_bet})",
-            {"max": tx.config.max_bet, "stake": h.stake, "amount": cmd.amount},
+            f"a raise adds 1 to {room} chips (the stake may not exceed {draft.config.max_bet})",
+            {"max": draft.config.max_bet, "stake": h.stake, "amount": cmd.amount},
         )
-    pr, br = check_reserves(tx, cmd.player_id, cmd.amount, None)
-    acted(tx, seat)
+    pr, br = check_reserves(draft, cmd.player_id, cmd.amount, None)
+    acted(draft, seat)
     total = h.stake + cmd.amount
-    tx.emit(
+    draft.emit(
         StakeRaised(
             seat=seat.seat,
             player_id=cmd.player_id,
@@ -193,32 +169,20 @@ def raise_stake(tx: Tx, cmd: Raise) -> None:
             stake=total,
             punter_reserve=pr,
             banker_reserve=br,
-            banker_id=banker_party(tx),
+            banker_id=banker_party(draft),
         )
     )
-    commit_reserves(tx, cmd.player_id, pr, br)
 
 
 # -- the player banker ---------------------------------------------------------------------------------------
 
 
-def banker_hit(tx: Tx, seat: SeatState) -> None:
+def banker_hit(draft: Draft, seat: SeatState) -> None:
     """The player banker draws face up; his turn ends by itself on bust, 15 hp or a pair of sevens."""
-    acted(tx, seat)
-    drawn = draw(tx)
+    acted(draft, seat)
+    drawn = draw(draft)
     if drawn is None:
-        tx.emit(HandStood(seat=seat.seat, hand=0, banker=True, reason=StandReason.STOCK_EXHAUSTED))
+        draft.emit(HandStood(seat=seat.seat, hand=0, banker=True, reason=StandReason.STOCK_EXHAUSTED))
         return
-    tx.emit(
-        CardDealt(
-            number=tx.hand.number,
-            seat=seat.seat,
-            player_id=seat.player_id,
-            hand=0,
-            banker=True,
-            card=drawn[0],
-            face_up=True,
-            deck_index=drawn[1],
-        )
-    )
-    show_if_done(tx, seat.seat, 0, banker=True)
+    deal(draft, drawn, seat=seat.seat, player_id=seat.player_id, hand=0, banker=True, face_up=True)
+    show_if_done(draft, seat.seat, 0, banker=True)

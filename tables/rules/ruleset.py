@@ -9,34 +9,40 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
+from enum import StrEnum
 from typing import Any
 
 from .cards import is_card
+from .enums import (
+    BankRotation,
+    BankTrigger,
+    BetTiming,
+    MattaAlone,
+    MattaValues,
+    Preset,
+    RealeWithMatta,
+    SplitMode,
+    StakeMode,
+    TieRule,
+)
 from .errors import invalid
 
-BET_TIMINGS = ("before_deal", "at_turn_after_peek", "after_deal_all")
-STAKE_MODES = ("player_choice", "bank_fixed")
-REALE_WITH_MATTA = ("any", "matta_as_half_only", "never")
-MATTA_VALUES = ("half_or_integers", "integers_only", "half_or_seven")
-MATTA_ALONE = ("half", "free")
-SPLIT_MODES = ("none", "spanish", "hungarian")
-TIE_RULES = ("banker", "push")
-BANK_TRIGGERS = ("any_75", "reale_or_pair7", "none")
-BANK_ROTATIONS = ("never", "every_hand")
-PRESET_NAMES = ("classic", "italian", "spanish", "hungarian")
+PRESET_NAMES: tuple[str, ...] = tuple(Preset)
 
-#: The values each enumerated toggle may take (the admin offers them as choices).
-ENUM_TOGGLES: dict[str, tuple[str, ...]] = {
-    "bet_timing": BET_TIMINGS,
-    "stake_mode": STAKE_MODES,
-    "reale_with_matta": REALE_WITH_MATTA,
-    "matta_values": MATTA_VALUES,
-    "matta_alone_value": MATTA_ALONE,
-    "split_mode": SPLIT_MODES,
-    "tie_rule": TIE_RULES,
-    "bank_transfer_trigger": BANK_TRIGGERS,
-    "bank_rotation": BANK_ROTATIONS,
+#: The word each enumerated toggle takes (a ``StrEnum``: the admin offers its values as choices).
+ENUM_TYPES: dict[str, type[StrEnum]] = {
+    "bet_timing": BetTiming,
+    "stake_mode": StakeMode,
+    "reale_with_matta": RealeWithMatta,
+    "matta_values": MattaValues,
+    "matta_alone_value": MattaAlone,
+    "split_mode": SplitMode,
+    "tie_rule": TieRule,
+    "bank_transfer_trigger": BankTrigger,
+    "bank_rotation": BankRotation,
 }
+#: The values each enumerated toggle may take.
+ENUM_TOGGLES: dict[str, tuple[str, ...]] = {name: tuple(kind) for name, kind in ENUM_TYPES.items()}
 _BOOLS = ("raise_on_draw", "hidden_card_swap", "reale", "pair_of_sevens")
 #: Pay/collect multipliers: integers >= 1.
 _MULTIPLIERS = (
@@ -65,35 +71,42 @@ _DEPENDS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Rules:
-    """Every resolved toggle of RULES.md §4 (the "table card")."""
+    """Every resolved toggle of RULES.md §4 (the "table card"); checked whenever it is built or decoded
+    (:func:`validate_rules`).
 
-    bet_timing: str = "before_deal"
-    stake_mode: str = "player_choice"
+    A frozen dataclass, not a ``msgspec.Struct`` like the core's other records: ``tools/verify_hand.py`` loads this
+    module with the standard library alone (players run it without the server's dependencies)."""
+
+    bet_timing: BetTiming = BetTiming.BEFORE_DEAL
+    stake_mode: StakeMode = StakeMode.PLAYER_CHOICE
     raise_on_draw: bool = False
     hidden_card_swap: bool = False
     reale: bool = False
     reale_pays: int = 2
     reale_vs_banker_75_pays: int = 2
     banker_reale_collect: int = 1
-    reale_with_matta: str = "any"
+    reale_with_matta: RealeWithMatta = RealeWithMatta.ANY
     matta: str = "none"
-    matta_values: str = "half_or_integers"
-    matta_alone_value: str = "half"
+    matta_values: MattaValues = MattaValues.HALF_OR_INTEGERS
+    matta_alone_value: MattaAlone = MattaAlone.HALF
     pair_of_sevens: bool = False
     pair7_pays: int = 3
     banker_pair7_collect: int = 1
-    split_mode: str = "none"
+    split_mode: SplitMode = SplitMode.NONE
     max_hands_per_punter: int = 4
     player_win_pays: int = 1
     player_75_pays: int = 1
     banker_75_collect_vs_other: int = 1
     banker_75_collect_vs_75: int = 1
-    tie_rule: str = "banker"
-    bank_transfer_trigger: str = "any_75"
-    bank_rotation: str = "never"
+    tie_rule: TieRule = TieRule.BANKER
+    bank_transfer_trigger: BankTrigger = BankTrigger.ANY_75
+    bank_rotation: BankRotation = BankRotation.NEVER
     banker_stands_at_hp: int = 10
+
+    def __post_init__(self) -> None:
+        validate_rules(self)
 
     def to_dict(self) -> dict[str, Any]:
         """Every toggle by name, JSON-ready."""
@@ -107,7 +120,7 @@ class Rules:
     @property
     def hands_per_punter(self) -> int:
         """How many hands one punter may hold at once (indices 0 to this minus one): more only by splitting."""
-        return 1 if self.split_mode == "none" else self.max_hands_per_punter
+        return 1 if self.split_mode == SplitMode.NONE else self.max_hands_per_punter
 
     @property
     def punter_loss_multiplier(self) -> int:
@@ -122,33 +135,6 @@ class Rules:
 
 TOGGLES: tuple[str, ...] = tuple(f.name for f in fields(Rules))
 
-PRESETS: dict[str, Rules] = {
-    "classic": Rules(),
-    "italian": Rules(
-        bet_timing="at_turn_after_peek",
-        reale=True,
-        matta="12O",
-        pair_of_sevens=True,
-        bank_transfer_trigger="reale_or_pair7",
-    ),
-    "spanish": Rules(
-        bet_timing="at_turn_after_peek",
-        raise_on_draw=True,
-        hidden_card_swap=True,
-        split_mode="spanish",
-        player_75_pays=2,
-    ),
-    "hungarian": Rules(
-        bet_timing="after_deal_all",
-        stake_mode="bank_fixed",
-        hidden_card_swap=True,
-        split_mode="hungarian",
-        player_75_pays=2,
-        banker_75_collect_vs_other=2,
-        banker_75_collect_vs_75=4,
-    ),
-}
-
 
 def punter_loss_multiplier(rules: Rules) -> int:
     """Largest loss multiplier that can apply to a punter hand (§5 step 4 'worse', and bust = 1).
@@ -157,7 +143,7 @@ def punter_loss_multiplier(rules: Rules) -> int:
     ``tie_rule: push`` is returned instead, so that multiplier counts only with ``tie_rule: banker``.
     """
     candidates = [1, rules.banker_75_collect_vs_other]
-    if rules.tie_rule == "banker":
+    if rules.tie_rule == TieRule.BANKER:
         candidates.append(rules.banker_75_collect_vs_75)
     if rules.reale:
         candidates.append(rules.banker_reale_collect)
@@ -204,7 +190,7 @@ def _enabled(rules: Rules, toggle: str) -> bool:
     if toggle == "matta":
         return rules.has_matta
     if toggle == "split_mode":
-        return rules.split_mode != "none"
+        return rules.split_mode != SplitMode.NONE
     return bool(getattr(rules, toggle))
 
 
@@ -220,13 +206,41 @@ def validate_rules(rules: Rules, overridden: frozenset[str] = frozenset()) -> No
         enabling = _DEPENDS.get(name)
         if enabling is not None and not _enabled(rules, enabling):
             raise invalid(name, f"toggle {name} makes no sense without {enabling}")
-    if rules.raise_on_draw and rules.stake_mode == "bank_fixed":
+    if rules.raise_on_draw and rules.stake_mode == StakeMode.BANK_FIXED:
         raise invalid("raise_on_draw", "raise_on_draw cannot be used when stake_mode is bank_fixed (every bet is S)")
-    if rules.bank_transfer_trigger == "reale_or_pair7" and not (rules.reale or rules.pair_of_sevens):
+    if rules.bank_transfer_trigger == BankTrigger.REALE_OR_PAIR7 and not (rules.reale or rules.pair_of_sevens):
         raise invalid(
             "bank_transfer_trigger",
             "bank_transfer_trigger reale_or_pair7 needs reale or pair_of_sevens enabled",
         )
+
+
+PRESETS: dict[str, Rules] = {
+    Preset.CLASSIC: Rules(),
+    Preset.ITALIAN: Rules(
+        bet_timing=BetTiming.AT_TURN_AFTER_PEEK,
+        reale=True,
+        matta="12O",
+        pair_of_sevens=True,
+        bank_transfer_trigger=BankTrigger.REALE_OR_PAIR7,
+    ),
+    Preset.SPANISH: Rules(
+        bet_timing=BetTiming.AT_TURN_AFTER_PEEK,
+        raise_on_draw=True,
+        hidden_card_swap=True,
+        split_mode=SplitMode.SPANISH,
+        player_75_pays=2,
+    ),
+    Preset.HUNGARIAN: Rules(
+        bet_timing=BetTiming.AFTER_DEAL_ALL,
+        stake_mode=StakeMode.BANK_FIXED,
+        hidden_card_swap=True,
+        split_mode=SplitMode.HUNGARIAN,
+        player_75_pays=2,
+        banker_75_collect_vs_other=2,
+        banker_75_collect_vs_75=4,
+    ),
+}
 
 
 def resolve_rules(preset: str, overrides: Mapping[str, object] | None = None) -> Rules:
@@ -234,14 +248,19 @@ def resolve_rules(preset: str, overrides: Mapping[str, object] | None = None) ->
     if preset not in PRESETS:
         raise invalid("preset", f"preset must be one of {', '.join(PRESET_NAMES)}")
     overrides = dict(overrides or {})
-    changes: dict[str, Any] = overrides
-    for name, value in overrides.items():
-        if name not in TOGGLES:
-            raise invalid(name, f"unknown toggle {name}")
-        _check_value(name, value)
+    changes = {name: _word(name, value) for name, value in overrides.items()}
     rules = replace(PRESETS[preset], **changes)
     validate_rules(rules, frozenset(overrides))
     return rules
+
+
+def _word(name: str, value: object) -> Any:
+    """A toggle's value as the rules hold it (an enumerated toggle's ``StrEnum`` member), once checked."""
+    if name not in TOGGLES:
+        raise invalid(name, f"unknown toggle {name}")
+    _check_value(name, value)
+    kind = ENUM_TYPES.get(name)
+    return value if kind is None else kind(str(value))
 
 
 def rules_from_dict(data: Mapping[str, object]) -> Rules:
@@ -252,8 +271,4 @@ def rules_from_dict(data: Mapping[str, object]) -> Rules:
     missing = [name for name in TOGGLES if name not in data]
     if missing:
         raise invalid(missing[0], f"toggle {missing[0]} is missing")
-    for name in TOGGLES:
-        _check_value(name, data[name])
-    rules = Rules(**data)  # type: ignore[arg-type]
-    validate_rules(rules)
-    return rules
+    return Rules(**{name: _word(name, data[name]) for name in TOGGLES})

@@ -9,17 +9,14 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from .cards import VALUE_HP, is_seven
-from .enums import Outcome
+from .enums import Category, MattaAlone, Outcome, RealeWithMatta, TieRule
 from .ruleset import Rules
 
-BUST = "bust"
-POINTS = "points"
-SEVEN_HALF = "seven_half"
-REALE = "reale"
-PAIR7 = "pair7"
+BUST, POINTS, SEVEN_HALF = Category.BUST, Category.POINTS, Category.SEVEN_HALF
+REALE, PAIR7 = Category.REALE, Category.PAIR7
 
 #: Categories, worst first; hands compare by (rank of category, total).
-CATEGORY_RANK: dict[str, int] = {BUST: 0, POINTS: 1, SEVEN_HALF: 2, REALE: 3, PAIR7: 4}
+CATEGORY_RANK: dict[str, int] = {category: rank for rank, category in enumerate(Category)}
 PAIR7_HP = 28
 
 _MATTA_VALUES: dict[str, tuple[int, ...]] = {
@@ -32,7 +29,7 @@ _MATTA_VALUES: dict[str, tuple[int, ...]] = {
 class Score(NamedTuple):
     """A hand's evaluation: category, total in hp, and the wild card's value in force (or None)."""
 
-    category: str
+    category: Category
     total_hp: int
     matta_hp: int | None
 
@@ -51,7 +48,7 @@ class Settlement(NamedTuple):
     net: int
 
 
-def _classify(total: int, n_cards: int, reale_ok: bool) -> str:
+def _classify(total: int, n_cards: int, reale_ok: bool) -> Category:
     if total > 15:
         return BUST
     if total == 15:
@@ -61,7 +58,7 @@ def _classify(total: int, n_cards: int, reale_ok: bool) -> str:
 
 def matta_values(rules: Rules, alone: bool) -> tuple[int, ...]:
     """The values (hp) the wild card may take; alone it is ½ under ``matta_alone_value: half``."""
-    if alone and rules.matta_alone_value == "half":
+    if alone and rules.matta_alone_value == MattaAlone.HALF:
         return (1,)
     return _MATTA_VALUES[rules.matta_values]
 
@@ -93,7 +90,8 @@ def evaluate(cards: Sequence[str], rules: Rules, *, split: bool = False) -> Scor
         if total > 15:
             continue
         reale_here = reale_ok and (
-            rules.reale_with_matta == "any" or (rules.reale_with_matta == "matta_as_half_only" and v == 1)
+            rules.reale_with_matta == RealeWithMatta.ANY
+            or (rules.reale_with_matta == RealeWithMatta.MATTA_AS_HALF_ONLY and v == 1)
         )
         score = Score(_classify(total, n, reale_here), total, v)
         if best is None or score.rank > best.rank:
@@ -152,7 +150,7 @@ def _settlement_terms(punter: Score, banker: Score | None, rules: Rules) -> tupl
             k = win_multiplier(punter.category, rules)
         return Outcome.WIN, False, k, 1
     tie = punter.rank == banker.rank
-    if tie and rules.tie_rule == "push":
+    if tie and rules.tie_rule == TieRule.PUSH:
         return Outcome.PUSH, True, 0, 0
     return Outcome.LOSE, tie, banker_collect(banker.category, punter.category, rules), -1
 

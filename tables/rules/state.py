@@ -13,11 +13,11 @@ from msgspec import Struct
 from msgspec.structs import replace as replace  # a copy of a record with some fields changed, the rest shared
 
 from .config import TableConfig
-from .enums import OVER, HandStatus, Phase, SitOutReason, WaitKind
+from .enums import OVER, Category, HandStatus, Phase, SitOutReason, WaitKind
 from .events import HandResult
 
 
-class SeatState(Struct, frozen=True, kw_only=True):
+class SeatState(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A seated player."""
 
     seat: int
@@ -32,7 +32,7 @@ class SeatState(Struct, frozen=True, kw_only=True):
     client_seed_set_at: int = 0
 
 
-class PunterHand(Struct, frozen=True, kw_only=True):
+class PunterHand(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One punter hand of the current hand (a punter who splits has several, by ``index``)."""
 
     seat: int
@@ -43,7 +43,7 @@ class PunterHand(Struct, frozen=True, kw_only=True):
     face_up: tuple[bool, ...] = ()
     status: HandStatus = HandStatus.WAITING
     shown: bool = False
-    category: str | None = None
+    category: Category | None = None
     total_hp: int | None = None
     matta_hp: int | None = None
     punter_reserve: int = 0
@@ -51,7 +51,7 @@ class PunterHand(Struct, frozen=True, kw_only=True):
     result: HandResult | None = None
 
 
-class BankerHand(Struct, frozen=True, kw_only=True):
+class BankerHand(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The banker's hand (``seat``/``player_id`` None for the house)."""
 
     seat: int | None
@@ -60,12 +60,12 @@ class BankerHand(Struct, frozen=True, kw_only=True):
     face_up: tuple[bool, ...] = ()
     status: HandStatus = HandStatus.WAITING
     played: bool = False
-    category: str | None = None
+    category: Category | None = None
     total_hp: int | None = None
     matta_hp: int | None = None
 
 
-class Awaiting(Struct, frozen=True, kw_only=True):
+class Awaiting(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Whom the table waits on: ``seat`` (None: every punter owing a bet), ``hand``, ``kind``, deadline."""
 
     seat: int | None
@@ -74,7 +74,7 @@ class Awaiting(Struct, frozen=True, kw_only=True):
     deadline_ms: int
 
 
-class Pledge(Struct, frozen=True, kw_only=True):
+class Pledge(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The server seed committed for hand ``number`` and not yet revealed (``sealed``: as ``SeedCommitted``)."""
 
     number: int
@@ -82,7 +82,7 @@ class Pledge(Struct, frozen=True, kw_only=True):
     sealed: str
 
 
-class HandState(Struct, frozen=True, kw_only=True):
+class HandState(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The current (or last) hand and its :class:`Phase`."""
 
     number: int
@@ -119,7 +119,7 @@ class HandState(Struct, frozen=True, kw_only=True):
         return None
 
 
-class EndedHand(Struct, frozen=True, kw_only=True):
+class EndedHand(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The last hand that ended, as it ended, with the names of its seats at that moment (a player may leave
     after it): what the table view's ``last_hand`` shows until the next hand ends."""
 
@@ -127,7 +127,7 @@ class EndedHand(Struct, frozen=True, kw_only=True):
     usernames: tuple[tuple[int, str], ...] = ()
 
 
-class TableState(Struct, frozen=True, kw_only=True):
+class TableState(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Everything the rules need about one table. ``initial_state()`` is the state before any event."""
 
     version: int = 0

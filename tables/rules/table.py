@@ -17,7 +17,8 @@ from .commands import (
     SitOut,
 )
 from .config import make_table_config
-from .enums import BankReason, HandStatus, LeaveReason, Phase, SitInReason, SitOutReason, SkipReason
+from .draft import Draft
+from .enums import BankReason, HandStatus, LeaveReason, Phase, SitInReason, SitOutReason, SkipReason, StakeMode
 from .errors import AlreadySeated, BetOutOfLimits, IllegalAction, NotFound, SeatOccupied, TableFull, WrongPhase, invalid
 from .events import (
     HOUSE,
@@ -34,7 +35,6 @@ from .events import (
 )
 from .flow import run_automatic_steps
 from .play import seated
-from .tx import Tx
 
 
 def _check_client_seed(seed: object) -> str:
@@ -50,8 +50,8 @@ def _default_client_seed(player_id: str) -> str:
     return _check_client_seed(player_id[:CLIENT_SEED_MAX_LENGTH])
 
 
-def create_table(tx: Tx, cmd: CreateTable) -> None:
-    if tx.state.config is not None:
+def create_table(draft: Draft, cmd: CreateTable) -> None:
+    if draft.state.config is not None:
         raise WrongPhase("the table already exists")
     config = make_table_config(
         preset=cmd.preset,
@@ -64,18 +64,18 @@ def create_table(tx: Tx, cmd: CreateTable) -> None:
         turn_timeout_s=cmd.turn_timeout_s,
         betting_timeout_s=cmd.betting_timeout_s,
     )
-    tx.emit(TableCreated(config=config))
-    tx.use_config(config)
-    if tx.ctx.schedule_v11:  # a command recorded under contract v1.1 re-runs as it ran then
-        tx.commit_next_seed()
+    draft.emit(TableCreated(config=config))
+    draft.use_config(config)
+    if draft.ctx.schedule_v11:  # a command recorded under contract v1.1 re-runs as it ran then
+        draft.commit_next_seed()
         return
     # contract v1.2: the commitments of hands 1 and 2 are public from the table's creation
-    tx.commit_seed(1)
-    tx.commit_seed(2)
+    draft.commit_seed(1)
+    draft.commit_seed(2)
 
 
-def sit_down(tx: Tx, cmd: SitDown) -> None:
-    state = tx.state
+def sit_down(draft: Draft, cmd: SitDown) -> None:
+    state = draft.state
     if state.config is None:
         raise NotFound("the table does not exist")
     if not isinstance(cmd.player_id, str) or not cmd.player_id or cmd.player_id == HOUSE:
@@ -100,11 +100,11 @@ def sit_down(tx: Tx, cmd: SitDown) -> None:
         if cmd.seat in taken:
             raise SeatOccupied(f"seat {cmd.seat} is taken", {"seat": cmd.seat})
         number = cmd.seat
-    tx.emit(SeatTaken(seat=number, player_id=cmd.player_id, username=cmd.username, client_seed=client_seed))
+    draft.emit(SeatTaken(seat=number, player_id=cmd.player_id, username=cmd.username, client_seed=client_seed))
 
 
-def _in_current_hand(tx: Tx, player_id: str, seat: int) -> bool:
-    hand = tx.state.hand
+def _in_current_hand(draft: Draft, player_id: str, seat: int) -> bool:
+    hand = draft.state.hand
     if hand is None or not hand.in_play:
         return False
     if hand.banker.player_id == player_id:
@@ -112,102 +112,102 @@ def _in_current_hand(tx: Tx, player_id: str, seat: int) -> bool:
     return any(h.seat == seat and h.status != HandStatus.VOID and (h.stake > 0 or h.cards) for h in hand.punters)
 
 
-def _withdraw_from_window(tx: Tx, seat: int, player_id: str, reason: SkipReason) -> bool:
+def _withdraw_from_window(draft: Draft, seat: int, player_id: str, reason: SkipReason) -> bool:
     """A punter who has not staked in a betting window before any deal drops out of this hand (True if he did).
 
     If the others have all bet, the window closes and the deal follows (``flow``)."""
-    hand = tx.state.hand
+    hand = draft.state.hand
     if hand is None or not hand.in_play or hand.phase != Phase.BETTING:
         return False
     h = hand.find(seat, 0)
     if h is None or h.stake > 0 or h.cards or h.status == HandStatus.VOID:
         return False
-    tx.emit(PunterSkipped(seat=seat, player_id=player_id, reason=reason))
+    draft.emit(PunterSkipped(seat=seat, player_id=player_id, reason=reason))
     return True
 
 
-def leave(tx: Tx, cmd: LeaveSeat) -> None:
-    seat = seated(tx, cmd.player_id)
-    if seat.leaving and tx.state.hand_in_play:
+def leave(draft: Draft, cmd: LeaveSeat) -> None:
+    seat = seated(draft, cmd.player_id)
+    if seat.leaving and draft.state.hand_in_play:
         raise IllegalAction("you are already leaving after this hand")
-    if _in_current_hand(tx, cmd.player_id, seat.seat):
-        tx.emit(LeaveRequested(seat=seat.seat, player_id=cmd.player_id))
+    if _in_current_hand(draft, cmd.player_id, seat.seat):
+        draft.emit(LeaveRequested(seat=seat.seat, player_id=cmd.player_id))
         return
-    if _withdraw_from_window(tx, seat.seat, cmd.player_id, SkipReason.LEFT):
-        run_automatic_steps(tx)  # if the others have all bet, the deal follows his withdrawal before he leaves
-    was_banker = tx.state.banker_seat == seat.seat
-    tx.emit(SeatLeft(seat=seat.seat, player_id=cmd.player_id, reason=LeaveReason.REQUEST))
+    if _withdraw_from_window(draft, seat.seat, cmd.player_id, SkipReason.LEFT):
+        run_automatic_steps(draft)  # if the others have all bet, the deal follows his withdrawal before he leaves
+    was_banker = draft.state.banker_seat == seat.seat
+    draft.emit(SeatLeft(seat=seat.seat, player_id=cmd.player_id, reason=LeaveReason.REQUEST))
     if was_banker:
-        pass_bank_from(tx, seat.seat, BankReason.LEFT)
+        pass_bank_from(draft, seat.seat, BankReason.LEFT)
 
 
-def release_idle(tx: Tx, cmd: ReleaseIdleSeat) -> None:
+def release_idle(draft: Draft, cmd: ReleaseIdleSeat) -> None:
     """The server releases an idle seat (``SeatLeft`` with reason ``idle``): never one in the hand in play."""
     if not isinstance(cmd.player_id, str):
         raise invalid("player_id", "player_id must be a string")
-    seat = seated(tx, cmd.player_id)
-    if _in_current_hand(tx, cmd.player_id, seat.seat):
+    seat = seated(draft, cmd.player_id)
+    if _in_current_hand(draft, cmd.player_id, seat.seat):
         raise IllegalAction("the seat takes part in the hand in play")
-    if _withdraw_from_window(tx, seat.seat, cmd.player_id, SkipReason.LEFT):
-        run_automatic_steps(tx)
-    was_banker = tx.state.banker_seat == seat.seat
-    tx.emit(SeatLeft(seat=seat.seat, player_id=cmd.player_id, reason=LeaveReason.IDLE))
+    if _withdraw_from_window(draft, seat.seat, cmd.player_id, SkipReason.LEFT):
+        run_automatic_steps(draft)
+    was_banker = draft.state.banker_seat == seat.seat
+    draft.emit(SeatLeft(seat=seat.seat, player_id=cmd.player_id, reason=LeaveReason.IDLE))
     if was_banker:
-        pass_bank_from(tx, seat.seat, BankReason.LEFT)
+        pass_bank_from(draft, seat.seat, BankReason.LEFT)
 
 
-def sit_out(tx: Tx, cmd: SitOut) -> None:
-    seat = seated(tx, cmd.player_id)
+def sit_out(draft: Draft, cmd: SitOut) -> None:
+    seat = seated(draft, cmd.player_id)
     if seat.sitting_out:
         raise IllegalAction("you are already sitting out")
-    tx.emit(SatOut(seat=seat.seat, player_id=cmd.player_id, reason=SitOutReason.REQUEST))
-    _withdraw_from_window(tx, seat.seat, cmd.player_id, SkipReason.SAT_OUT)
-    if tx.state.banker_seat == seat.seat and not tx.state.hand_in_play:
-        pass_bank_from(tx, seat.seat, BankReason.SAT_OUT)
+    draft.emit(SatOut(seat=seat.seat, player_id=cmd.player_id, reason=SitOutReason.REQUEST))
+    _withdraw_from_window(draft, seat.seat, cmd.player_id, SkipReason.SAT_OUT)
+    if draft.state.banker_seat == seat.seat and not draft.state.hand_in_play:
+        pass_bank_from(draft, seat.seat, BankReason.SAT_OUT)
 
 
-def sit_in(tx: Tx, cmd: SitIn) -> None:
-    seat = seated(tx, cmd.player_id)
+def sit_in(draft: Draft, cmd: SitIn) -> None:
+    seat = seated(draft, cmd.player_id)
     if seat.sitting_out:
-        tx.emit(SatIn(seat=seat.seat, player_id=cmd.player_id, reason=SitInReason.REQUEST))
-    elif not tx.state.hand_in_play:
-        tx.emit(SatIn(seat=seat.seat, player_id=cmd.player_id, reason=SitInReason.READY))
+        draft.emit(SatIn(seat=seat.seat, player_id=cmd.player_id, reason=SitInReason.REQUEST))
+    elif not draft.state.hand_in_play:
+        draft.emit(SatIn(seat=seat.seat, player_id=cmd.player_id, reason=SitInReason.READY))
     else:
         raise IllegalAction("you are already taking part")
 
 
-def set_client_seed(tx: Tx, cmd: SetClientSeed) -> None:
-    seat = seated(tx, cmd.player_id)
-    tx.emit(ClientSeedSet(seat=seat.seat, player_id=cmd.player_id, client_seed=_check_client_seed(cmd.client_seed)))
+def set_client_seed(draft: Draft, cmd: SetClientSeed) -> None:
+    seat = seated(draft, cmd.player_id)
+    draft.emit(ClientSeedSet(seat=seat.seat, player_id=cmd.player_id, client_seed=_check_client_seed(cmd.client_seed)))
 
 
-def _banker_seat_of(tx: Tx, player_id: str, action: str) -> int:
-    seat = seated(tx, player_id)
-    if tx.config.house_bank:
+def _banker_seat_of(draft: Draft, player_id: str, action: str) -> int:
+    seat = seated(draft, player_id)
+    if draft.config.house_bank:
         raise IllegalAction(f"{action}: the house holds the bank at this table")
-    if tx.state.banker_seat != seat.seat:
+    if draft.state.banker_seat != seat.seat:
         raise IllegalAction(f"{action}: only the banker may do this")
     return seat.seat
 
 
-def set_stake(tx: Tx, cmd: SetStake) -> None:
-    seated(tx, cmd.player_id)
-    if tx.rules.stake_mode != "bank_fixed":
+def set_stake(draft: Draft, cmd: SetStake) -> None:
+    seated(draft, cmd.player_id)
+    if draft.rules.stake_mode != StakeMode.BANK_FIXED:
         raise IllegalAction("set_stake needs stake_mode bank_fixed", {"toggle": "stake_mode"})
-    seat = _banker_seat_of(tx, cmd.player_id, "set_stake")
-    if not tx.config.min_bet <= cmd.amount <= tx.config.max_bet:
+    seat = _banker_seat_of(draft, cmd.player_id, "set_stake")
+    if not draft.config.min_bet <= cmd.amount <= draft.config.max_bet:
         raise BetOutOfLimits(
-            f"the stake must be between {tx.config.min_bet} and {tx.config.max_bet}",
-            {"min": tx.config.min_bet, "max": tx.config.max_bet, "amount": cmd.amount},
+            f"the stake must be between {draft.config.min_bet} and {draft.config.max_bet}",
+            {"min": draft.config.min_bet, "max": draft.config.max_bet, "amount": cmd.amount},
         )
-    tx.emit(StakeSet(seat=seat, player_id=cmd.player_id, amount=cmd.amount))
+    draft.emit(StakeSet(seat=seat, player_id=cmd.player_id, amount=cmd.amount))
 
 
-def retire_bank(tx: Tx, cmd: RetireBank) -> None:
-    seat = _banker_seat_of(tx, cmd.player_id, "retire_bank")
-    if tx.state.banker_retiring:
+def retire_bank(draft: Draft, cmd: RetireBank) -> None:
+    seat = _banker_seat_of(draft, cmd.player_id, "retire_bank")
+    if draft.state.banker_retiring:
         raise IllegalAction("you already retire after this hand")
-    if tx.state.hand_in_play:
-        tx.emit(BankRetirementRequested(seat=seat, player_id=cmd.player_id))
+    if draft.state.hand_in_play:
+        draft.emit(BankRetirementRequested(seat=seat, player_id=cmd.player_id))
         return
-    pass_bank_from(tx, seat, BankReason.RETIRED)
+    pass_bank_from(draft, seat, BankReason.RETIRED)

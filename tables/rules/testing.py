@@ -14,12 +14,12 @@ from collections.abc import Sequence
 
 from .cards import is_card
 from .config import TableConfig
+from .draft import PLAIN_PREFIX
 from .enums import BankReason
 from .events import BankPassed, Event, SeatTaken, SeedCommitted, TableCreated
 from .evolve import evolve
 from .shuffle import seed_commitment
 from .state import TableState, initial_state, replace
-from .tx import PLAIN_PREFIX
 
 
 def rig_next_hand(state: TableState, stock: Sequence[str]) -> TableState:

@@ -18,99 +18,86 @@ stand leads to the settlement.
 from __future__ import annotations
 
 from .commands import Timeout
-from .enums import HandStatus, SitOutReason, SkipReason, StandReason, WaitKind
+from .draft import Draft
+from .enums import BetTiming, HandStatus, SitOutReason, SkipReason, StandReason, WaitKind
 from .errors import BankCannotCover, InsufficientFunds, LimitReached
-from .events import BetPlaced, CardAssigned, HandStood, PlayerTimedOut, PunterSkipped, SatOut
+from .events import CardAssigned, HandStood, PlayerTimedOut, PunterSkipped, SatOut
 from .scoring import BUST, evaluate
-from .stakes import banker_party, check_reserves, commit_reserves
+from .stakes import check_reserves, place_stake
 from .state import PunterHand, SeatState
 from .turns import show_if_done, stand_all
-from .tx import Tx
 
 
-def timeout(tx: Tx, cmd: Timeout) -> None:
+def timeout(draft: Draft, cmd: Timeout) -> None:
     """The deadline of the wait at ``cmd.expected_version`` passed: nothing if the table moved on since."""
-    state = tx.state
+    state = draft.state
     awaiting = state.awaiting
     if state.config is None or cmd.expected_version != state.version or awaiting is None:
         return
     if awaiting.kind == WaitKind.BETTING_WINDOW:
-        _betting_window_expired(tx)
+        _betting_window_expired(draft)
         return
     assert awaiting.seat is not None
     seat = state.seat_at(awaiting.seat)
     assert seat is not None
-    record_timeout(tx, seat, awaiting.kind)
-    tx.wait_answered = True
+    record_timeout(draft, seat, awaiting.kind)
     if awaiting.kind == WaitKind.BANKER:
-        tx.emit(HandStood(seat=awaiting.seat, hand=0, banker=True, reason=StandReason.TIMEOUT))
+        draft.emit(HandStood(seat=awaiting.seat, hand=0, banker=True, reason=StandReason.TIMEOUT))
         return
     if awaiting.kind == WaitKind.OWED_BET:
-        debtor = tx.hand.find(awaiting.seat, awaiting.hand if awaiting.hand is not None else 0)
+        debtor = draft.hand.find(awaiting.seat, awaiting.hand if awaiting.hand is not None else 0)
         assert debtor is not None
-        if not bet_for_timeout(tx, debtor):
+        if not bet_for_timeout(draft, debtor):
             return
     elif awaiting.kind == WaitKind.ASSIGN:
-        _assign_for_timeout(tx, awaiting.seat)
-    stand_all(tx, awaiting.seat, StandReason.TIMEOUT)
+        _assign_for_timeout(draft, awaiting.seat)
+    stand_all(draft, awaiting.seat, StandReason.TIMEOUT)
 
 
-def _betting_window_expired(tx: Tx) -> None:
+def _betting_window_expired(draft: Draft) -> None:
     """Every entrant who has not bet times out: he sits the hand out (``before_deal``) or is bet for."""
-    state = tx.state
-    owing = [h for h in tx.hand.punters if h.stake == 0 and h.status != HandStatus.VOID]
+    state = draft.state
+    owing = [h for h in draft.hand.punters if h.stake == 0 and h.status != HandStatus.VOID]
     for h in owing:
         seat = state.seat_at(h.seat)
         assert seat is not None
-        record_timeout(tx, seat, WaitKind.BETTING_WINDOW)
-        if tx.rules.bet_timing == "before_deal":
-            tx.emit(PunterSkipped(seat=h.seat, player_id=h.player_id, reason=SkipReason.TIMEOUT))
+        record_timeout(draft, seat, WaitKind.BETTING_WINDOW)
+        if draft.rules.bet_timing == BetTiming.BEFORE_DEAL:
+            draft.emit(PunterSkipped(seat=h.seat, player_id=h.player_id, reason=SkipReason.TIMEOUT))
         else:
-            bet_for_timeout(tx, tx.hand.find(h.seat, h.hand_index) or h)
-    tx.wait_expired = True
+            bet_for_timeout(draft, draft.hand.find(h.seat, h.hand_index) or h)
 
 
-def record_timeout(tx: Tx, seat: SeatState, waiting_for: WaitKind) -> None:
+def record_timeout(draft: Draft, seat: SeatState, waiting_for: WaitKind) -> None:
     """Count a timeout; the second in a row marks the player sitting out for later hands (§7)."""
     streak = seat.timeouts + 1
-    tx.emit(PlayerTimedOut(seat=seat.seat, player_id=seat.player_id, streak=streak, waiting_for=waiting_for))
+    draft.emit(PlayerTimedOut(seat=seat.seat, player_id=seat.player_id, streak=streak, waiting_for=waiting_for))
     if streak >= 2 and not seat.sitting_out:
-        tx.emit(SatOut(seat=seat.seat, player_id=seat.player_id, reason=SitOutReason.TIMEOUT))
+        draft.emit(SatOut(seat=seat.seat, player_id=seat.player_id, reason=SitOutReason.TIMEOUT))
 
 
-def bet_for_timeout(tx: Tx, h: PunterHand) -> bool:
+def bet_for_timeout(draft: Draft, h: PunterHand) -> bool:
     """Bet the minimum (or S) for a punter who owes a bet and did not act; skip him if it cannot be covered."""
-    amount = tx.min_stake(tx.hand)
+    amount = draft.min_stake(draft.hand)
     try:
-        punter_reserve, banker_reserve = check_reserves(tx, h.player_id, amount, (h.seat, h.hand_index))
+        reserves = check_reserves(draft, h.player_id, amount, (h.seat, h.hand_index))
     except (InsufficientFunds, BankCannotCover, LimitReached) as refused:
-        tx.emit(PunterSkipped(seat=h.seat, player_id=h.player_id, reason=SkipReason(refused.code)))
+        draft.emit(PunterSkipped(seat=h.seat, player_id=h.player_id, reason=SkipReason(refused.code)))
         return False
-    tx.emit(
-        BetPlaced(
-            seat=h.seat,
-            player_id=h.player_id,
-            hand=h.hand_index,
-            amount=amount,
-            stake=amount,
-            punter_reserve=punter_reserve,
-            banker_reserve=banker_reserve,
-            banker_id=banker_party(tx),
-            by_timeout=True,
-        )
+    place_stake(
+        draft, seat=h.seat, player_id=h.player_id, hand=h.hand_index, amount=amount, reserves=reserves, by_timeout=True
     )
-    commit_reserves(tx, h.player_id, punter_reserve, banker_reserve)
     return True
 
 
-def _assign_for_timeout(tx: Tx, seat: int) -> None:
+def _assign_for_timeout(draft: Draft, seat: int) -> None:
     """A timed-out Hungarian card goes to the first open hand it does not bust, else the first open hand."""
-    hand = tx.hand
+    hand = draft.hand
     assert hand.pending is not None
     card = hand.pending[1]
     open_hands = [h for h in hand.punters if h.seat == seat and h.status == HandStatus.PLAYING]
     target = next(
-        (h for h in open_hands if evaluate((*h.cards, card), tx.rules, split=True).category != BUST), open_hands[0]
+        (h for h in open_hands if evaluate((*h.cards, card), draft.rules, split=True).category != BUST), open_hands[0]
     )
-    tx.emit(CardAssigned(seat=seat, hand=target.hand_index, card=card))
-    show_if_done(tx, seat, target.hand_index)
+    draft.emit(CardAssigned(seat=seat, hand=target.hand_index, card=card))
+    show_if_done(draft, seat, target.hand_index)

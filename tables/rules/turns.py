@@ -5,17 +5,17 @@ These are facts and questions about one hand; they neither wait nor move the gam
 
 from __future__ import annotations
 
-from .enums import HandStatus, StandReason, WaitKind
+from .draft import Draft
+from .enums import HandStatus, SplitMode, StandReason, WaitKind
 from .events import HandBusted, HandMadePairOfSevens, HandMadeSevenHalf, HandStood
 from .scoring import BUST, PAIR7, evaluate
 from .state import HandState
-from .tx import Tx
 
 
-def show_if_done(tx: Tx, seat: int | None, index: int, *, banker: bool = False) -> None:
+def show_if_done(draft: Draft, seat: int | None, index: int, *, banker: bool = False) -> None:
     """After a card to a hand (the banker's with ``banker``): bust, a pair of sevens or 15 hp shows it and ends it
     at once."""
-    hand = tx.hand
+    hand = draft.hand
     if banker:
         cards, split = hand.banker.cards, False
     else:
@@ -23,9 +23,9 @@ def show_if_done(tx: Tx, seat: int | None, index: int, *, banker: bool = False) 
         h = hand.find(seat, index)
         assert h is not None
         cards, split = h.cards, seat in hand.split_seats
-    score = evaluate(cards, tx.rules, split=split)
+    score = evaluate(cards, draft.rules, split=split)
     if score.category == BUST:
-        tx.emit(
+        draft.emit(
             HandBusted(
                 seat=seat,
                 hand=index,
@@ -36,9 +36,9 @@ def show_if_done(tx: Tx, seat: int | None, index: int, *, banker: bool = False) 
             )
         )
     elif score.category == PAIR7:
-        tx.emit(HandMadePairOfSevens(seat=seat, hand=index, banker=banker, cards=cards))
+        draft.emit(HandMadePairOfSevens(seat=seat, hand=index, banker=banker, cards=cards))
     elif score.total_hp == 15:
-        tx.emit(
+        draft.emit(
             HandMadeSevenHalf(
                 seat=seat,
                 hand=index,
@@ -51,26 +51,26 @@ def show_if_done(tx: Tx, seat: int | None, index: int, *, banker: bool = False) 
         )
 
 
-def hungarian_multi(tx: Tx, seat: int) -> bool:
+def hungarian_multi(draft: Draft, seat: int) -> bool:
     """True once a Hungarian punter has split: his draws are then assigned to hands."""
-    return tx.rules.split_mode == "hungarian" and seat in tx.hand.split_seats
+    return draft.rules.split_mode == SplitMode.HUNGARIAN and seat in draft.hand.split_seats
 
 
-def stand_all(tx: Tx, seat: int, reason: StandReason) -> None:
+def stand_all(draft: Draft, seat: int, reason: StandReason) -> None:
     """Stand every hand of ``seat`` that is still live."""
-    for h in tx.hand.punters:
+    for h in draft.hand.punters:
         if h.seat == seat and h.status in (HandStatus.WAITING, HandStatus.PLAYING) and h.stake > 0:
-            tx.emit(HandStood(seat=seat, hand=h.hand_index, banker=False, reason=reason))
+            draft.emit(HandStood(seat=seat, hand=h.hand_index, banker=False, reason=reason))
 
 
-def same_punters_next_decision(tx: Tx, seat: int, index: int | None) -> tuple[int | None, WaitKind] | None:
+def same_punters_next_decision(draft: Draft, seat: int, index: int | None) -> tuple[int | None, WaitKind] | None:
     """The next decision of the punter who just acted on hand ``index`` (his turn goes on), or None.
 
     A Hungarian punter who has split gives a drawn card to a hand first, then plays his first open hand; any
     other punter plays on the same hand while it is open.
     """
-    hand = tx.hand
-    if hungarian_multi(tx, seat):
+    hand = draft.hand
+    if hungarian_multi(draft, seat):
         if hand.pending is not None and hand.pending[0] == seat:
             return None, WaitKind.ASSIGN
         for h in hand.punters:

@@ -112,11 +112,13 @@ def test_the_opening_commands_entropy_is_no_oracle_either(staff, in_play):
     client, _ = staff
     table = in_play.hand.table_id
 
-    def url(prefix: str) -> str:
-        return f"/admin/tables/event/?table={table}&metadata__command__ctx__entropy__startswith={prefix}"
+    for where in ("context", "command__ctx"):  # recorded beside the command (inside it, as ctx, in older rows)
 
-    found, statuses = _extract_hex(client, url, in_play.command_event, 3)
-    assert found == "" and set(statuses) == {400}
+        def url(prefix: str, where: str = where) -> str:
+            return f"/admin/tables/event/?table={table}&metadata__{where}__entropy__startswith={prefix}"
+
+        found, statuses = _extract_hex(client, url, in_play.command_event, 3)
+        assert found == "" and set(statuses) == {400}
 
 
 def test_a_face_down_card_of_a_hand_in_play_is_no_oracle(staff, in_play):
@@ -200,6 +202,8 @@ def _attacks(path: str, model: type[Model], field: str, secrets: HandInPlay, pas
         ]
     if model is Event and field == "metadata":
         return [
+            f"{path}__context__entropy__startswith={secrets.seed[:2]}",
+            f"{path}__context__entropy={secrets.seed}",
             f"{path}__command__ctx__entropy__startswith={secrets.seed[:2]}",
             f"{path}__command__ctx__entropy={secrets.seed}",
         ]

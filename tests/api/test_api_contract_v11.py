@@ -157,7 +157,7 @@ def test_a_seated_player_with_a_colon_seed_cannot_reach_the_table_either(house_t
     with pytest.raises(InvalidRequest) as refused:
         execute(
             table_id=table["id"],
-            build=lambda ctx, state: SetClientSeed(ctx=ctx, player_id=str(table["punter"].pk), client_seed="a:b"),
+            build=lambda ctx, state: SetClientSeed(player_id=str(table["punter"].pk), client_seed="a:b"),
             actor_id=table["punter"].pk,
         )
     assert refused.value.details == {"field": "client_seed"}

@@ -48,9 +48,8 @@ class Truth:
         revealed: set[str] = set()
         entropies: set[str] = set()
         for stored in stream:
-            command = stored.metadata.get("command")
-            if command is not None:
-                entropies.add(command["ctx"]["entropy"])
+            if stored.metadata.get("command") is not None:
+                entropies.add(stored.metadata["context"]["entropy"])
             if stored.type == "HandOpened":
                 if hand is not None and stored.data["number"] == hand.number:
                     self.opened_seq = stored.version

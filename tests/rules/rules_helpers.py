@@ -95,12 +95,12 @@ class Table:
         return Context(now_ms=self.now_ms, wallets=wallets, entropy=entropy_for(self.count))
 
     def when(self, command_type: type[Command], **fields: Any) -> list[Event]:
-        """Send a command built with a fresh context; fold its events; move the chips."""
-        command = command_type(ctx=self.ctx(), **fields)
-        return self.send(command)
+        """Send a command with a fresh context; fold its events; move the chips."""
+        return self.send(command_type(**fields))
 
-    def send(self, command: Command) -> list[Event]:
-        events, state = handle(command, self.state)
+    def send(self, command: Command, context: Context | None = None) -> list[Event]:
+        """Send ``command`` with ``context`` (a fresh one if None); fold its events; move the chips."""
+        events, state = handle(command, self.state, self.ctx() if context is None else context)
         assert fold(events, self.state) == state, "handle's state must be the fold of its events"
         self.state = state
         self.events.extend(events)
@@ -111,16 +111,16 @@ class Table:
     def refused(self, command_type: type[Command], **fields: Any) -> DomainError:
         """Send a command that must be refused: a domain error, no events, no change of state."""
         before = self.state
-        command = command_type(ctx=self.ctx(), **fields)
+        command = command_type(**fields)
         try:
-            handle(command, self.state)
+            handle(command, self.state, self.ctx())
         except DomainError as error:
             assert self.state is before
             return error
         raise AssertionError(f"{command!r} was accepted")
 
     def timeout(self) -> list[Event]:
-        return self.send(Timeout(ctx=self.ctx(), expected_version=self.state.version))
+        return self.send(Timeout(expected_version=self.state.version))
 
     def of_type(self, kind: type[Event], events: Sequence[Event] | None = None) -> list[Any]:
         return [e for e in (self.last if events is None else events) if isinstance(e, kind)]

@@ -71,6 +71,7 @@ WEIGHTS = {
 @dataclass
 class Step:
     command: Command
+    context: Context
     accepted: bool
     events: list[Event]
     before: TableState
@@ -87,7 +88,7 @@ class RandomTable:
     state: TableState = field(default_factory=initial_state)
     wallets: dict[str, int] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list)
-    commands: list[Command] = field(default_factory=list)
+    commands: list[tuple[Command, Context]] = field(default_factory=list)  # the accepted ones, with their contexts
     steps: list[Step] = field(default_factory=list)
     count: int = 0
     now_ms: int = 1_700_000_000_000
@@ -112,23 +113,25 @@ class RandomTable:
         self.rng.shuffle(rest)
         return first + rest
 
-    def send(self, command: Command) -> Step:
+    def send(self, command: Command, context: Context | None = None) -> Step:
+        if context is None:
+            context = self.ctx()
         if self.rig_pictures and self.state.rigged_stock is None and self.state.config is not None:
             self.state = rig_next_hand(self.state, self.picture_heavy_stock())
         before = self.state
         pid = getattr(command, "player_id", None)
         track = self.track_legal and isinstance(pid, str)
-        legal = legal_actions(before, pid, command.ctx.wallets) if track else []
+        legal = legal_actions(before, pid, context.wallets) if track else []
         try:
-            events, after = handle(command, before)
+            events, after = handle(command, before, context)
         except DomainError as error:
-            step = Step(command, False, [], before, before, legal, error)
+            step = Step(command, context, False, [], before, before, legal, error)
         else:
             self.state = after
             self.events.extend(events)
-            self.commands.append(command)
+            self.commands.append((command, context))
             apply_ledger(self.wallets, events)
-            step = Step(command, True, events, before, after, legal)
+            step = Step(command, context, True, events, before, after, legal)
         self.steps.append(step)
         return step
 
@@ -148,7 +151,6 @@ class RandomTable:
             self.deposited += self.wallets[HOUSE]
         step = self.send(
             CreateTable(
-                ctx=self.ctx(),
                 preset=self.preset,
                 overrides=overrides,
                 min_bet=self.min_bet,
@@ -170,7 +172,6 @@ class RandomTable:
         self.deposited += wallet
         self.send(
             SitDown(
-                ctx=self.ctx(),
                 player_id=player_id,
                 username=player_id.upper(),
                 seat=None,
@@ -178,41 +179,40 @@ class RandomTable:
             )
         )
 
-    def random_command(self, player_id: str, name: str) -> Command:
+    def random_command(self, player_id: str, name: str) -> tuple[Command, Context]:
         rng = self.rng
         ctx = self.ctx()
         amount = rng.choice([self.min_bet, self.min_bet, 10, rng.randint(1, 60), self.max_bet])
         hand = rng.choice([None, None, None, 0, 1, 2])
         if name == "sit_down":
-            return SitDown(ctx=ctx, player_id=player_id, username=player_id.upper(), seat=rng.choice([None, 1, 3, 9]))
+            return SitDown(player_id=player_id, username=player_id.upper(), seat=rng.choice([None, 1, 3, 9])), ctx
         if name == "leave":
-            return LeaveSeat(ctx=ctx, player_id=player_id)
+            return LeaveSeat(player_id=player_id), ctx
         if name == "bet":
-            return PlaceBet(ctx=ctx, player_id=player_id, amount=amount)
+            return PlaceBet(player_id=player_id, amount=amount), ctx
         if name == "hit":
-            return Hit(ctx=ctx, player_id=player_id, hand=hand)
+            return Hit(player_id=player_id, hand=hand), ctx
         if name == "hit_face_down":
-            return HitFaceDown(ctx=ctx, player_id=player_id, hand=hand)
+            return HitFaceDown(player_id=player_id, hand=hand), ctx
         if name == "stand":
-            return Stand(ctx=ctx, player_id=player_id, hand=hand)
+            return Stand(player_id=player_id, hand=hand), ctx
         if name == "raise":
-            return Raise(ctx=ctx, player_id=player_id, amount=rng.choice([1, 5, 20, 100]), hand=hand)
+            return Raise(player_id=player_id, amount=rng.choice([1, 5, 20, 100]), hand=hand), ctx
         if name == "split":
             return Split(
-                ctx=ctx,
                 player_id=player_id,
                 amount=rng.choice([None, None, amount]),
                 hand=rng.choice([None, None, 0, 1]),
-            )
+            ), ctx
         if name == "assign":
-            return Assign(ctx=ctx, player_id=player_id, hand=rng.choice([0, 0, 1, 1, 2, 3]))
+            return Assign(player_id=player_id, hand=rng.choice([0, 0, 1, 1, 2, 3])), ctx
         if name == "sit_out":
-            return SitOut(ctx=ctx, player_id=player_id)
+            return SitOut(player_id=player_id), ctx
         if name == "sit_in":
-            return SitIn(ctx=ctx, player_id=player_id)
+            return SitIn(player_id=player_id), ctx
         if name == "set_stake":
-            return SetStake(ctx=ctx, player_id=player_id, amount=amount)
-        return RetireBank(ctx=ctx, player_id=player_id)
+            return SetStake(player_id=player_id, amount=amount), ctx
+        return RetireBank(player_id=player_id), ctx
 
     def players(self) -> list[str]:
         return [s.player_id for s in self.state.seats]
@@ -222,7 +222,7 @@ class RandomTable:
         roll = rng.random()
         if roll < 0.08 or (roll < 0.12 and self.state.awaiting is not None):
             version = self.state.version if rng.random() < 0.85 else max(0, self.state.version - 1)
-            return self.send(Timeout(ctx=self.ctx(), expected_version=version))
+            return self.send(Timeout(expected_version=version))
         aw = self.state.awaiting
         seated = self.players()
         if aw is not None and aw.seat is not None and rng.random() < 0.85:
@@ -243,7 +243,7 @@ class RandomTable:
             name = rng.choices(legal, [WEIGHTS[n] for n in legal])[0]
         else:
             name = rng.choice(ACTION_NAMES)
-        return self.send(self.random_command(player, name))
+        return self.send(*self.random_command(player, name))
 
     def run(self, steps: int) -> Iterator[Step]:
         for _ in range(steps):

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 from rules_helpers import Table
 
 from tables.rules import (
@@ -17,6 +18,7 @@ from tables.rules import (
     HandStood,
     Hit,
     InvalidRequest,
+    NextSeed,
     PlaceBet,
     Raise,
     SatIn,
@@ -26,8 +28,10 @@ from tables.rules import (
     command_for_action,
     command_from_json,
     command_to_json,
+    context_to_json,
     event_from_json,
     event_to_json,
+    recorded_command,
 )
 from tables.rules.codec import COMMAND_TYPES, UPCASTERS, added, upcast_event
 from tables.rules.enums import SitInReason, StandReason
@@ -49,61 +53,66 @@ def test_every_event_and_command_type_has_a_unique_name() -> None:
     assert len({cls.__name__ for cls in COMMAND_TYPES}) == len(COMMAND_TYPES)
 
 
-def test_commands_round_trip_with_their_context() -> None:
-    ctx = Context(now_ms=5, wallets={"a": 10}, entropy="ab" * 32)
+def test_commands_round_trip_and_their_context_is_recorded_beside_them_without_plain_seeds() -> None:
+    seed = NextSeed(commitment="c" * 64, sealed="sealed", seed="d" * 64, number=3)
+    ctx = Context(now_ms=5, wallets={"a": 10}, entropy="ab" * 32, seeds=("e" * 64,), next_seeds=(seed,))
     for command in [
-        PlaceBet(ctx=ctx, player_id="a", amount=10),
-        Raise(ctx=ctx, player_id="a", amount=5, hand=1),
-        Split(ctx=ctx, player_id="a"),
-        Stand(ctx=ctx, player_id="a", hand=None),
+        PlaceBet(player_id="a", amount=10),
+        Raise(player_id="a", amount=5, hand=1),
+        Split(player_id="a"),
+        Stand(player_id="a", hand=None),
     ]:
         data = json.loads(json.dumps(command_to_json(command)))
-        assert command_from_json(data) == command
+        assert "ctx" not in data and command_from_json(data) == command
+        recorded = json.loads(json.dumps(context_to_json(ctx)))
+        assert "d" * 64 not in json.dumps(recorded) and "e" * 64 not in json.dumps(recorded)
+        again, context = recorded_command(data, recorded)
+        assert again == command
+        assert context == replace(ctx, seeds=(), next_seeds=(replace(seed, seed=None),))
+
+
+def test_a_command_recorded_with_its_context_inside_still_decodes() -> None:
+    """Events recorded before the context went beside the command hold it as the command's ``ctx``."""
+    old = {"type": "PlaceBet", "ctx": {"now_ms": 7, "wallets": {"a": 3}, "entropy": "0" * 64}, "player_id": "a"}
+    command, context = recorded_command({**old, "amount": 2}, None)
+    assert command == PlaceBet(player_id="a", amount=2)
+    assert context == Context(now_ms=7, wallets={"a": 3}, entropy="0" * 64)
 
 
 @pytest.mark.parametrize(
     ("data", "field"),
     [
         ({"type": "Nope"}, "type"),
-        ({"type": "PlaceBet", "ctx": {"now_ms": 1, "wallets": {}, "entropy": "0" * 64}, "player_id": "a"}, "amount"),
-        (
-            {
-                "type": "PlaceBet",
-                "ctx": {"now_ms": 1, "wallets": {}, "entropy": "0" * 64},
-                "player_id": "a",
-                "amount": "9",
-            },
-            "amount",
-        ),
+        ({"type": "PlaceBet", "player_id": "a"}, "amount"),
+        ({"type": "PlaceBet", "player_id": "a", "amount": "9"}, "amount"),
         ({"type": "PlaceBet", "ctx": {"now_ms": True}, "player_id": "a", "amount": 9}, "ctx.now_ms"),
         ({"type": "Stand", "ctx": {"now_ms": 1}, "player_id": "a", "colour": 1}, "colour"),
     ],
 )
 def test_malformed_json_is_refused_naming_the_field(data: dict, field: str) -> None:  # type: ignore[type-arg]
     with pytest.raises(InvalidRequest) as refused:
-        command_from_json(data)
+        recorded_command(data, None) if "ctx" in data else command_from_json(data)
     assert refused.value.details["field"] == field
 
 
 def test_api_action_bodies_map_to_commands() -> None:
-    ctx = Context(now_ms=5)
-    assert command_for_action("bet", ctx, "a", {"amount": 10}) == PlaceBet(ctx=ctx, player_id="a", amount=10)
-    assert command_for_action("split", ctx, "a", {}) == Split(ctx=ctx, player_id="a", amount=None, hand=None)
+    assert command_for_action("bet", "a", {"amount": 10}) == PlaceBet(player_id="a", amount=10)
+    assert command_for_action("split", "a", {}) == Split(player_id="a", amount=None, hand=None)
     with pytest.raises(InvalidRequest):
-        command_for_action("fold", ctx, "a", {})
+        command_for_action("fold", "a", {})
     with pytest.raises(InvalidRequest):
-        command_for_action("bet", ctx, "a", {"amount": 1.5})
+        command_for_action("bet", "a", {"amount": 1.5})
     with pytest.raises(InvalidRequest):
-        command_for_action("stand", ctx, "a", {"amount": 1})
+        command_for_action("stand", "a", {"amount": 1})
 
 
 @pytest.mark.parametrize(
     ("command", "field"),
     [
-        (PlaceBet(ctx=Context(now_ms=5), player_id="P1", amount=10.5), "amount"),  # type: ignore[arg-type]
-        (PlaceBet(ctx=Context(now_ms=5), player_id="P1", amount=True), "amount"),
-        (Raise(ctx=Context(now_ms=5), player_id="P1", amount=5, hand="0"), "hand"),  # type: ignore[arg-type]
-        (Stand(ctx=Context(now_ms=5), player_id=7), "player_id"),  # type: ignore[arg-type]
+        (PlaceBet(player_id="P1", amount=10.5), "amount"),  # type: ignore[arg-type]
+        (PlaceBet(player_id="P1", amount=True), "amount"),
+        (Raise(player_id="P1", amount=5, hand="0"), "hand"),  # type: ignore[arg-type]
+        (Stand(player_id=7), "player_id"),  # type: ignore[arg-type]
     ],
 )
 def test_commands_built_in_python_with_non_integer_arguments_are_refused(command: object, field: str) -> None:
@@ -111,7 +120,7 @@ def test_commands_built_in_python_with_non_integer_arguments_are_refused(command
 
     table = Table("classic")
     with pytest.raises(InvalidRequest) as refused:
-        decide(command, table.state)  # type: ignore[arg-type]
+        decide(command, table.state, table.ctx())  # type: ignore[arg-type]
     assert refused.value.details["field"] == field
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from dataclasses import replace
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 from rules_helpers import entropy_for
 from rules_random_play import PRESETS, RandomTable
 
@@ -32,16 +32,15 @@ from tables.rules import (
     SitDown,
     TableState,
     Timeout,
-    command_from_json,
     command_to_json,
+    context_to_json,
     decide,
     handle,
     initial_state,
+    recorded_command,
     seed_commitment,
     shuffle_deck,
     view,
-    with_seeds,
-    without_secrets,
 )
 from tables.rules.view import Viewer
 from tests.rules.rules_helpers import as_json
@@ -53,7 +52,8 @@ class Shell:
     def __init__(self, *, v11: bool = False) -> None:
         self.state: TableState = initial_state()
         self.vault: dict[str, str] = {}  # sealed form -> seed: the "key"
-        self.recorded: list[tuple[dict[str, Any], list[Any], TableState]] = []
+        #: what the shell records of each command (the command, its context), its events and the state before it
+        self.recorded: list[tuple[dict[str, Any], dict[str, Any], list[Any], TableState]] = []
         self.n = 0
         self.lost = False
         self.v11 = v11  # the shell of contract v1.1: one pending seed, one fresh seed committed at a hand's end
@@ -79,30 +79,31 @@ class Shell:
         return replace(base, seeds=seeds, next_seeds=fresh)
 
     def send(self, build: Any) -> list[Any]:
-        command: Command = build(self.ctx())
+        context = self.ctx()
+        command: Command = build(context)
         before = self.state
-        events, self.state = handle(command, self.state)
-        self.recorded.append((command_to_json(without_secrets(command)), events, before))
+        events, self.state = handle(command, self.state, context)
+        self.recorded.append((command_to_json(command), context_to_json(context), events, before))
         return events
 
 
 def _classic_table() -> Shell:
     shell = Shell()
-    shell.send(lambda c: CreateTable(ctx=c, preset="classic", min_bet=1, max_bet=100, max_seats=4))
+    shell.send(lambda c: CreateTable(preset="classic", min_bet=1, max_bet=100, max_seats=4))
     for pid in ("a", "b"):
-        shell.send(lambda c, pid=pid: SitDown(ctx=c, player_id=pid, username=pid.upper(), client_seed=f"seed-{pid}"))
+        shell.send(lambda c, pid=pid: SitDown(player_id=pid, username=pid.upper(), client_seed=f"seed-{pid}"))
     return shell
 
 
 def test_hand_ones_commitment_is_published_with_the_table_and_shown_until_it_opens() -> None:
     shell = Shell()
-    events = shell.send(lambda c: CreateTable(ctx=c, preset="italian", min_bet=1, max_bet=100, max_seats=4))
+    events = shell.send(lambda c: CreateTable(preset="italian", min_bet=1, max_bet=100, max_seats=4))
     committed, second = events[1], events[2]
     assert isinstance(committed, SeedCommitted) and committed.number == 1
     assert isinstance(second, SeedCommitted) and second.number == 2  # v1.2: hands 1 and 2 with the table
     assert as_json(view(shell.state, Viewer.spectator()))["next_seed_commitment"] == committed.seed_commitment
-    shell.send(lambda c: SitDown(ctx=c, player_id="a", username="A"))
-    opening = shell.send(lambda c: SitDown(ctx=c, player_id="b", username="B"))  # italian deals at once
+    shell.send(lambda c: SitDown(player_id="a", username="A"))
+    opening = shell.send(lambda c: SitDown(player_id="b", username="B"))  # italian deals at once
     opened = next(e for e in opening if isinstance(e, HandOpened))
     assert opened.seed_commitment == committed.seed_commitment and opened.server_seed == opened.client_seed == ""
     # while hand 1 is played, hand 2's commitment is public; hand 1's opening committed hand 3
@@ -114,8 +115,8 @@ def test_hand_ones_commitment_is_published_with_the_table_and_shown_until_it_ope
 def test_a_client_seed_changed_after_the_commitment_and_before_the_first_card_is_in_the_hand() -> None:
     shell = _classic_table()
     assert shell.state.hand is not None and shell.state.hand.phase == "betting"  # no card yet
-    shell.send(lambda c: SetClientSeed(ctx=c, player_id="a", client_seed="changed-after-seeing-the-commitment"))
-    events = shell.send(lambda c: PlaceBet(ctx=c, player_id="a" if shell.state.banker_seat != 1 else "b", amount=5))
+    shell.send(lambda c: SetClientSeed(player_id="a", client_seed="changed-after-seeing-the-commitment"))
+    events = shell.send(lambda c: PlaceBet(player_id="a" if shell.state.banker_seat != 1 else "b", amount=5))
     fixed = next(e for e in events if isinstance(e, ClientSeedFixed))
     first_card = next(i for i, e in enumerate(events) if isinstance(e, CardDealt))
     assert events.index(fixed) < first_card
@@ -130,22 +131,22 @@ def _play_to_the_end(shell: Shell) -> list[Any]:
         if shell.state.settled_through >= target:
             return everything
         version = shell.state.version
-        everything += shell.send(lambda c, v=version: Timeout(ctx=c, expected_version=v))
+        everything += shell.send(lambda c, v=version: Timeout(expected_version=v))
     raise AssertionError("the hand never ended")
 
 
 def test_no_state_and_no_recorded_command_holds_the_seed_or_the_deck_of_a_hand_in_play() -> None:
     shell = _classic_table()
     punter = "a" if shell.state.banker_seat != 1 else "b"
-    shell.send(lambda c: PlaceBet(ctx=c, player_id=punter, amount=5))
+    shell.send(lambda c: PlaceBet(player_id=punter, amount=5))
     pledge = shell.state.pledge
     assert pledge is not None and shell.state.hand is not None and shell.state.hand.in_play
     seed = shell.vault[pledge.sealed]
     hand = shell.state.hand
     deck = shuffle_deck(bytes.fromhex(seed), hand.client_seed, hand.number)
     undealt = repr(tuple(deck[hand.next_card : hand.next_card + 4]))[1:-1]
-    for recorded, events, before in shell.recorded:
-        for text in (repr(recorded), repr(events), repr(before), repr(shell.state)):
+    for recorded, context, events, before in shell.recorded:
+        for text in (repr(recorded), repr(context), repr(events), repr(before), repr(shell.state)):
             assert seed not in text and undealt not in text
     assert hand.deck == () and hand.server_seed == ""
     settled = _play_to_the_end(shell)
@@ -158,30 +159,31 @@ def test_no_state_and_no_recorded_command_holds_the_seed_or_the_deck_of_a_hand_i
 def test_recorded_commands_re_run_exactly_once_the_seeds_are_revealed() -> None:
     shell = _classic_table()
     punter = "a" if shell.state.banker_seat != 1 else "b"
-    shell.send(lambda c: PlaceBet(ctx=c, player_id=punter, amount=5))
+    shell.send(lambda c: PlaceBet(player_id=punter, amount=5))
     _play_to_the_end(shell)
     revealed = {
         seed_commitment(bytes.fromhex(e.server_seed)): e.server_seed
-        for _, events, _ in shell.recorded
+        for _, _, events, _ in shell.recorded
         for e in events
         if isinstance(e, HandSettled)
     }
-    for recorded, events, before in shell.recorded:
-        command = command_from_json(recorded)
-        pending = [p.commitment for p in before.pledges]
-        assert decide(with_seeds(command, revealed, pending), before, replaying=True) == events
+    for recorded, context_json, events, before in shell.recorded:
+        command, context = recorded_command(recorded, context_json)
+        # the seeds revealed since go back in the context; the core matches each to its commitment
+        context = replace(context, seeds=tuple(revealed.values()))
+        assert decide(command, before, context, replaying=True) == events
 
 
 def test_a_hand_whose_seed_cannot_be_unsealed_is_abandoned_with_every_stake_returned() -> None:
     shell = _classic_table()
     punter = "a" if shell.state.banker_seat != 1 else "b"
-    shell.send(lambda c: PlaceBet(ctx=c, player_id=punter, amount=5))  # betting closes: the first cards are dealt
+    shell.send(lambda c: PlaceBet(player_id=punter, amount=5))  # betting closes: the first cards are dealt
     hand = shell.state.hand
     assert hand is not None and hand.in_play
     reserves = {h.player_id: h.punter_reserve for h in hand.punters if h.punter_reserve}
     banker_reserve = sum(h.banker_reserve for h in hand.punters)
     shell.lost = True  # the key is lost: the shell cannot open the sealed seed any more
-    events = shell.send(lambda c: Hit(ctx=c, player_id=punter))  # a card is needed: the seed is not there
+    events = shell.send(lambda c: Hit(player_id=punter))  # a card is needed: the seed is not there
     abandoned = next(e for e in events if isinstance(e, HandAbandoned))
     assert abandoned.reason == "seed_unavailable" and abandoned.server_seed == ""
     assert abandoned.payouts == {**reserves, hand.banker.player_id: banker_reserve}
@@ -196,7 +198,7 @@ def test_hands_of_the_old_form_still_open_and_end_as_they_did(preset: str) -> No
     their context): the hand commits as it opens, with the opening command's entropy as its seed."""
     state, _ = _old_table(preset)
     ctx = Context(now_ms=5_000, wallets={"a": 1000, "b": 1000}, entropy=entropy_for(99))
-    events, state = handle(SitDown(ctx=ctx, player_id="b", username="B", client_seed="sb"), state)
+    events, state = handle(SitDown(player_id="b", username="B", client_seed="sb"), state, ctx)
     opened = next(e for e in events if isinstance(e, HandOpened))
     assert opened.server_seed == entropy_for(99) and opened.client_seed
     assert opened.seed_commitment == hashlib.sha256(bytes.fromhex(entropy_for(99))).hexdigest()
@@ -205,7 +207,7 @@ def test_hands_of_the_old_form_still_open_and_end_as_they_did(preset: str) -> No
 
 def _old_table(preset: str) -> tuple[TableState, list[Any]]:
     ctx = Context(now_ms=1_000, wallets={"a": 1000}, entropy=entropy_for(1))
-    events = decide(CreateTable(ctx=ctx, preset=preset, min_bet=1, max_bet=10, max_seats=4), initial_state())
+    events = decide(CreateTable(preset=preset, min_bet=1, max_bet=10, max_seats=4), initial_state(), ctx)
     events = [e for e in events if not isinstance(e, SeedCommitted)]  # as the old core wrote it
     state = initial_state()
     from tables.rules import fold
@@ -213,12 +215,11 @@ def _old_table(preset: str) -> tuple[TableState, list[Any]]:
     state = fold(events, state)
     more, state = handle(
         SitDown(
-            ctx=Context(now_ms=2_000, wallets={"a": 1000}, entropy=entropy_for(2)),
             player_id="a",
             username="A",
             client_seed="sa",
         ),
-        state,
+        state, Context(now_ms=2_000, wallets={"a": 1000}, entropy=entropy_for(2)),
     )
     return state, events + more
 

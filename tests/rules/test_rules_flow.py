@@ -18,11 +18,12 @@ from tables.rules import (
     PlaceBet,
     SeedCommitted,
     SitIn,
+    SitOut,
     Stand,
     WaitKind,
 )
+from tables.rules.draft import Draft
 from tables.rules.flow import next_automatic_step
-from tables.rules.tx import Tx
 
 
 def _kinds(events: list[object]) -> list[str]:
@@ -63,11 +64,10 @@ def test_the_table_waiting_on_a_player_has_no_automatic_step() -> None:
     t.when(PlaceBet, player_id="P1", amount=10)
     state = t.state
     assert state.awaiting is not None and state.awaiting.kind == WaitKind.PLAY
-    tx = Tx(state, t.ctx())
-    assert next_automatic_step(tx) is None
-    # once he has acted, his turn goes on with a fresh wait
-    tx.wait_answered = True
-    assert next_automatic_step(tx) is not None
+    assert next_automatic_step(Draft(state, t.ctx())) is None
+    assert next_automatic_step(Draft(state, t.ctx(), SitOut(player_id="P1"))) is None  # no answer to the wait
+    # once he has acted (his command got past its checks), his turn goes on with a fresh wait
+    assert next_automatic_step(Draft(state, t.ctx(), Hit(player_id="P1"))) is not None
     events = t.when(Hit, player_id="P1")
     assert _kinds(events) == ["CardDealt", "ActionAwaited"]
     assert isinstance(events[1], ActionAwaited) and events[1].seat == state.awaiting.seat

@@ -102,7 +102,7 @@ class EndingTable(RandomTable):
         rng = self.rng
         roll = rng.random()
         if roll < 0.25:
-            return self.send(Timeout(ctx=self.ctx(), expected_version=self.state.version))
+            return self.send(Timeout(expected_version=self.state.version))
         seated = self.players()
         if seated and roll < 0.55:
             player = rng.choice(seated)

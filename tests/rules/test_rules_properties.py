@@ -39,6 +39,8 @@ from tables.rules import (
     Viewer,
     command_from_json,
     command_to_json,
+    context_from_json,
+    context_to_json,
     event_from_json,
     event_to_json,
     evolve,
@@ -131,31 +133,31 @@ def test_folding_the_events_equals_the_state_reached_step_by_step(spec: Any) -> 
     assert fold(table.events) == table.state
 
 
-def _variants(name: str, ctx: Context, pid: str) -> list[Any]:
+def _variants(name: str, pid: str) -> list[Any]:
     """Arguments to try, chosen without looking at legal.py: some accept whenever the action is legal."""
     amounts = [1, 5, 10, 20, 25, 50]
     hands: list[int | None] = [None, 0, 1, 2, 3]
     makers: dict[str, Any] = {
-        "sit_down": lambda: [SitDown(ctx=ctx, player_id=pid, username=pid)],
-        "leave": lambda: [LeaveSeat(ctx=ctx, player_id=pid)],
-        "bet": lambda: [PlaceBet(ctx=ctx, player_id=pid, amount=a) for a in amounts],
-        "hit": lambda: [Hit(ctx=ctx, player_id=pid, hand=h) for h in hands],
-        "hit_face_down": lambda: [HitFaceDown(ctx=ctx, player_id=pid, hand=h) for h in hands],
-        "stand": lambda: [Stand(ctx=ctx, player_id=pid, hand=h) for h in hands],
-        "raise": lambda: [Raise(ctx=ctx, player_id=pid, amount=a, hand=h) for a in (1, 5) for h in hands],
-        "split": lambda: [Split(ctx=ctx, player_id=pid, amount=a, hand=h) for a in (None, 5, 10, 20) for h in hands],
-        "assign": lambda: [Assign(ctx=ctx, player_id=pid, hand=h) for h in range(4)],
-        "sit_out": lambda: [SitOut(ctx=ctx, player_id=pid)],
-        "sit_in": lambda: [SitIn(ctx=ctx, player_id=pid)],
-        "set_stake": lambda: [SetStake(ctx=ctx, player_id=pid, amount=a) for a in amounts],
-        "retire_bank": lambda: [RetireBank(ctx=ctx, player_id=pid)],
+        "sit_down": lambda: [SitDown(player_id=pid, username=pid)],
+        "leave": lambda: [LeaveSeat(player_id=pid)],
+        "bet": lambda: [PlaceBet(player_id=pid, amount=a) for a in amounts],
+        "hit": lambda: [Hit(player_id=pid, hand=h) for h in hands],
+        "hit_face_down": lambda: [HitFaceDown(player_id=pid, hand=h) for h in hands],
+        "stand": lambda: [Stand(player_id=pid, hand=h) for h in hands],
+        "raise": lambda: [Raise(player_id=pid, amount=a, hand=h) for a in (1, 5) for h in hands],
+        "split": lambda: [Split(player_id=pid, amount=a, hand=h) for a in (None, 5, 10, 20) for h in hands],
+        "assign": lambda: [Assign(player_id=pid, hand=h) for h in range(4)],
+        "sit_out": lambda: [SitOut(player_id=pid)],
+        "sit_in": lambda: [SitIn(player_id=pid)],
+        "set_stake": lambda: [SetStake(player_id=pid, amount=a) for a in amounts],
+        "retire_bank": lambda: [RetireBank(player_id=pid)],
     }
     return list(makers[name]())
 
 
-def _accepts(command: Any, state: Any) -> bool:
+def _accepts(command: Any, state: Any, context: Context) -> bool:
     try:
-        handle(command, state)
+        handle(command, state, context)
     except DomainError:
         return False
     return True
@@ -188,13 +190,13 @@ def test_legal_actions_are_exactly_what_decide_accepts(spec: Any) -> None:
             continue
         if step.accepted:
             assert name in step.legal_before, f"{name} accepted but not offered"
-        ctx = step.command.ctx
+        ctx = step.context
         for offered in step.legal_before:
-            tries = _variants(offered, ctx, pid)
+            tries = _variants(offered, pid)
             fixed = [x for x in (step.before.stake, getattr(step.before.hand, "stake", None)) if x is not None]
             if offered == "bet":  # under bank_fixed the stake is exactly S, which set_stake may have made any amount
-                tries += [PlaceBet(ctx=ctx, player_id=pid, amount=amount) for amount in fixed]
-            assert any(_accepts(c, step.before) for c in tries), f"{offered} offered, refused"
+                tries += [PlaceBet(player_id=pid, amount=amount) for amount in fixed]
+            assert any(_accepts(c, step.before, ctx) for c in tries), f"{offered} offered, refused"
 
 
 @LIGHT
@@ -205,18 +207,19 @@ def test_legal_hands_lists_exactly_the_own_hand_indexes_decide_accepts(spec: Any
         pid = getattr(step.command, "player_id", None)
         if not isinstance(pid, str) or not HAND_ACTIONS.intersection(step.legal_before):
             continue
-        ctx = step.command.ctx
+        ctx = step.context
         listed = legal_hands(step.before, pid, ctx.wallets)
         assert set(listed) <= HAND_ACTIONS & set(step.legal_before)
         seat = step.before.seat_of(pid)
         hand = step.before.hand
         own = sorted({h.hand_index for h in hand.punters if h.seat == seat.seat}) if seat and hand else []
         for name in HAND_ACTIONS & set(step.legal_before):
-            variants = _variants(name, ctx, pid)
+            variants = _variants(name, pid)
             for index in listed.get(name, []):
-                assert any(_accepts(c, step.before) for c in variants if c.hand == index), f"{name} {index} refused"
+                accepted = any(_accepts(c, step.before, ctx) for c in variants if c.hand == index)
+                assert accepted, f"{name} {index} refused"
             for index in own:
-                if any(_accepts(c, step.before) for c in variants if c.hand == index):
+                if any(_accepts(c, step.before, ctx) for c in variants if c.hand == index):
                     assert index in listed.get(name, []), f"{name} accepts hand {index}, not listed"
 
 
@@ -287,11 +290,12 @@ def test_no_viewer_ever_sees_a_card_he_may_not_see(spec: Any) -> None:
 def test_the_same_seed_and_commands_always_give_the_same_events(spec: Any) -> None:
     table = _play(spec, steps=50, rig=False)
     state = initial_state()
-    for command, step in zip(table.commands, [s for s in table.steps if s.accepted], strict=True):
+    for (command, context), step in zip(table.commands, [s for s in table.steps if s.accepted], strict=True):
         wire = json.loads(json.dumps(command_to_json(command)))
         again = command_from_json(wire)
         assert again == command
-        events, state = handle(again, state)
+        assert context_from_json(json.loads(json.dumps(context_to_json(context)))) == context
+        events, state = handle(again, state, context)
         assert [json.dumps(event_to_json(e), sort_keys=True) for e in events] == [
             json.dumps(event_to_json(e), sort_keys=True) for e in step.events
         ]
@@ -313,7 +317,7 @@ def test_the_table_waits_on_someone_with_a_deadline_whenever_a_hand_is_in_play(s
         for e in step.events:
             if isinstance(e, ActionAwaited):
                 timeout = state.config.betting_timeout_s if e.kind == "bets" else state.config.turn_timeout_s
-                assert e.deadline_ms == step.command.ctx.now_ms + timeout * 1000
+                assert e.deadline_ms == step.context.now_ms + timeout * 1000
         awaited = [e for e in step.events if isinstance(e, ActionAwaited)]
         if state.waiting_on is not None and awaited:
             assert awaited[-1].deadline_ms == state.deadline_ms
@@ -325,7 +329,7 @@ def test_wallets_never_go_negative_and_stakes_respect_the_limits(spec: Any) -> N
     table = _play(spec)
     wallets: dict[str, int] = {}
     for step in table.steps:
-        for party, amount in step.command.ctx.wallets.items():
+        for party, amount in step.context.wallets.items():
             wallets.setdefault(party, amount)
         apply_ledger(wallets, step.events)
         assert all(amount >= 0 for party, amount in wallets.items() if party != HOUSE or table.house_funded)

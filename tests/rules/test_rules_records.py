@@ -1,11 +1,11 @@
 """The core's records read and behave like the rules' facts: built only with named fields, never changed once
-built, equal only to a record of the same kind (events and state records are msgspec Structs; issue #18)."""
+built, equal only to a record of the same kind (every record of the core is a msgspec Struct; issues #18, #28)."""
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 
+import msgspec
 import pytest
 
 from tables.rules import (
@@ -13,13 +13,16 @@ from tables.rules import (
     Awaiting,
     BankerHand,
     CardDealt,
+    Context,
     HandResult,
     HandState,
+    NextSeed,
     Pledge,
     PunterHand,
     SatIn,
     SatOut,
     SeatState,
+    TableConfig,
     TableState,
     WaitKind,
     initial_state,
@@ -36,14 +39,13 @@ def test_every_record_is_built_with_named_fields_only(cls: type) -> None:
     assert kinds <= {inspect.Parameter.KEYWORD_ONLY}, cls.__name__
 
 
-@pytest.mark.parametrize("cls", [*EVENT_TYPES, HandResult, *STATE_RECORDS], ids=lambda c: c.__name__)
-def test_events_and_state_records_are_frozen(cls: type) -> None:
-    assert cls.__struct_config__.frozen, cls.__name__  # type: ignore[attr-defined]
+RECORDS = (*EVENT_TYPES, HandResult, *STATE_RECORDS, *COMMAND_TYPES, Context, NextSeed, TableConfig)
 
 
-@pytest.mark.parametrize("cls", COMMAND_TYPES, ids=lambda c: c.__name__)
-def test_commands_are_frozen(cls: type) -> None:
-    assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+@pytest.mark.parametrize("cls", RECORDS, ids=lambda c: c.__name__)
+def test_every_record_is_a_frozen_struct_that_refuses_unknown_fields(cls: type) -> None:
+    assert issubclass(cls, msgspec.Struct), cls.__name__
+    assert cls.__struct_config__.frozen and cls.__struct_config__.forbid_unknown_fields, cls.__name__
 
 
 def test_a_positional_event_is_refused() -> None:

@@ -41,7 +41,7 @@ from tables.rules import (
     handle,
     initial_state,
 )
-from tables.rules.tx import simulated_seed
+from tables.rules.draft import simulated_seed
 
 
 def ctx(n: int = 1, wallets: dict[str, int] | None = None) -> Context:
@@ -49,7 +49,7 @@ def ctx(n: int = 1, wallets: dict[str, int] | None = None) -> Context:
 
 
 def created(preset: str = "classic", **kwargs: object) -> tuple[list[object], object]:
-    events, state = handle(CreateTable(ctx=ctx(), preset=preset, **kwargs), initial_state())  # type: ignore[arg-type]
+    events, state = handle(CreateTable(preset=preset, **kwargs), initial_state(), ctx())  # type: ignore[arg-type]
     return list(events), state
 
 
@@ -72,34 +72,34 @@ def test_the_first_event_of_a_table_is_table_created_with_the_resolved_rules() -
 
 def test_an_invalid_table_command_is_refused_naming_the_field_and_no_second_creation() -> None:
     with pytest.raises(InvalidRequest) as refused:
-        decide(CreateTable(ctx=ctx(), preset="classic", min_bet=10, max_bet=5), initial_state())
+        decide(CreateTable(preset="classic", min_bet=10, max_bet=5), initial_state(), ctx())
     assert refused.value.details["field"] == "max_bet"
     _, state = created()
     with pytest.raises(Exception) as again:
-        decide(CreateTable(ctx=ctx(), preset="classic"), state)  # type: ignore[arg-type]
+        decide(CreateTable(preset="classic"), state, ctx())  # type: ignore[arg-type]
     assert getattr(again.value, "code", None) == "wrong_phase"
 
 
 def test_commands_on_a_table_that_does_not_exist_are_not_found() -> None:
     with pytest.raises(NotFound):
-        decide(SitDown(ctx=ctx(), player_id="a", username="A"), initial_state())
+        decide(SitDown(player_id="a", username="A"), initial_state(), ctx())
 
 
 def test_seats_taken_lowest_free_then_seat_taken_table_full_already_seated() -> None:
     _, state = created(max_seats=2, bank="house")
-    events, state = handle(SitDown(ctx=ctx(2, {"a": 0}), player_id="a", username="A"), state)  # type: ignore[arg-type]
+    events, state = handle(SitDown(player_id="a", username="A"), state, ctx(2, {"a": 0}))  # type: ignore[arg-type]
     assert events == [SeatTaken(seat=1, player_id="a", username="A", client_seed="a")]
     with pytest.raises(AlreadySeated):
-        decide(SitDown(ctx=ctx(3), player_id="a", username="A"), state)
+        decide(SitDown(player_id="a", username="A"), state, ctx(3))
     with pytest.raises(SeatOccupied):
-        decide(SitDown(ctx=ctx(3), player_id="b", username="B", seat=1), state)
+        decide(SitDown(player_id="b", username="B", seat=1), state, ctx(3))
     with pytest.raises(NotFound):
-        decide(SitDown(ctx=ctx(3), player_id="b", username="B", seat=3), state)
-    _, state = handle(SitDown(ctx=ctx(4, {"a": 0, "b": 0}), player_id="b", username="B", client_seed="lucky"), state)
+        decide(SitDown(player_id="b", username="B", seat=3), state, ctx(3))
+    _, state = handle(SitDown(player_id="b", username="B", client_seed="lucky"), state, ctx(4, {"a": 0, "b": 0}))
     with pytest.raises(TableFull):
-        decide(SitDown(ctx=ctx(5), player_id="c", username="C"), state)
+        decide(SitDown(player_id="c", username="C"), state, ctx(5))
     with pytest.raises(InvalidRequest):
-        decide(SitDown(ctx=ctx(5), player_id="house", username="H"), state)
+        decide(SitDown(player_id="house", username="H"), state, ctx(5))
 
 
 def test_the_first_banker_is_drawn_among_those_who_can_cover_and_the_hand_opens_with_its_commitment() -> None:
@@ -108,7 +108,7 @@ def test_the_first_banker_is_drawn_among_those_who_can_cover_and_the_hand_opens_
     events: list[object] = []
     for n, pid in enumerate(["a", "b"], start=2):
         evs, state = handle(
-            SitDown(ctx=ctx(n, wallets), player_id=pid, username=pid.upper(), client_seed=f"cs-{pid}"), state
+            SitDown(player_id=pid, username=pid.upper(), client_seed=f"cs-{pid}"), state, ctx(n, wallets)
         )  # type: ignore[arg-type]
         events += evs
     draw = next(e for e in events if isinstance(e, FirstBankerDrawn))
@@ -125,9 +125,9 @@ def test_the_first_banker_draw_is_a_deterministic_function_of_the_entropy() -> N
     picks = set()
     for n in range(12):
         _, s = created()
-        s = handle(SitDown(ctx=ctx(100 + n, {"a": 99, "b": 99}), player_id="a", username="A"), s)[1]
-        evs = decide(SitDown(ctx=ctx(200 + n, {"a": 99, "b": 99}), player_id="b", username="B"), s)
-        again = decide(SitDown(ctx=ctx(200 + n, {"a": 99, "b": 99}), player_id="b", username="B"), s)
+        s = handle(SitDown(player_id="a", username="A"), s, ctx(100 + n, {"a": 99, "b": 99}))[1]
+        evs = decide(SitDown(player_id="b", username="B"), s, ctx(200 + n, {"a": 99, "b": 99}))
+        again = decide(SitDown(player_id="b", username="B"), s, ctx(200 + n, {"a": 99, "b": 99}))
         assert evs == again
         picks.add(next(e for e in evs if isinstance(e, FirstBankerDrawn)).player_id)
     assert picks == {"a", "b"}
@@ -181,7 +181,7 @@ def test_a_stale_timeout_is_a_no_op() -> None:
     t.when(SitIn, player_id="B")
     version = t.state.version
     t.when(PlaceBet, player_id="P1", amount=10)
-    assert t.send(Timeout(ctx=t.ctx(), expected_version=version)) == []
+    assert t.send(Timeout(expected_version=version)) == []
 
 
 def test_leaving_between_hands_is_at_once_and_during_a_hand_after_it() -> None:
@@ -227,7 +227,7 @@ def test_client_seed_changes_apply_to_every_hand_whose_first_card_is_not_dealt()
 def test_the_context_must_carry_64_lowercase_hex_of_entropy() -> None:
     t = Table("classic")
     with pytest.raises(InvalidRequest) as refused:
-        handle(SitIn(ctx=Context(now_ms=1, wallets={}, entropy="XYZ"), player_id="B"), t.state)
+        handle(SitIn(player_id="B"), t.state, Context(now_ms=1, wallets={}, entropy="XYZ"))
     assert refused.value.details["field"] == "entropy"
 
 

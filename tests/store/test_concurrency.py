@@ -232,5 +232,5 @@ def test_a_command_that_waited_for_the_table_lock_is_decided_on_the_wallets_afte
     assert not errors, errors
     # the bet took the player's 10 chips; the second command's context saw that, not the 10 it held before
     second = outcomes["second"]
-    command = second.events[0].metadata["command"]
-    assert command["ctx"]["wallets"][str(player.pk)] == 0, command["ctx"]
+    context = second.events[0].metadata["context"]
+    assert context["wallets"][str(player.pk)] == 0, context

@@ -103,9 +103,9 @@ def test_hands_of_the_old_form_still_verify_and_the_table_switches_over(monkeypa
     """Hands recorded before seeds were committed ahead: no SeedCommitted, the seed in HandOpened (the opening
     command's entropy), the client seed fixed at the opening. They are written here by the core as it ran then
     (no seed in the context, no commitment at the table's creation)."""
-    from tables.rules.tx import Tx
+    from tables.rules.draft import Draft
 
-    monkeypatch.setattr(Tx, "commit_seed", lambda self, number: None)
+    monkeypatch.setattr(Draft, "commit_seed", lambda self, number: None)
     monkeypatch.setattr(fairness, "draw_next_seeds", lambda table_id, state: ())
     players = make_players(3, prefix="old")
     table = make_table("classic")

@@ -7,12 +7,12 @@ from __future__ import annotations
 import hashlib
 import random
 import secrets
-from dataclasses import replace
 from typing import Any
 
 import pytest
 from django.db import connection, transaction
 from django.utils import timezone
+from msgspec.structs import replace
 
 from tables import engine, pipeline, services
 from tables.models import Hand

@@ -1,21 +1,26 @@
-"""The working context of one ``decide`` call: the state so far, the events so far and the wallets.
+"""The working record of one ``decide`` call: the command, the state so far, the events so far and the wallets.
 
-``decide`` plans events by emitting them into a :class:`Tx`, which folds each one with ``evolve`` so later
-steps see their effect. Wallets start from ``ctx.wallets`` and follow the reserves and payouts of the
-events emitted so far in this command. A raised :class:`DomainError` discards everything.
+``decide`` plans events by emitting them into a :class:`Draft`, which folds each one with ``evolve`` so later
+steps see their effect. It holds no flag steering what happens next: the automatic steps (``flow``) derive
+that from the command, the state and the events emitted so far. Wallets start from ``ctx.wallets`` and follow
+the reserves and payouts of the events emitted so far in this command. A raised :class:`DomainError` discards
+everything.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 
-from .commands import Context, NextSeed
+from .chips import CHIP_EVENTS, ESCROW, chip_moves
+from .commands import Command, Context, NextSeed
 from .config import TableConfig
+from .enums import StakeMode
 from .errors import InvalidRequest, NotFound
 from .events import HOUSE, Event, SeedCommitted
 from .evolve import EVOLVERS
-from .ruleset import Rules
+from .ruleset import Rules, banker_loss_multiplier, punter_loss_multiplier
 from .shuffle import seed_commitment, shuffle_deck
 from .state import HandState, TableState
 
@@ -45,7 +50,7 @@ def _deck(server_seed: str, client_seed: str, number: int) -> tuple[str, ...]:
 
     Not cached across commands: a cache keyed by the plain seed would keep the seed (and the undealt cards) of a
     hand in play in process memory after the command that needed them (DESIGN.md principle 13). Within one
-    command the :class:`Tx` keeps the deck it derived (``_decks``) and drops it with the command.
+    command the :class:`Draft` keeps the deck it derived (``_decks``) and drops it with the command.
     """
     return tuple(shuffle_deck(bytes.fromhex(server_seed), client_seed, number))
 
@@ -58,28 +63,39 @@ def _opens(plain: str, commitment: str) -> bool:
     return _HEX64.fullmatch(plain) is not None and seed_commitment(bytes.fromhex(plain)) == commitment
 
 
-class Tx:
-    """Accumulates the events of one command and the state they lead to."""
+class Draft:
+    """The draft of one command's outcome: the events so far and the state they lead to (discarded whole when the
+    command is refused). Not a database transaction: nothing is written until the shell appends the events."""
 
     __slots__ = (
         "_decks",
         "_delta",
+        "_multipliers",
         "_risked",
         "_seeds",
+        "command",
         "config",
         "ctx",
         "events",
-        "may_open",
         "replaying",
         "rules",
+        "start",
         "state",
-        "trigger",
         "unopenable",
-        "wait_answered",
-        "wait_expired",
     )
 
-    def __init__(self, state: TableState, ctx: Context, *, replaying: bool = False) -> None:
+    def __init__(
+        self,
+        state: TableState,
+        ctx: Context,
+        command: Command | None = None,
+        *,
+        replaying: bool = False,
+        unopenable: int | None = None,
+    ) -> None:
+        #: the command being decided, the state it is decided on and its context: what the flow derives from
+        self.command = command
+        self.start = state
         self.state = state
         self.events: list[Event] = []
         self.ctx = ctx
@@ -90,18 +106,9 @@ class Tx:
         #: a verifier re-running a recorded command: a hand whose seed is not revealed yet is not opened
         self.replaying = replaying
         #: the hand whose committed seed cannot be opened: it opens and is abandoned at once (``decide``)
-        self.unopenable: int | None = None
+        self.unopenable = unopenable
         #: the decks this command dealt from, by hand number (derived and checked once per command)
         self._decks: dict[int, tuple[str, ...]] = {}
-        # What this command did, as the automatic steps (``flow``) need to know it:
-        #: the flow may try to open the next hand (after a player's command, after a settlement)
-        self.may_open = False
-        #: a player's trigger (sitting down, sitting in, betting): an idle table opens a hand again
-        self.trigger = False
-        #: the player the table waited on acted (or timed out): his turn goes on or passes, with a fresh wait
-        self.wait_answered = False
-        #: the betting window's deadline passed (a timeout): it closes even with no stake on the table
-        self.wait_expired = False
         if state.pledges and (ctx.seeds or ctx.seed is not None):
             numbers = {pledge.commitment: pledge.number for pledge in state.pledges}
             for plain in (ctx.seed, *ctx.seeds):
@@ -117,11 +124,35 @@ class Tx:
         """The table's configuration and its rules."""
         self.config: TableConfig = config
         self.rules: Rules = config.rules
+        self._multipliers: tuple[int, int] | None = None
+
+    @property
+    def punter_loss_multiplier(self) -> int:
+        """The largest multiple of a stake a punter can lose (§7): what a punter's reserve is made of."""
+        return self._reserve_multipliers()[0]
+
+    @property
+    def banker_loss_multiplier(self) -> int:
+        """The largest multiple of a stake a banker can lose, a punter win (§7): what a banker's reserve is made of."""
+        return self._reserve_multipliers()[1]
+
+    def _reserve_multipliers(self) -> tuple[int, int]:
+        # worked out from the rules once per command that stakes or covers the bank, not on every check
+        if self._multipliers is None:
+            self._multipliers = (punter_loss_multiplier(self.rules), banker_loss_multiplier(self.rules))
+        return self._multipliers
 
     def emit(self, event: Event) -> None:
-        """Record ``event`` and fold it into the working state (``evolve``, without its dispatch call)."""
+        """Record ``event``, fold it into the working state (``evolve``, without its dispatch call) and move the
+        wallets by the chips it moves (:func:`~.chips.chip_moves`)."""
         self.events.append(event)
         self.state = EVOLVERS[type(event)](self.state, event)
+        if type(event) in CHIP_EVENTS:
+            for party, amount in chip_moves(event).items():
+                if party != ESCROW:
+                    self._delta[party] = self._delta.get(party, 0) + amount
+                    if amount < 0:
+                        self._risked[party] = self._risked.get(party, 0) - amount
 
     @property
     def hand(self) -> HandState:
@@ -132,9 +163,9 @@ class Tx:
         return hand
 
     # -- chips ---------------------------------------------------------------------------------------------
-    def available(self, party: str | None) -> int | None:
-        """Chips ``party`` can still commit in this command; None means unlimited (a house bank with no
-        ``"house"`` entry in the wallets)."""
+    def available(self, party: str | None, credit: Mapping[str, int] | None = None) -> int | None:
+        """Chips ``party`` can still commit in this command (and with ``credit``: payouts not emitted yet); None
+        means unlimited (a house bank with no ``"house"`` entry in the wallets)."""
         key = HOUSE if party is None else party
         wallets = self.ctx.wallets
         if key == HOUSE and key not in wallets:
@@ -142,7 +173,7 @@ class Tx:
         balance = wallets.get(key, 0)
         if type(balance) is not int and (not isinstance(balance, int) or isinstance(balance, bool)):
             raise InvalidRequest("wallets map player ids to integer chip balances", {"field": "wallets"})
-        return balance + self._delta.get(key, 0)
+        return balance + self._delta.get(key, 0) + (credit.get(key, 0) if credit else 0)
 
     def loss_room(self, party: str | None) -> int | None:
         """Chips ``party`` may still put at risk under his loss limit (``ctx.loss_room``); None: no limit."""
@@ -150,24 +181,17 @@ class Tx:
             return None
         return self.ctx.loss_room[party] - self._risked.get(party, 0)
 
-    def can_commit(self, party: str | None) -> int | None:
+    def can_commit(self, party: str | None, credit: Mapping[str, int] | None = None) -> int | None:
         """Chips ``party`` can commit now: his wallet, capped by his loss room; None means unlimited."""
-        avail, room = self.available(party), self.loss_room(party)
+        avail, room = self.available(party, credit), self.loss_room(party)
         if avail is None or room is None:
             return room if avail is None else avail
         return min(avail, room)
 
-    def covers(self, party: str | None, amount: int) -> bool:
-        """True if ``party`` can commit ``amount`` chips: his wallet and his loss room allow it."""
-        avail = self.can_commit(party)
+    def covers(self, party: str | None, amount: int, credit: Mapping[str, int] | None = None) -> bool:
+        """True if ``party`` can commit ``amount`` chips: his wallet (with ``credit``) and his loss room allow it."""
+        avail = self.can_commit(party, credit)
         return avail is None or avail >= amount
-
-    def move(self, party: str | None, amount: int) -> None:
-        """Credit (positive) or debit (negative) ``party``'s wallet within this command."""
-        key = HOUSE if party is None else party
-        self._delta[key] = self._delta.get(key, 0) + amount
-        if amount < 0:
-            self._risked[key] = self._risked.get(key, 0) - amount
 
     # -- time ----------------------------------------------------------------------------------------------
     def turn_deadline(self) -> int:
@@ -181,7 +205,7 @@ class Tx:
     # -- stakes --------------------------------------------------------------------------------------------
     def min_stake(self, hand: HandState | None = None) -> int:
         """The least stake: S under ``bank_fixed`` (of ``hand`` if given, else for the next hand), else min."""
-        if self.rules.stake_mode == "bank_fixed":
+        if self.rules.stake_mode == StakeMode.BANK_FIXED:
             s = hand.stake if hand is not None else self.state.stake
             if s is not None:
                 return s
@@ -215,9 +239,18 @@ class Tx:
                 raise InvalidRequest(
                     "next_seed needs a commitment (64 lowercase hex) and a sealed form", {"field": "next_seeds"}
                 )
+        if plain is None:  # a verifier re-running a recorded command: the seed revealed since, if any
+            plain = self._carried(commitment)
         if plain is not None:
             self._seeds[number] = plain
         self.emit(SeedCommitted(number=number, seed_commitment=commitment, sealed_seed=sealed))
+
+    def _carried(self, commitment: str) -> str | None:
+        """The plain seed among those the context carries that ``commitment`` commits to, if any."""
+        for plain in (self.ctx.seed, *self.ctx.seeds):
+            if isinstance(plain, str) and _opens(plain, commitment):
+                return plain
+        return None
 
     def _plain(self, number: int) -> str | None:
         """The plain seed of hand ``number`` this command carries; a pledge kept in plain text only for a command
