@@ -38,8 +38,6 @@ from tables.rules import (
     HandSettled,
     LimitReached,
     PlaceBet,
-    SeatLeft,
-    SeedCommitted,
     TableState,
     command_to_json,
     handle,
@@ -282,12 +280,12 @@ def _responsible_gaming(
 def _checkpoint_position(events: list[Any]) -> int | None:
     """Where a command's checkpoint goes: after the event that ended a hand and what the end itself brings (the
     players who leave with it, the next hand's seed commitment), before anything of the next hand, whose hidden
-    cards must not be exposed through the chain hashes published up to a checkpoint."""
+    cards must not be exposed through the chain hashes published up to a checkpoint (``fairness.END_OF_HAND``)."""
     ends = [i for i, e in enumerate(events) if isinstance(e, (HandSettled, HandAbandoned))]
     if not ends:
         return None
     position = ends[-1]
-    while position + 1 < len(events) and isinstance(events[position + 1], (SeatLeft, SeedCommitted)):
+    while position + 1 < len(events) and type(events[position + 1]).__name__ in fairness.END_OF_HAND:
         position += 1
     return position
 

@@ -322,7 +322,7 @@ def hand_verification(*, hand_id: int, user: AbstractBaseUser) -> dict[str, str]
     """Every check of :func:`tables.verify.verify_hand` (not recorded: a GET changes nothing).
     Raises ``not_found``, ``forbidden`` and, for a hand in play, ``wrong_phase``."""
     hand, _ = hand_access(hand_id=hand_id, user=user)
-    return verify.verify_hand(Hand.objects.get(pk=hand.pk), record=False)
+    return verify.verify_hand(Hand.objects.get(pk=hand.pk), record=False).as_body()
 
 
 # --- a hand's export -----------------------------------------------------------------------------------------------

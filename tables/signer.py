@@ -11,7 +11,8 @@ own database role, the only one that may insert checkpoints, and holds the only 
    every chain hash recomputed from the event's content);
 3. checks the chain from the latest checkpoint to the version it will sign;
 4. signs ``f"{table}:{version}:{hash}"`` at the end of the last hand (its closing event and what the end itself
-   brings: leavers, the next commitment; what the same command dealt next the next checkpoint covers), or
+   brings, ``fairness.END_OF_HAND``: leavers, the bank passing on, the next commitment; what the same command dealt
+   next the next checkpoint covers), or
    refuses: nothing is signed, and a ``VerificationFailure`` (source ``signer``) is recorded, which the admin's
    dashboard and ``/metrics`` show. A refused table stays unsigned until an operator has looked: every later
    attempt replays the same hands and refuses again.
@@ -36,7 +37,7 @@ from tables.verify import verify_hand
 #: the checks a hand must pass before its end is signed (not "checkpoint": that one reads the signer's own rows)
 SIGNED_CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain")
 #: what may follow the closing event in the command that closed a hand and still belongs to its end
-_END_OF_HAND = ("SeatLeft", "SeedCommitted")
+_END_OF_HAND = fairness.END_OF_HAND
 _LOCK = "casino.signer:"
 
 
@@ -64,8 +65,8 @@ def pending_tables() -> list[int]:
 
 
 def _end_of(table_id: int, closed: int) -> tuple[int, str] | None:
-    """(version, hash) of the end of the hand closed at ``closed``: the closing event and the leavers and next
-    commitment of the same command."""
+    """(version, hash) of the end of the hand closed at ``closed``: the closing event and what follows it in the same
+    command and belongs to its end (``fairness.END_OF_HAND``)."""
     events = load_stream(table_id, after_version=closed - 1, upto_version=closed + 64)
     if not events or events[0].version != closed:
         return None

@@ -130,6 +130,11 @@ def key_id_of(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()[:16]
 
 
+def is_key_id(name: str) -> bool:
+    """Whether ``name`` has the form of a derived key id (16 lowercase hex), not of a name a casino configured."""
+    return len(name) == 16 and all(c in "0123456789abcdef" for c in name)
+
+
 def fingerprint(raw: bytes) -> str:
     """sha256 of the raw key, in hex groups of four: what to compare with a fingerprint published elsewhere."""
     digest = hashlib.sha256(raw).hexdigest()
@@ -165,7 +170,7 @@ def trusted_keys(
         keys: dict[str, bytes] = {}
         for text in given:
             key_id, raw = parse_public_key(text)
-            names = [key_id] if key_id else [k for k, v in offered_raw.items() if v == raw] or [key_id_of(raw)]
+            names = list(dict.fromkeys([key_id_of(raw), *([key_id] if key_id else [])]))
             for name in names:
                 keys[name] = raw
             print(f"--   key          yours: {', '.join(names)}, fingerprint {fingerprint(raw)}")
@@ -187,8 +192,9 @@ def trusted_keys(
                 f"pinned on first use for {casino!r}: {key_id}, fingerprint {fingerprint(raw)} "
                 f"(compare it with one the casino publishes elsewhere; kept in {pin_file})",
             )
-        return offered_raw
+        return {**offered_raw, **{key_id_of(raw): raw for raw in offered_raw.values()}}
     keys = {key_id: base64.b64decode(encoded) for key_id, encoded in pinned.items()}
+    keys |= {key_id_of(raw): raw for raw in list(keys.values())}
     for key_id, raw in offered_raw.items():
         if keys.get(key_id) != raw:
             report.note(
@@ -305,15 +311,26 @@ def _check_checkpoints(
     chain: dict[int, str],
     closed_seq: int,
 ) -> None:
+    """Each checkpoint's signature with the trusted key its ``key_id`` names (the first 16 hex of sha256 of the raw
+    key). A checkpoint signed before key ids were derived names its key by the casino's own name for it: any key
+    you trust that verifies its signature will do (the signature, not the name, is the proof)."""
     problems = []
+    trusted = list(dict.fromkeys(keys.values()))
     for c in checkpoints:
         message = f"{table_id}:{c['version']}:{c['hash']}".encode()
-        key = keys.get(c["key_id"])
-        if key is None:
+        named = keys.get(c["key_id"])
+        candidates = [named] if named is not None else [] if is_key_id(c["key_id"]) else trusted
+        if not candidates:
             problems.append(f"the checkpoint at version {c['version']} names key {c['key_id']}, which you do not trust")
             break
-        if not ed25519.verify(key, message, base64.b64decode(c["signature"])):
-            problems.append(f"the checkpoint at version {c['version']} is not signed by key {c['key_id']}")
+        signature = base64.b64decode(c["signature"])
+        if not any(ed25519.verify(key, message, signature) for key in candidates):
+            problems.append(
+                f"the checkpoint at version {c['version']} is not signed by key {c['key_id']}"
+                if named is not None
+                else f"the checkpoint at version {c['version']} names key {c['key_id']!r} (a name from before key ids "
+                "were derived), and no key you trust signed it"
+            )
             break
         shown = chain.get(c["version"])
         if shown is not None and shown != c["hash"]:

@@ -509,7 +509,10 @@ class CheckpointSerializer(serializers.Serializer):
     version = serializers.IntegerField(help_text="The seq of the table's last event when a hand ended.")
     hash = serializers.CharField(help_text="The chain hash of that event (docs/fairness.md).")
     signature = serializers.CharField(help_text='Base64 Ed25519 signature of f"{table_id}:{version}:{hash}".')
-    key_id = serializers.CharField(help_text="The signing key (see /fairness/public-key).")
+    key_id = serializers.CharField(
+        help_text="The signing key: the first 16 hex of sha256 of its raw public key (see /fairness/public-key); a "
+        "checkpoint signed before key ids were derived names the key as the casino had configured it."
+    )
     at = serializers.DateTimeField()
 
     class Meta:
@@ -536,7 +539,9 @@ class PublicKeyEntrySerializer(serializers.Serializer):
 class PublicKeySerializer(serializers.Serializer):
     algorithm = serializers.CharField(help_text='"ed25519".')
     public_key = serializers.CharField(help_text="Base64 of the 32 raw bytes of the current signing key.")
-    key_id = serializers.CharField(help_text="The current key's id, as checkpoints name it.")
+    key_id = serializers.CharField(
+        help_text="The current key's id, as checkpoints name it: the first 16 hex of sha256 of its 32 raw bytes."
+    )
     keys = PublicKeyEntrySerializer(many=True, help_text="Every key checkpoints may name, the current one first.")
 
     class Meta:
