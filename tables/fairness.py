@@ -42,6 +42,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from tables.rules import NextSeed, Pledge, TableState
+from tables.rules.release import GAME_ID, RULES_VERSION, rules_sha256
 
 log = logging.getLogger(__name__)
 
@@ -235,6 +236,22 @@ def draw_next_seeds(table_id: int, state: TableState) -> tuple[NextSeed, ...]:
     first = state.hands_opened + 1
     committed = {pledge.number for pledge in state.pledges}
     return tuple(draw_next_seed(table_id, n) for n in range(first, first + 3) if n not in committed)
+
+
+# -- which rules deal -------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def rules_release() -> tuple[str, str]:
+    """(released version, sha256) of the rules core this process deals with (``tables.rules.release``): what each
+    hand it opens records. Computed once per process."""
+    return RULES_VERSION, rules_sha256()
+
+
+def game_of(rules_version: str, rules_digest: str) -> dict[str, str | None]:
+    """A hand's ``game`` (API.md "Hand history") from what it recorded when it opened: null version and digest
+    for a hand opened before hands recorded them (its row holds empty strings: unknown, never guessed)."""
+    return {"id": GAME_ID, "version": rules_version or None, "rules_sha256": rules_digest or None}
 
 
 # -- signed checkpoints --------------------------------------------------------------------------------------

@@ -25,6 +25,9 @@ feed and its signed checkpoints; offline it reads an export file and fetches not
 - checkpoint   the checkpoints verify (Ed25519) with a key you trust (``--public-key``, or pinned on first use)
                and match the chain hash at their version, and one covers this hand.
 
+It prints which rules dealt the hand (``game``: the released version and the sha256 of the rules core, recorded
+when the hand opened) and whether they are the rules core it runs itself.
+
 Exit status 0 when every check passes, 1 when one fails, 2 when the service or the file cannot be read.
 See docs/fairness.md for the scheme and what each check proves.
 """
@@ -60,6 +63,7 @@ sys.modules.setdefault("tables.rules", _core)
 import ed25519  # noqa: E402 - after the bare package above, on purpose
 
 from tables.rules.chainhash import served_hash  # noqa: E402
+from tables.rules.release import rules_sha256  # noqa: E402
 from tables.rules.ruleset import rules_from_dict  # noqa: E402
 from tables.rules.scoring import evaluate, settle_hand  # noqa: E402
 from tables.rules.shuffle import shuffle_deck  # noqa: E402
@@ -371,6 +375,26 @@ def _check_seed_timing(report: Report, history: dict[str, Any], committed_at: in
             )
 
 
+def _print_game(report: Report, game: dict[str, Any], shown: dict[str, Any]) -> None:
+    """Which rules the hand was played under (``game``: its id, the released version and the digest of the rules
+    core, recorded when it opened), against the rules core this verifier runs (the totals and results below are
+    re-decided by it)."""
+    if game != shown:
+        report.line(False, "game", f"the export says {game}, the hand's history {shown}")
+    name, version, digest = game.get("id"), game.get("version"), game.get("rules_sha256")
+    mine = rules_sha256(ROOT / "tables" / "rules")
+    if version is None or digest is None:
+        report.note("game", f"{name}: the casino does not say which rules dealt this hand (opened before it did)")
+    elif digest == mine:
+        print(f"--   game         {name} {version}, rules sha256 {digest}: the rules core this verifier runs")
+    else:
+        report.note(
+            "game",
+            f"{name} {version}, rules sha256 {digest}; this verifier runs other rules ({mine}): the totals and results "
+            "are re-decided by those (run the verifier of the casino's release for an exact match)",
+        )
+
+
 def check_export(
     export: dict[str, Any],
     *,
@@ -390,8 +414,9 @@ def check_export(
     table_id, number = history["table"], history["number"]
     who = f"; checked as {me['username']}" if me else ""
     print(f"hand {history['id']}: table {table_id}, hand #{number}, {history['status']}{who}")
-    if history["status"] != "settled":
-        report.line(False, "status", f"the hand is {history['status']}: only a settled hand can be checked")
+    _print_game(report, export.get("game") or {}, history.get("game") or {})
+    if history["status"] not in ("settled", "abandoned"):
+        report.line(False, "status", f"the hand is {history['status']}: only an ended hand can be checked")
         return 1
     seeds_source = feed if feed is not None else events
     opened = next((e for e in events if e["type"] == "HandOpened" and e["data"]["number"] == number), None)
@@ -407,7 +432,25 @@ def check_export(
 
     # the revealed seed against the commitment
     actual = hashlib.sha256(bytes.fromhex(seed)).hexdigest() if seed else None
-    report.line(actual == commitment, "commitment", f"sha256(server_seed) = {actual}, committed {commitment}")
+    if seed or history["status"] == "settled":
+        report.line(actual == commitment, "commitment", f"sha256(server_seed) = {actual}, committed {commitment}")
+    else:
+        report.line(
+            False,
+            "commitment",
+            f"the hand was abandoned ({closed['data'].get('reason')}) and its server seed never revealed: the "
+            f"casino could not (or would not) deal from the seed it committed ({commitment})",
+        )
+
+    # one commitment per hand: a committed seed is never replaced (API.md v1.2)
+    commitments = [e for e in events if e["type"] == "SeedCommitted" and e["data"]["number"] == number]
+    if len(commitments) > 1:
+        report.line(
+            False,
+            "commitment",
+            f"hand #{number}'s seed was committed {len(commitments)} times (seq "
+            f"{', '.join(str(e['seq']) for e in commitments)}): a committed seed is never replaced",
+        )
 
     # the commitment was public before the first card
     published = [
@@ -446,7 +489,9 @@ def check_export(
     )
     parts = [by_seat.get(s) or seeds.get(seats.get(s, ""), "?") for s in members]
     expected = ":".join(parts)
-    if "?" in parts:
+    if client_seed is None and not deals:
+        report.note("client seed", "no card was dealt: the hand's client seed was never fixed, no deck was shuffled")
+    elif "?" in parts:
         report.note("client seed", f"{client_seed!r}: the events given do not show every participant's seed")
     elif me is not None and str(me["id"]) in seats.values():
         mine = seeds.get(str(me["id"]))
@@ -462,6 +507,12 @@ def check_export(
             f"{client_seed!r} is the participants' seeds in seat order ({expected!r})",
         )
     _check_seed_timing(report, history, committed_at if committed_at is not None else history.get("seed_committed_at"))
+    if history["status"] == "abandoned":  # no deck, no results: its chips, its chain and its checkpoints
+        if deals:
+            report.line(False, "deals", f"the hand was abandoned, yet {len(deals)} cards were dealt")
+        _check_ledger(report, history, closed["data"])
+        _check_chain_and_checkpoints(report, export, events, keys, closed["seq"], feed, all_checkpoints)
+        return _summary(report)
 
     # the deck and every card dealt, in order
     deck = shuffle_deck(bytes.fromhex(seed), client_seed or "", number) if seed else []
@@ -544,8 +595,22 @@ def check_export(
     report.line(not bad_results, "results", "; ".join(bad_results) or f"{len(history['results'])} punter hands")
 
     _check_ledger(report, history, settled)
+    _check_chain_and_checkpoints(report, export, events, keys, closed["seq"], feed, all_checkpoints)
+    return _summary(report)
 
-    # the chain, recomputed from the content, and the signed checkpoints
+
+def _check_chain_and_checkpoints(
+    report: Report,
+    export: dict[str, Any],
+    events: list[dict[str, Any]],
+    keys: dict[str, bytes],
+    closed_seq: int,
+    feed: list[dict[str, Any]] | None,
+    all_checkpoints: list[dict[str, Any]] | None,
+) -> None:
+    """The chain, recomputed from the content, and the signed checkpoints."""
+    history = export["hand"]
+    table_id = history["table"]
     chain = _check_chain(report, table_id, events)
     by_seq = {e["seq"]: e.get("hash") for e in events}
     unlike = [
@@ -567,8 +632,10 @@ def check_export(
         checkpoints = sorted(
             checkpoints + [c for c in all_checkpoints if c["version"] not in known], key=lambda c: c["version"]
         )
-    _check_checkpoints(report, table_id, checkpoints, keys, chain, closed["seq"])
+    _check_checkpoints(report, table_id, checkpoints, keys, chain, closed_seq)
 
+
+def _summary(report: Report) -> int:
     if report.failed:
         print(f"{report.failed} check(s) FAILED")
     elif report.unchecked:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from tables.fairness import game_of
 from tables.rules import (
     ACTION_COMMANDS,
     BankerTurnStarted,
@@ -208,6 +209,7 @@ def present_history(read: HandRead) -> dict[str, Any]:
         "id": hand.pk,
         "table": hand.table_id,
         "number": core["number"],
+        "game": game_of(hand.rules_version, hand.rules_sha256),
         "status": hand.status,
         "rules": core["rules"],
         "seed_commitment": core["seed_commitment"],
@@ -344,7 +346,6 @@ def _house_row(stored: StoredEvent, action: str, reason: str = "house_rule") -> 
 # --- a hand's export -----------------------------------------------------------------------------------------------
 
 EXPORT_FORMAT = "sevenhalf-hand-export/1"
-GAME_ID = "seven-and-a-half"
 
 
 def present_export(read: ExportRead, public_keys: Sequence[tuple[str, bytes]]) -> dict[str, Any]:
@@ -365,5 +366,5 @@ def present_export(read: ExportRead, public_keys: Sequence[tuple[str, bytes]]) -
         "public_keys": [
             {"key_id": key_id, "public_key": base64.b64encode(raw).decode()} for key_id, raw in public_keys
         ],
-        "game": {"id": GAME_ID, **history.get("game", {})},
+        "game": history["game"],
     }
