@@ -26,7 +26,7 @@ from django.utils import timezone
 from casino.metrics import observe_command
 from ledger import selectors as ledger_selectors
 from responsible.gate import Gate, needs_gate, open_gate
-from tables import after_commit, engine, fairness, projections
+from tables import after_commit, engine, fairness, projections, signer
 from tables.errors import ConcurrencyConflict, IdempotencyConflict, StaleVersion, TableMissing, TableNotFound
 from tables.ledger_bridge import post_ledger_entries, wallets_after
 from tables.rules import (
@@ -225,8 +225,10 @@ def _attempt(
             writes.append(engine.snapshot_write(table_id, new_state, chained[-1].hash))
         signed = _checkpoint_position(new_events)
         if signed is not None and settings.CHECKPOINT_SIGNER == "inline":
-            # a hand ended: its signed checkpoint goes in the same statement
-            writes.append(_checkpoint_write(table_id, chained[signed], now))
+            # a hand ended: this process signs its end, and the signer's role writes it once this commits (before
+            # the table's watchers are woken: they see the hand's chain hashes public)
+            end = chained[signed]
+            transaction.on_commit(lambda: signer.write_inline(table_id, end.version, end.hash, now))
         elif signed is not None:  # the signer replays the hand, then signs (tables/signer.py)
             transaction.on_commit(lambda: after_commit.hand_ended(table_id))
         stored = insert(chained, also=writes)
@@ -288,19 +290,6 @@ def _checkpoint_position(events: list[Any]) -> int | None:
     while position + 1 < len(events) and type(events[position + 1]).__name__ in fairness.END_OF_HAND:
         position += 1
     return position
-
-
-def _checkpoint_write(table_id: int, last: StoredEvent, at: Any) -> Write:
-    """A hand ended: sign the chain hash of the table's last event at that moment (API.md "Signed
-    checkpoints"): the end of the hand, its leavers and the next hand's commitment (so that commitment can never
-    be changed unnoticed); what the same command does next (dealing the next hand) the next checkpoint covers.
-    Returned as a write sent with the command's events (one statement)."""
-    key_id, signature = fairness.sign_checkpoint(table_id, last.version, last.hash)
-    return (
-        "INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
-        "VALUES (%s, %s, %s, %s, %s, %s)",
-        [table_id, last.version, last.hash, key_id, signature, at],
-    )
 
 
 def probe_context() -> Context:

@@ -18,12 +18,24 @@ own database role, the only one that may insert checkpoints, and holds the only 
    attempt replays the same hands and refuses again.
 
 Two signers never sign one table at once (a transaction-level advisory lock per table).
+
+With ``CHECKPOINT_SIGNER = "inline"`` (the test suite's default) the process that ran the command signs the hand's
+end itself, with no replay, but the application's role still writes no checkpoint: once the command has committed,
+:func:`write_inline` inserts it through a connection of its own as the signer's role (``SIGNER_DATABASE_URL``'s
+credentials, on the database the process uses). Only a database with no signer role (one role for everything)
+has the application write its checkpoints itself.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import unquote, urlsplit
 
+import psycopg
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -39,6 +51,11 @@ SIGNED_CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain")
 #: what may follow the closing event in the command that closed a hand and still belongs to its end
 _END_OF_HAND = fairness.END_OF_HAND
 _LOCK = "casino.signer:"
+_INSERT = (
+    "INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
+    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
+)
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +133,42 @@ def sign_table(table_id: int) -> Signing:
         version, chain_hash = end
         key_id, signature = fairness.sign_checkpoint(table_id, version, chain_hash)
         with connection.cursor() as cursor:
-            cursor.execute(
-                "INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
-                "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                [table_id, version, chain_hash, key_id, signature, timezone.now()],
-            )
+            cursor.execute(_INSERT, [table_id, version, chain_hash, key_id, signature, timezone.now()])
         return Signing(table_id, signed=version, hands=ids)
+
+
+def signer_connection_params() -> dict[str, Any] | None:
+    """psycopg keywords for the signer's role (``SIGNER_DATABASE_URL``'s user and password) on the database this
+    process uses (its host, port and name: a test database too); None when no signer role is configured."""
+    url = getattr(settings, "SIGNER_DATABASE_URL", "")
+    if not url:
+        return None
+    parts = urlsplit(url)
+    own = connection.settings_dict
+    params = {
+        "dbname": own["NAME"],
+        "user": unquote(parts.username or ""),
+        "password": unquote(parts.password or ""),
+        "host": own.get("HOST"),
+        "port": own.get("PORT"),
+        "connect_timeout": 5,
+    }
+    return {key: value for key, value in params.items() if value not in (None, "")}
+
+
+def write_inline(table_id: int, version: int, chain_hash: str, at: datetime) -> None:
+    """``CHECKPOINT_SIGNER = "inline"``, after the command that ended a hand committed: sign the end of the hand
+    (``version``, ``chain_hash``) with this process's key and insert the checkpoint as the signer's role. Never
+    raises: a checkpoint lost here (logged) is covered by the table's next one."""
+    try:
+        key_id, signature = fairness.sign_checkpoint(table_id, version, chain_hash)
+        row = [table_id, version, chain_hash, key_id, signature, at]
+        params = signer_connection_params()
+        if params is None:  # one role for everything: it writes its own checkpoints
+            with connection.cursor() as cursor:
+                cursor.execute(_INSERT, row)
+            return
+        with psycopg.connect(**params, autocommit=True) as signer:
+            signer.execute(_INSERT, row)
+    except Exception:
+        log.exception("table %s: could not write the checkpoint of version %s", table_id, version)

@@ -67,7 +67,7 @@ def signer_mode(settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[list
         yield asked
     finally:
         with owner_cursor() as owner:
-            dbroles.grant_app_privileges(owner, app)
+            dbroles.grant_app_privileges(owner, app, signer_role=signer)
 
 
 def test_hands_end_unsigned_the_application_cannot_sign_and_the_signer_replays_then_signs(signer_mode):

@@ -78,6 +78,7 @@ def test_a_checkpoint_that_names_its_key_as_configured_still_verifies_on_the_ser
     assert report.failed == 1
 
 
+@pytest.mark.django_db(transaction=True)  # a hand's checkpoint is written once its command commits (signer role)
 def test_checkpoints_are_signed_when_hands_end_and_served_oldest_first(as_staff, as_player, anon):
     cashier = as_staff
     table = create_table(cashier, "classic", bank="house")

@@ -70,6 +70,7 @@ def _export(client: Any, hand: Hand, tmp_path: Path) -> tuple[dict[str, Any], Pa
     return body, path
 
 
+@pytest.mark.django_db(transaction=True)  # a hand's checkpoint is written once its command commits (signer role)
 @pytest.mark.parametrize(("preset", "bank"), [("classic", "player"), ("spanish", "house"), ("hungarian", "player")])
 def test_an_exported_hand_verifies_offline_with_the_users_key(as_staff, anon, tmp_path, preset, bank):
     table_id, players = _played(as_staff, anon, preset, bank)
@@ -98,6 +99,7 @@ def test_an_exported_hand_verifies_offline_with_the_users_key(as_staff, anon, tm
     assert "seed timing" in out
 
 
+@pytest.mark.django_db(transaction=True)  # a hand's checkpoint is written once its command commits (signer role)
 def test_a_key_the_user_does_not_hold_is_never_believed_and_first_use_pins_one(as_staff, anon, tmp_path):
     table_id, players = _played(as_staff, anon, "classic", "house", hands=2)
     hand = Hand.objects.filter(table_id=table_id, status="settled").first()
