@@ -168,17 +168,17 @@ class HandStatusFilter(ChoicesFilter):
 # hand_rules_release_idx), not a SELECT DISTINCT over every hand
 _RULES_RELEASES = """
 WITH RECURSIVE releases AS (
-    (SELECT rules_version, rules_sha256 FROM tables_hand WHERE rules_version <> ''
+    (SELECT rules_version, rules_sha256 FROM "tables_hand" WHERE rules_version > ''
       ORDER BY rules_version, rules_sha256 LIMIT 1)
     UNION ALL
     SELECT later.rules_version, later.rules_sha256 FROM releases, LATERAL (
-        SELECT h.rules_version, h.rules_sha256 FROM tables_hand h
+        SELECT h.rules_version, h.rules_sha256 FROM "tables_hand" h
          WHERE (h.rules_version, h.rules_sha256) > (releases.rules_version, releases.rules_sha256)
          ORDER BY h.rules_version, h.rules_sha256 LIMIT 1) later
 )
 SELECT rules_version, rules_sha256 FROM releases
 UNION ALL
-SELECT NULL, NULL WHERE EXISTS (SELECT 1 FROM tables_hand WHERE rules_version = '')
+SELECT NULL, NULL WHERE EXISTS (SELECT 1 FROM "tables_hand" WHERE rules_version = '')
 """
 UNKNOWN_RULES = "unknown"
 

@@ -6,11 +6,8 @@ from the export file alone."""
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import random
-import subprocess
-import sys
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -21,33 +18,17 @@ from api_helpers import assert_error
 from django.core.management import call_command
 from game_helpers import HttpTable, create_table, deposit, ok, register
 
-from tables import engine, fairness
+from tables import engine
 from tables.models import Hand
-from tables.rules import PLAIN_PREFIX
 from tables.rules.chainhash import served_hash
 from tables.rules.release import RULES_VERSION, rules_sha256
-from tests.conftest import ROOT, owner_cursor
+from tests.conftest import owner_cursor
+from tests.fairness_tools import current_key as _current_key
+from tests.fairness_tools import run_verifier as _verify
 from tests.store.play import make_players, make_table, play_hands, state_of, step
-from tests.store.test_seed_schedule import _append_as_application_role
+from tests.store.test_seed_schedule import inject_plain_pledge
 
 pytestmark = pytest.mark.django_db
-
-
-def _verify(path: Path, *args: str) -> tuple[int, str]:
-    done = subprocess.run(
-        # -I -S: no site-packages, no environment; the tool must need nothing beyond the standard library
-        [sys.executable, "-I", "-S", str(ROOT / "tools" / "verify_hand.py"), str(path), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"PATH": "/usr/bin:/bin"},
-    )
-    return done.returncode, done.stdout + done.stderr
-
-
-def _current_key() -> str:
-    key_id, raw = fairness.public_keys()[0]
-    return f"{key_id}:{base64.b64encode(raw).decode()}"
 
 
 def _played(as_staff: Any, anon: Any, preset: str, bank: str, hands: int = 3, seed: int = 5) -> tuple[int, list]:
@@ -211,16 +192,7 @@ def test_the_verifier_fails_the_export_of_a_hand_behind_an_injected_plain_pledge
     rng = random.Random(31)
     play_hands(table, players, 1, rng)
     target = state_of(table.pk).hands_opened + 1
-    chosen = bytes(range(32)).hex()
-    _append_as_application_role(
-        table.pk,
-        "SeedCommitted",
-        {
-            "number": target,
-            "seed_commitment": hashlib.sha256(bytes.fromhex(chosen)).hexdigest(),
-            "sealed_seed": PLAIN_PREFIX + chosen,
-        },
-    )
+    inject_plain_pledge(table.pk, target, bytes(range(32)).hex())
     for _ in range(600):
         if state_of(table.pk).settled_through >= target:
             break
