@@ -127,8 +127,8 @@ class Hand(models.Model):
     verified_ok = models.BooleanField(null=True, blank=True)
     # the rules it was dealt under (tables.rules.release), set when it opens, never changed (a trigger); empty: a
     # hand opened before hands recorded them (the API says null)
-    rules_version = models.CharField(max_length=20, blank=True, default="", editable=False)
-    rules_sha256 = models.CharField(max_length=64, blank=True, default="", editable=False)
+    rules_version = models.CharField(max_length=20, blank=True, db_default="", editable=False)
+    rules_sha256 = models.CharField(max_length=64, blank=True, db_default="", editable=False)
 
     class Meta:
         ordering = ["-id"]

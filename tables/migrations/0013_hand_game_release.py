@@ -34,12 +34,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="hand",
             name="rules_version",
-            field=models.CharField(max_length=20, blank=True, default="", editable=False),
+            field=models.CharField(max_length=20, blank=True, db_default="", editable=False),
         ),
         migrations.AddField(
             model_name="hand",
             name="rules_sha256",
-            field=models.CharField(max_length=64, blank=True, default="", editable=False),
+            field=models.CharField(max_length=64, blank=True, db_default="", editable=False),
         ),
         migrations.RunSQL(FORWARD, REVERSE),
         # the operators' list of every version that ever dealt a hand (the admin's filter)
