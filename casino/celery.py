@@ -20,6 +20,35 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
+# --- queues routed by table (docs/scale-out.md) ----------------------------------------------------------------
+def table_queue(table_id: int) -> str:
+    """The queue of table ``table_id``'s timers: ``<TABLE_TIMER_QUEUE>.<table id mod TABLE_QUEUE_SHARDS>`` (the
+    timers' queue itself when there is one shard), so one table's tasks always meet in one queue."""
+    from django.conf import settings
+
+    shards = settings.TABLE_QUEUE_SHARDS
+    return settings.TABLE_TIMER_QUEUE if shards <= 1 else f"{settings.TABLE_TIMER_QUEUE}.{table_id % shards}"
+
+
+def table_queues() -> list[str]:
+    """Every table's queue (:func:`table_queue` over all shards)."""
+    from django.conf import settings
+
+    return sorted({table_queue(shard) for shard in range(max(settings.TABLE_QUEUE_SHARDS, 1))})
+
+
+@signals.celeryd_after_setup.connect
+def _consume_table_queues(sender: Any = None, instance: Any = None, **_: Any) -> None:
+    """A worker that consumes the timers' queue (``make run``'s, compose's, the soak's: no ``-Q``, or ``-Q`` naming
+    it) consumes every table's queue too; a worker started with ``-Q <queue>.<n>`` serves only that shard."""
+    from django.conf import settings
+
+    queues = instance.app.amqp.queues
+    if settings.TABLE_TIMER_QUEUE in queues.consume_from:
+        for name in table_queues():
+            queues.select_add(name)
+
+
 # --- one log line per task (casino/requestlog.py) and the task counter (casino/metrics.py) ---------------------
 # This module is imported with the ``casino`` package itself (casino/__init__.py), before Django's settings and
 # apps are loaded; the handlers below import what they need when they run (Django app loading, not a cycle).

@@ -51,14 +51,19 @@ APPEND_ONLY_PRIVILEGES = "SELECT, INSERT"
 TABLE_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE"
 
 # Tables, views and sequences of the current schema, with whether a user trigger refuses TRUNCATE on them
-# (tgtype bit 5 = TRUNCATE).
+# (tgtype bit 5 = TRUNCATE). Partitions are not among them: the roles reach a partitioned table's rows through
+# the parent only (its grants and triggers apply), and hold nothing on any partition (_PARTITIONS).
 _RELATIONS = """
 SELECT c.relname, c.relkind,
        EXISTS (SELECT 1 FROM pg_trigger t
                WHERE t.tgrelid = c.oid AND NOT t.tgisinternal AND (t.tgtype & 32) <> 0) AS guarded
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
+WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'S') AND NOT c.relispartition
 ORDER BY c.relname
+"""
+_PARTITIONS = """
+SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = current_schema() AND c.relispartition AND c.relkind IN ('r', 'p') ORDER BY c.relname
 """
 
 
@@ -108,7 +113,7 @@ def grant_statements(cursor: Cursor, app_role: str, *, signer: bool = False) -> 
             sequences.append(_ident(name))
         else:
             by_privileges.setdefault(app_privileges(name, guarded, signer=signer), []).append(_ident(name))
-    statements: list[str] = []
+    statements = _revoke_partitions(cursor, role)
     tables = [t for names in by_privileges.values() for t in names]
     if tables:
         statements.append(f"REVOKE ALL ON TABLE {', '.join(tables)} FROM {role}")
@@ -118,6 +123,13 @@ def grant_statements(cursor: Cursor, app_role: str, *, signer: bool = False) -> 
         statements.append(f"REVOKE ALL ON SEQUENCE {', '.join(sequences)} FROM {role}")
         statements.append(f"GRANT USAGE, SELECT ON SEQUENCE {', '.join(sequences)} TO {role}")
     return statements
+
+
+def _revoke_partitions(cursor: Cursor, role: str) -> list[str]:
+    """Nothing for ``role`` on any partition (the event table's: migration tables/0013)."""
+    cursor.execute(_PARTITIONS)
+    partitions = [_ident(name) for (name,) in cursor.fetchall()]
+    return [f"REVOKE ALL ON TABLE {', '.join(partitions)} FROM {role}"] if partitions else []
 
 
 def grant_app_privileges(cursor: Cursor, app_role: str, *, signer_role: str = "") -> None:
@@ -161,6 +173,7 @@ def signer_statements(cursor: Cursor, signer_role: str) -> list[str]:
     statements = [
         f"GRANT CONNECT ON DATABASE {_ident(database)} TO {role}",
         f"GRANT USAGE ON SCHEMA {_ident(schema)} TO {role}",
+        *_revoke_partitions(cursor, role),
     ]
     if tables:
         statements.append(f"REVOKE ALL ON TABLE {', '.join(_ident(t) for t in tables)} FROM {role}")

@@ -44,6 +44,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from casino import heartbeat, requestlog
+from casino.celery import table_queues
 from casino.models import ReconcileRun, VerificationFailure
 from tables.errors import TimeoutNotDue
 from tables.models import Dispute, Hand, Table
@@ -341,8 +342,8 @@ class BrokerCollector(Collector):
 
 
 def celery_queues() -> list[str]:
-    """The queues the casino's tasks go to: the default, the timers' and the lab's."""
-    return sorted({"celery", settings.TABLE_TIMER_QUEUE, settings.HOUSE_EDGE_QUEUE})
+    """The queues the casino's tasks go to: the default, the timers' (and each table shard of it) and the lab's."""
+    return sorted({"celery", settings.TABLE_TIMER_QUEUE, *table_queues(), settings.HOUSE_EDGE_QUEUE})
 
 
 def _gauge(name: str, documentation: str, value: float) -> GaugeMetricFamily:

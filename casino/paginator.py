@@ -38,8 +38,13 @@ def estimated_count(queryset: QuerySet[Any]) -> int:
     connection = connections[queryset.db]
     with connection.cursor() as cursor:
         if not queryset.query.where and not queryset.query.distinct:
+            # a partitioned table (the events: docs/scale-out.md): its partitions' figures, which autovacuum keeps
+            # (it never analyzes the parent), or none while any partition was never analyzed
             cursor.execute(
-                "SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass(%s)", [queryset.model._meta.db_table]
+                "SELECT CASE WHEN c.relkind <> 'p' THEN c.reltuples::bigint ELSE (SELECT CASE WHEN bool_and("
+                "p.reltuples >= 0) THEN sum(p.reltuples)::bigint END FROM pg_inherits i JOIN pg_class p ON "
+                "p.oid = i.inhrelid WHERE i.inhparent = c.oid) END FROM pg_class c WHERE c.oid = to_regclass(%s)",
+                [queryset.model._meta.db_table],
             )
             row = cursor.fetchone()
             if row is not None and row[0] is not None and row[0] >= 0:  # -1: never vacuumed nor analyzed

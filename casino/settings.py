@@ -199,6 +199,9 @@ TABLE_TIMERS = env_bool("TABLE_TIMERS", True)
 # bench/api.py's baseline endpoint (/api/v1/_bench/ping: the same stack inserting one row); never in production
 BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
 TABLE_TIMER_QUEUE = os.environ.get("TABLE_TIMER_QUEUE", "celery")
+# A table's timers go to one of this many queues, "<TABLE_TIMER_QUEUE>.<table id mod N>" (casino/celery.py): a worker
+# consuming TABLE_TIMER_QUEUE consumes them all; one started with -Q <queue>.<n> serves that share of the tables.
+TABLE_QUEUE_SHARDS = env_int("TABLE_QUEUE_SHARDS", 4)
 TIMEOUT_SWEEP_INTERVAL_S = float(os.environ.get("TIMEOUT_SWEEP_INTERVAL_S", "5"))
 TIMEOUT_SWEEP_GRACE_S = float(os.environ.get("TIMEOUT_SWEEP_GRACE_S", "2"))
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
@@ -236,6 +239,14 @@ IDEMPOTENCY_RETENTION_HOURS = env_int("IDEMPOTENCY_RETENTION_HOURS", 7 * 24)
 IDEMPOTENCY_PURGE_INTERVAL_S = env_int("IDEMPOTENCY_PURGE_INTERVAL_S", 3600)  # 0: never purge
 # The ledger is reconciled on beat this often (its outcome feeds the dashboard and casino_ledger_reconcile_*).
 LEDGER_RECONCILE_INTERVAL_S = env_int("LEDGER_RECONCILE_INTERVAL_S", 3600)  # 0: only by `manage.py reconcile`
+# Each table's house bankroll (house:bankroll:table:<id>) is swept into house:bankroll this often (ledger/sweeps.py).
+LEDGER_SWEEP_INTERVAL_S = env_int("LEDGER_SWEEP_INTERVAL_S", 300)  # 0: never swept
+if LEDGER_SWEEP_INTERVAL_S > 0:
+    CELERY_BEAT_SCHEDULE["sweep-table-bankrolls"] = {
+        "task": "ledger.sweep_table_bankrolls",
+        "schedule": float(LEDGER_SWEEP_INTERVAL_S),
+        "options": {"expires": float(LEDGER_SWEEP_INTERVAL_S)},
+    }
 if IDEMPOTENCY_PURGE_INTERVAL_S > 0:
     CELERY_BEAT_SCHEDULE["purge-idempotency-records"] = {
         "task": "casino.purge_idempotency_records",

@@ -36,6 +36,7 @@ class TransactionKind(models.TextChoices):
     STAKE_RESERVE = "stake_reserve", "stake reserved into escrow"
     HAND_SETTLEMENT = "hand_settlement", "hand settled out of escrow"
     CORRECTION = "correction", "operator correction"
+    BANKROLL_SWEEP = "bankroll_sweep", "table's house bankroll swept into house:bankroll"
 
 
 class Account(models.Model):

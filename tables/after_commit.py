@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from django.conf import settings
 
 from casino.celery import app as celery_app
+from casino.celery import table_queue
 from tables import notify
 from tables.rules import TableState
 
@@ -41,6 +42,6 @@ def table_changed(table_id: int, state: TableState) -> None:
         return
     try:
         eta = datetime.fromtimestamp(awaiting.deadline_ms / 1000, tz=UTC)
-        celery_app.send_task(FIRE_TIMEOUT, args=[table_id, state.version], eta=eta, queue=settings.TABLE_TIMER_QUEUE)
+        celery_app.send_task(FIRE_TIMEOUT, args=[table_id, state.version], eta=eta, queue=table_queue(table_id))
     except Exception:  # the sweeper fires a missed deadline anyway
         log.exception("could not schedule the timeout of table %s at version %s", table_id, state.version)

@@ -48,7 +48,11 @@ class Table(models.Model):
 
 
 class Event(models.Model):
-    """One immutable fact of a table. Never updated, never deleted (the database refuses)."""
+    """One immutable fact of a table. Never updated, never deleted (the database refuses).
+
+    The database partitions this table by hash of ``stream_id`` and keys it by ``(stream_id, position)``
+    (migration 0013, docs/scale-out.md); to Django ``position`` is the primary key, unique as one sequence
+    hands it out."""
 
     position = models.BigAutoField(primary_key=True)
     table = models.ForeignKey(Table, on_delete=models.PROTECT, db_column="stream_id", related_name="events")
