@@ -29,7 +29,7 @@ DROP FUNCTION public.tables_hand_game_is_fixed();
 
 
 class Migration(migrations.Migration):
-    dependencies = [("tables", "0012_checkpoint_names_a_stored_event")]
+    dependencies = [("tables", "0013_event_partitions")]
     operations = [
         migrations.AddField(
             model_name="hand",
