@@ -165,27 +165,24 @@ class HandStatusFilter(ChoicesFilter):
 
 
 # every (version, digest) of the rules that dealt a hand, one index probe each (a skip scan of
-# hand_rules_release_idx), not a SELECT DISTINCT over every hand
+# hand_rules_release_idx), not a SELECT DISTINCT over every hand (('', ''): hands opened before hands recorded them)
 _RULES_RELEASES = """
 WITH RECURSIVE releases AS (
-    (SELECT rules_version, rules_sha256 FROM "tables_hand" WHERE rules_version > ''
-      ORDER BY rules_version, rules_sha256 LIMIT 1)
+    (SELECT rules_version, rules_sha256 FROM "tables_hand" ORDER BY rules_version, rules_sha256 LIMIT 1)
     UNION ALL
     SELECT later.rules_version, later.rules_sha256 FROM releases, LATERAL (
         SELECT h.rules_version, h.rules_sha256 FROM "tables_hand" h
          WHERE (h.rules_version, h.rules_sha256) > (releases.rules_version, releases.rules_sha256)
          ORDER BY h.rules_version, h.rules_sha256 LIMIT 1) later
 )
-SELECT rules_version, rules_sha256 FROM releases
-UNION ALL
-SELECT NULL, NULL WHERE EXISTS (SELECT 1 FROM "tables_hand" WHERE rules_version = '')
+SELECT rules_version, rules_sha256 FROM releases ORDER BY rules_version = '', rules_version, rules_sha256
 """
 UNKNOWN_RULES = "unknown"
 
 
 def rules_releases() -> list[tuple[str | None, str | None]]:
-    """Every (rules version, rules sha256) that ever dealt a hand (API.md: operators can list them), oldest
-    version first; (None, None) last if some hands were opened before hands recorded them (empty columns)."""
+    """Every (rules version, rules sha256) that ever dealt a hand (API.md: operators can list them), in the order
+    of their text; (None, None) last if some hands were opened before hands recorded them (empty columns)."""
     with connection.cursor() as cursor:
         cursor.execute(_RULES_RELEASES)
         return [(version or None, digest or None) for version, digest in cursor.fetchall()]
