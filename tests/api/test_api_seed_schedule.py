@@ -110,8 +110,8 @@ def test_the_outside_verifier_shows_from_export_files_that_the_grinder_chose_no_
 ):
     """The same grind at an Italian table (continuous play: the command that ends a hand deals the next), read by
     the outside verifier from each hand's export file alone: the commitment was published before the first card,
-    and every participant's client seed was set after it (``ok seed timing``), so none of them had to trust the
-    operator for that hand; under the v1.1 schedule the verifier said each of them did (``--``)."""
+    and every participant's client seed was set after it (``ok seed timing``, never ``--``: a seed set before the
+    commitment, which the grinder could have known, is shown as trusting the operator)."""
     import json
 
     from tables.models import Hand
