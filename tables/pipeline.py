@@ -281,8 +281,9 @@ def _responsible_gaming(
 
 def _checkpoint_position(events: list[Any]) -> int | None:
     """Where a command's checkpoint goes: after the event that ended a hand and what the end itself brings (the
-    players who leave with it, the next hand's seed commitment), before anything of the next hand, whose hidden
-    cards must not be exposed through the chain hashes published up to a checkpoint (``fairness.END_OF_HAND``)."""
+    players who leave with it, the bank passing on, the next hand's seed commitment), before anything of the next
+    hand, whose hidden cards must not be exposed through the chain hashes published up to a checkpoint
+    (``fairness.END_OF_HAND``)."""
     ends = [i for i, e in enumerate(events) if isinstance(e, (HandSettled, HandAbandoned))]
     if not ends:
         return None
