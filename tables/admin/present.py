@@ -13,33 +13,43 @@ command opened and its wallets are other players' balances.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from msgspec import to_builtins
+
 from tables.rules import (
     PRESETS,
+    BetPlaced,
+    CardAssigned,
     CardDealt,
+    CardTurnedUp,
     Event,
+    HandBusted,
+    HandMadePairOfSevens,
+    HandMadeSevenHalf,
+    HandSplit,
+    PlayerTimedOut,
     TableState,
     Viewer,
-    card_visible,
-    evaluate,
+    acted_by,
+    describe_event,
     format_hp,
-    result_row,
+    hand_facts,
+    table_settings,
     view_event,
 )
-from tables.rules.config import config_to_dict
-from tables.rules.enums import HandStatus
+from tables.rules.describe import HOUSE_LABEL, ActorKind, card_label
 from tables.rules.state import HandState
+from tables.rules.view import card_hidden
+from tables.rules.view_records import CardView, HandView, PendingCard
 from tables.store import StoredEvent
 
 AUDITOR = Viewer.auditor()
 
-SUIT_SYMBOLS = {"O": "♦", "C": "♥", "E": "♠", "B": "♣"}
 SUIT_NAMES = {"O": "coins (oros)", "C": "cups (copas)", "E": "swords (espadas)", "B": "clubs (bastos)"}
-RANK_LABELS = {1: "A", 10: "J", 11: "Q", 12: "K"}
 RANK_NAMES = {1: "ace", 10: "jack (sota)", 11: "horse (caballo)", 12: "king (rey)"}
 CATEGORY_LABELS = {
     "bust": "bust",
@@ -48,12 +58,6 @@ CATEGORY_LABELS = {
     "reale": "reale (7½ with a picture and a seven)",
     "pair7": "pair of sevens",
 }
-
-
-def card_label(code: str) -> str:
-    """``7O`` -> ``7♦``, ``12E`` -> ``K♠``."""
-    rank = int(code[:-1])
-    return f"{RANK_LABELS.get(rank, str(rank))}{SUIT_SYMBOLS[code[-1]]}"
 
 
 def card_title(code: str) -> str:
@@ -93,32 +97,24 @@ class Card:
         return self.dealt_face_up is False or (self.dealt_face_up is None and not self.face_up)
 
 
-def _visible_cards(
-    owner: str | None,
-    cards: Sequence[str],
-    face_up: Sequence[bool],
-    shown: bool,
-    settled: bool,
-    dealt: Mapping[str, bool],
-) -> tuple[list[Card], bool]:
-    out: list[Card] = []
-    everything = True
-    for code, up in zip(cards, face_up, strict=True):
-        visible = card_visible(AUDITOR, owner, up, shown, settled)
-        everything &= visible
-        out.append(Card(code if visible else None, up or shown, dealt.get(code) if visible else None))
-    return out, everything
+def _card(card: CardView, dealt: Mapping[str, bool]) -> Card:
+    return Card(card.code, card.face_up, dealt.get(card.code) if card.code is not None else None)
 
 
-def _score(cards: Sequence[str], state: TableState, *, split: bool) -> dict[str, Any]:
-    assert state.config is not None
-    score = evaluate(cards, state.config.rules, split=split)
+def pending_view(pending: PendingCard) -> CardView:
+    """A Hungarian card waiting to be assigned: it lies face up."""
+    return CardView(code=pending.code, face_up=True)
+
+
+def _score(h: HandView) -> dict[str, Any] | None:
+    if h.total is None or h.category is None:
+        return None  # a card of the hand may not be seen, or it has no card
     return {
-        "total": format_hp(score.total_hp),
-        "total_half_points": score.total_hp,
-        "category": score.category,
-        "category_label": CATEGORY_LABELS.get(score.category, score.category),
-        "matta_value": score.matta_hp,
+        "total": h.total,
+        "total_half_points": h.total_half_points,
+        "category": h.category,
+        "category_label": CATEGORY_LABELS.get(h.category, h.category),
+        "matta_value": h.matta_value,
     }
 
 
@@ -128,82 +124,60 @@ def dealt_faces(events: Iterable[Event], number: int) -> dict[str, bool]:
 
 
 def present_hand_state(
-    state: TableState, hand: HandState, *, public: bool, names: Mapping[str, str], dealt: Mapping[str, bool]
+    state: TableState, hand: HandState, *, public: bool, names: Mapping[int, str], dealt: Mapping[str, bool]
 ) -> dict[str, Any]:
-    """The hand of ``state`` for the admin: banker first, then each punter's hands in play order, with cards,
-    stakes, statuses, totals and categories (only where every card of the hand may be seen) and results."""
-    settled = public or hand.phase in ("settled", "abandoned")
-    banker = hand.banker
-    banker_cards, all_banker = _visible_cards(banker.player_id, banker.cards, banker.face_up, False, settled, dealt)
-    banker_row = {
-        "seat": banker.seat,
-        "username": names.get(banker.player_id or "", "") if banker.player_id else "the house",
-        "role": "banker",
-        "hands": [
-            {
-                "index": 0,
-                "bet": None,
-                "cards": banker_cards,
-                "status": banker.status,
-                "score": _score(banker.cards, state, split=False) if all_banker and banker.cards else None,
-                "result": None,
-            }
-        ],
-    }
-    punters: dict[int, dict[str, Any]] = {}
-    for h in hand.punters:
-        cards, everything = _visible_cards(h.player_id, h.cards, h.face_up, h.shown, settled, dealt)
-        row = punters.setdefault(
-            h.seat,
-            {"seat": h.seat, "username": names.get(h.player_id, h.player_id), "role": "punter", "hands": []},
-        )
-        result = h.result
-        row["hands"].append(
-            {
-                "index": h.hand_index,
-                "bet": h.stake,
-                "cards": cards,
-                "status": "closed" if h.status == HandStatus.VOID else h.status,
-                "score": _score(h.cards, state, split=h.seat in hand.split_seats) if everything and h.cards else None,
-                "result": None
-                if result is None
-                else {"outcome": result.outcome, "tie": result.tie, "multiplier": result.multiplier, "net": result.net},
-                "reserves": (h.punter_reserve, h.banker_reserve),
-            }
-        )
-    pending = None
-    if hand.pending is not None:  # a Hungarian card waiting to be assigned lies face up
-        pending = {"seat": hand.pending[0], "card": Card(hand.pending[1], True, dealt.get(hand.pending[1]))}
+    """The core's :func:`~tables.rules.hand_facts` of ``hand`` for the auditor (``public``: the hand is over
+    now, so every card dealt in it is shown at every step), drawn for the admin: card chips, category labels,
+    the house named as the house. ``names``: seat -> username as the hand went."""
+    facts = hand_facts(state, hand, AUDITOR, public=public, names=names)
+    pending = facts.pending_card
     return {
-        "number": hand.number,
-        "phase": hand.phase,
-        "stake": hand.stake,
-        "participants": [banker_row, *punters.values()],
-        "pending": pending,
-        "stock_left": len(hand.deck) - hand.next_card,
-        "seed_commitment": hand.seed_commitment,
-        "client_seed": hand.client_seed,
-        "server_seed": hand.server_seed if settled else None,
-        "deck": list(hand.deck) if settled else None,
-        "cards_dealt": hand.next_card,
+        "number": facts.number,
+        "phase": facts.phase,
+        "stake": facts.stake,
+        "participants": [
+            {
+                "seat": p.seat,
+                "username": p.username or HOUSE_LABEL,
+                "role": p.role,
+                "hands": [
+                    {
+                        "index": h.index,
+                        "bet": h.bet,
+                        "cards": [_card(c, dealt) for c in h.cards],
+                        "status": h.status,
+                        "score": _score(h),
+                        "result": h.result,
+                    }
+                    for h in p.hands
+                ],
+            }
+            for p in facts.participants
+        ],
+        "pending": None if pending is None else {"seat": pending.seat, "card": _card(pending_view(pending), dealt)},
+        "stock_left": facts.stock_left,
+        "cards_dealt": facts.cards_dealt,
+        "seed_commitment": facts.seed_commitment,
+        "client_seed": facts.client_seed,
+        "server_seed": facts.server_seed,
+        "deck": facts.deck,
+        "deck_reason": facts.deck_reason,
         "results": [
             {
-                **result_row(r),
-                "username": names.get(r.player_id, r.player_id),
-                "category": CATEGORY_LABELS.get(r.category, r.category),
+                **to_builtins(r),
+                "username": names.get(r.seat, r.player_id),
+                "category_label": CATEGORY_LABELS.get(r.category, r.category),
                 "total": format_hp(r.total_half_points),
             }
-            for r in hand.results
-        ]
-        if hand.phase == "settled"
-        else [],
-        "banker_net": -sum(r.net for r in hand.results) if hand.phase == "settled" else None,
-        "next_banker_seat": hand.next_banker_seat if hand.phase == "settled" else None,
+            for r in facts.results or ()
+        ],
+        "banker_net": facts.banker_net,
+        "next_banker_seat": facts.next_banker.seat if facts.next_banker is not None else None,
     }
 
 
 def present_state(
-    state: TableState, number: int, *, public: bool, names: Mapping[str, str], dealt: Mapping[str, bool]
+    state: TableState, number: int, *, public: bool, names: Mapping[int, str], dealt: Mapping[str, bool]
 ) -> dict[str, Any]:
     """The full table state after one step of a hand's replay: phase, version, seats, whom the table waits
     on, and the hand (see :func:`present_hand_state`)."""
@@ -237,12 +211,9 @@ def present_state(
 
 
 def present_rules(state: TableState) -> dict[str, Any] | None:
-    """The table card: the resolved configuration fixed by the table's first event."""
-    if state.config is None:
-        return None
-    table = config_to_dict(state.config)
-    table["fixed_stake"] = state.stake if state.stake is not None else table["fixed_stake"]
-    return table
+    """The table card: the table's settings (:func:`~tables.rules.table_settings`) fixed by its first event."""
+    settings = table_settings(state)
+    return None if settings is None else to_builtins(settings)
 
 
 def rules_rows(table: Mapping[str, Any]) -> list[tuple[str, Any, bool]]:
@@ -264,115 +235,15 @@ def visible_event_data(event: Event, state: TableState) -> dict[str, Any]:
     return data
 
 
-
-def _seat(seat: Any, names: Mapping[int, str]) -> str:
-    if seat is None:
-        return "the house"
-    name = names.get(seat)
-    return f"seat {seat} ({name})" if name else f"seat {seat}"
-
-
-def _cards_text(codes: Iterable[Any]) -> str:
-    return " ".join(card_label(c) if c else "?" for c in codes)
-
-
-def describe_event(kind: str, data: Mapping[str, Any], seats: Mapping[int, str]) -> str:
-    """One line saying what an event (already filtered by :func:`visible_event_data`) records."""
-    d = data
-    seat = _seat(d.get("seat"), seats) if "seat" in d else ""
-    hand = f" hand {d['hand']}" if d.get("hand") not in (None, 0) else ""
-    if kind == "TableCreated":
-        c = d.get("config", {})
-        return f"table created: {c.get('preset')}, {c.get('bank')} bank, bets {c.get('min_bet')}-{c.get('max_bet')}"
-    if kind == "SeatTaken":
-        return f"{d.get('username')} takes seat {d.get('seat')}"
-    if kind in ("SatOut", "SatIn", "SeatLeft"):
-        verb = {"SatOut": "sits out", "SatIn": "sits in", "SeatLeft": "leaves"}[kind]
-        return f"{seat} {verb} ({d.get('reason')})"
-    if kind == "LeaveRequested":
-        return f"{seat} will leave after the hand"
-    if kind == "PlayerTimedOut":
-        return f"{seat} timed out waiting for {d.get('waiting_for')} (streak {d.get('streak')})"
-    if kind == "TimeoutStreakReset":
-        return f"{seat} acted again: timeout streak reset"
-    if kind == "HandOpened":
-        banker = _seat(d.get("banker_seat"), seats)
-        seed = d.get("server_seed") or "hidden until settlement"
-        return (
-            f"hand #{d.get('number')} opened, banker {banker}, entrants {list(d.get('entrants') or [])}; "
-            f"commitment {d.get('seed_commitment')}; server seed {seed}"
-        )
-    if kind == "ActionAwaited":
-        who = "every punter owing a bet" if d.get("seat") is None else _seat(d.get("seat"), seats) + hand
-        deadline = datetime.fromtimestamp(int(d.get("deadline_ms") or 0) / 1000, tz=UTC)
-        return f"waiting for {who}: {d.get('kind')} until {deadline:%H:%M:%S} UTC"
-    if kind == "BetPlaced":
-        how = " by timeout" if d.get("by_timeout") else ""
-        return (
-            f"{seat}{hand} bets {d.get('amount')}{how} (stake {d.get('stake')}; reserves: punter "
-            f"{d.get('punter_reserve')}, banker {d.get('banker_reserve')})"
-        )
-    if kind == "StakeRaised":
-        return f"{seat}{hand} raises {d.get('amount')} to {d.get('stake')}"
-    if kind == "PunterSkipped":
-        return f"{seat} is out of this hand ({d.get('reason')})"
-    if kind == "BettingClosed":
-        return "betting closed"
-    if kind == "CardDealt":
-        to = "the banker" if d.get("banker") else _seat(d.get("seat"), seats) + hand
-        face = "face up" if d.get("face_up") else "face down"
-        card = card_label(d["card"]) if d.get("card") else "a hidden card"
-        index = f" (deck index {d['deck_index']})" if d.get("deck_index") is not None else ""
-        return f"{card} dealt {face} to {to}{index}"
-    if kind == "CardTurnedUp":
-        who = "the banker" if d.get("banker") else _seat(d.get("seat"), seats) + hand
-        return f"{who} turns up {card_label(d['card'])}"
-    if kind == "CardAssigned":
-        return f"{seat} assigns {card_label(d['card'])} to hand {d.get('hand')}"
-    if kind == "HandSplit":
-        return f"{seat} splits: {card_label(d['card'])} starts hand {d.get('new_hand')} with stake {d.get('amount')}"
-    if kind == "HandStood":
-        who = "the banker" if d.get("banker") else seat + hand
-        return f"{who} stands ({d.get('reason')})"
-    if kind in ("HandBusted", "HandMadeSevenHalf", "HandMadePairOfSevens"):
-        who = "the banker" if d.get("banker") else seat + hand
-        what = {"HandBusted": "busts", "HandMadeSevenHalf": "makes seven and a half", "HandMadePairOfSevens": ""}
-        verb = what[kind] or "makes a pair of sevens"
-        total = f" with {format_hp(d['total_half_points'])}" if d.get("total_half_points") is not None else ""
-        return f"{who} {verb}{total}: {_cards_text(d.get('cards') or [])}"
-    if kind == "BankerTurnStarted":
-        return f"banker's turn ({_seat(d.get('seat'), seats)})"
-    if kind == "BankerTurnSkipped":
-        return "no punter hand left: the banker does not play"
-    if kind == "HandSettled":
-        return (
-            f"hand #{d.get('number')} settled: banker net {d.get('banker_net')}, next banker "
-            f"{_seat(d.get('next_banker_seat'), seats)} ({d.get('bank_reason')}); server seed {d.get('server_seed')}"
-        )
-    if kind == "HandAbandoned":
-        return f"hand #{d.get('number')} abandoned ({d.get('reason')}); server seed {d.get('server_seed')}"
-    if kind == "BankPassed":
-        to = _seat(d.get("to_seat"), seats) if d.get("to_seat") is not None else "nobody"
-        return f"bank passes from {_seat(d.get('from_seat'), seats)} to {to} ({d.get('reason')})"
-    if kind == "FirstBankerDrawn":
-        return f"first banker drawn: {seat} among seats {list(d.get('candidates') or [])}"
-    if kind == "StakeSet":
-        return f"{seat} sets the stake S to {d.get('amount')}"
-    if kind == "BankRetirementRequested":
-        return f"{seat} retires the bank after the hand"
-    if kind == "ClientSeedSet":
-        return f"{seat} sets client seed {d.get('client_seed')}"
-    return ", ".join(f"{k}={v}" for k, v in d.items())
-
-
-def event_cards(kind: str, data: Mapping[str, Any]) -> list[Card]:
+def event_cards(event: Event, state: TableState) -> list[Card]:
     """The cards an event shows (as chips on the timeline); hidden ones as face-down backs."""
-    if kind == "CardDealt":
-        return [Card(data.get("card"), bool(data.get("face_up")), bool(data.get("face_up")))]
-    if kind in ("CardTurnedUp", "CardAssigned", "HandSplit"):
-        return [Card(data.get("card"), True)]
-    if kind in ("HandBusted", "HandMadeSevenHalf", "HandMadePairOfSevens"):
-        return [Card(code, True) for code in data.get("cards") or []]
+    match event:
+        case CardDealt(card=card, face_up=face_up):
+            return [Card(None if card_hidden(event, AUDITOR, state) else card, face_up, face_up)]
+        case CardTurnedUp(card=card) | CardAssigned(card=card) | HandSplit(card=card):
+            return [Card(card, True)]
+        case HandBusted(cards=cards) | HandMadeSevenHalf(cards=cards) | HandMadePairOfSevens(cards=cards):
+            return [Card(code, True) for code in cards]
     return []
 
 
@@ -398,21 +269,18 @@ def timeline_row(
     seats: Mapping[int, str],
     command: dict[str, Any] | None = None,
 ) -> TimelineRow:
-    """An event for the timeline: who (the actor, or the system with its reason), what, when."""
-    data = visible_event_data(event, state)
-    metadata = stored.metadata
-    actor = metadata.get("actor")
-    reason = metadata.get("reason")
-    system = actor is None
-    who = str(metadata.get("actor_username") or f"user {actor}") if not system else f"system ({reason or 'rule'})"
+    """An event for the timeline: who (:func:`~tables.rules.acted_by`), what, when."""
+    actor = acted_by(event, stored.metadata)
     return TimelineRow(
         seq=stored.version,
         at=stored.recorded_at,
         type=stored.type,
-        who=who,
-        system=system,
-        timeout=reason == "timeout" or stored.type == "PlayerTimedOut" or bool(data.get("by_timeout")),
-        what=describe_event(stored.type, data, seats),
-        cards=event_cards(stored.type, data),
+        who=actor.label,
+        system=actor.kind == ActorKind.SYSTEM,
+        timeout=actor.reason == "timeout"
+        or isinstance(event, PlayerTimedOut)
+        or (isinstance(event, BetPlaced) and event.by_timeout),
+        what=describe_event(event, seats, AUDITOR, state),
+        cards=event_cards(event, state),
         command=command,
     )

@@ -59,7 +59,7 @@ class HandReplay:
     def state_at(self, step: int) -> dict[str, Any]:
         """The full table state after step ``step`` (1-based), as the admin may show it."""
         _, state = self.steps[step - 1]
-        return present_state(state, self.hand.number, public=self.public, names=self.names, dealt=self.dealt)
+        return present_state(state, self.hand.number, public=self.public, names=self.seat_names, dealt=self.dealt)
 
     def timeline(self) -> list[TimelineRow]:
         """Every event of the hand, each with who, what and when (filtered against the latest state)."""

@@ -14,12 +14,16 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from msgspec import to_builtins
+
 from tables.fairness import game_of
 from tables.rules import (
     ACTION_COMMANDS,
     BankerTurnStarted,
     CardDealt,
     Event,
+    HandFacts,
+    HandHistory,
     HandOpened,
     HandSettled,
     HandStood,
@@ -31,6 +35,7 @@ from tables.rules import (
     view_event,
 )
 from tables.rules.chainhash import HASH_FORM, hash_form, private_sha256
+from tables.rules.view_records import ParticipantView, ResultRow, SeatRef, TableSettings
 from tables.selectors import EventsRead, ExportRead, HandRead, TableRead, last_hand_id, legal_for
 from tables.store import StoredEvent, public_command
 
@@ -42,14 +47,20 @@ _ACTION_BY_COMMAND = {cls.__name__: name for name, cls in ACTION_COMMANDS.items(
     "Timeout": "timeout",
 }
 _COMMAND_SHOWN_ELSEWHERE = ("type", "player_id", "username")  # the row's seat and action say them
+_SETTINGS = TableSettings.__struct_fields__
 
 
 def _at(ms: int | None) -> datetime | None:
     return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=UTC)
 
 
-def _results(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in row.items() if k != "player_id"} for row in rows]
+def _results(rows: Sequence[ResultRow]) -> list[dict[str, Any]]:
+    # the player id stays inside: the seat says who
+    return [{k: v for k, v in to_builtins(row).items() if k != "player_id"} for row in rows]
+
+
+def _seat_ref(ref: SeatRef | None) -> dict[str, Any] | None:
+    return None if ref is None else {"seat": ref.seat, "username": ref.username}
 
 
 # --- the table view -----------------------------------------------------------------------------------------------
@@ -62,89 +73,61 @@ def present_table(read: TableRead) -> dict[str, Any]:
         core = view(read.state, read.viewer, read.wallets)
     else:
         core = view(read.state, read.viewer, read.wallets, legal=worked_out[0], hands=worked_out[1])
-    you = core.get("you") or {}
-    legal = [action for action in you.get("legal_actions", ()) if action in API_ACTIONS]
-    last = core["last_hand"]
+    you = core.you
+    last = core.last_hand
+    settings = to_builtins(core.settings) if core.settings is not None else dict.fromkeys(_SETTINGS)
     return {
         "id": read.table_id,
         "name": read.name,
-        "preset": core["preset"],
-        "rules": core["rules"],
-        "min_bet": core["min_bet"],
-        "max_bet": core["max_bet"],
-        "bank": core["bank"],
-        "max_seats": core["max_seats"],
-        "fixed_stake": core["fixed_stake"],
-        "turn_timeout_s": core["turn_timeout_s"],
-        "betting_timeout_s": core["betting_timeout_s"],
-        "version": core["version"],
-        "phase": core["phase"],
-        "next_seed_commitment": core["next_seed_commitment"],
+        **settings,
+        "version": core.version,
+        "phase": core.phase,
+        "next_seed_commitment": core.next_seed_commitment,
         "seats": [
             {
-                "seat": s["seat"],
-                "username": s["username"],
-                "is_banker": s["is_banker"],
-                "sitting_out": s["sitting_out"],
-                "leaving": s["leaving"],
+                "seat": s.seat,
+                "username": s.username,
+                "is_banker": s.is_banker,
+                "sitting_out": s.sitting_out,
+                "leaving": s.leaving,
             }
-            for s in core["seats"]
+            for s in core.seats
         ],
-        "hand": _hand(core["hand"], read.hand_id) if core["hand"] is not None else None,
-        "last_hand": None if last is None else {"id": last_hand_id(read), **last},
+        "hand": _hand(core.hand, read.hand_id) if core.hand is not None else None,
+        "last_hand": None if last is None else {"id": last_hand_id(read), **to_builtins(last)},
         "you": {
-            "seat": you.get("seat"),
+            "seat": you.seat if you is not None else None,
             "balance": read.balance,
-            "legal_actions": legal,
-            "legal_hands": you.get("legal_hands", {}),
+            "legal_actions": [a for a in you.legal_actions if a in API_ACTIONS] if you is not None else [],
+            "legal_hands": to_builtins(you.legal_hands) if you is not None else {},
         },
     }
 
 
-def _hand(hand: Mapping[str, Any], hand_id: int | None) -> dict[str, Any]:
-    turn = hand["turn"]
-    settled = hand["phase"] == "settled"
+def _hand(hand: HandFacts, hand_id: int | None) -> dict[str, Any]:
+    turn = hand.turn
     return {
         "id": hand_id,
-        "number": hand["number"],
-        "nonce": hand["nonce"],
-        "seed_commitment": hand["seed_commitment"],
-        "client_seed": hand["client_seed"],
-        "server_seed": hand["server_seed"],
-        "phase": hand["phase"],
-        "stake": hand["stake"],
+        "number": hand.number,
+        "nonce": hand.nonce,
+        "seed_commitment": hand.seed_commitment,
+        "client_seed": hand.client_seed,
+        "server_seed": hand.server_seed,
+        "phase": hand.phase,
+        "stake": hand.stake,
         "turn": None
         if turn is None
-        else {"seat": turn["seat"], "hand": turn["hand"], "kind": turn["kind"], "deadline": _at(turn["deadline"])},
-        "betting_deadline": _at(turn["deadline"]) if turn is not None and turn["kind"] == "bets" else None,
+        else {"seat": turn.seat, "hand": turn.hand, "kind": turn.kind, "deadline": _at(turn.deadline)},
+        "betting_deadline": _at(turn.deadline) if turn is not None and turn.kind == "bets" else None,
         "participants": [
-            {
-                "seat": p["seat"],
-                "username": p["username"],
-                "role": p["role"],
-                "hands": [_punter_hand(h) for h in p["hands"]],
-            }
-            for p in hand["participants"]
+            {"seat": p.seat, "username": p.username, "role": p.role, "hands": to_builtins(p.hands)}
+            for p in hand.participants
         ],
-        "pending_card": hand["pending_card"],
-        "stock_left": hand["stock_left"],
-        "results": _results(hand["results"]) if settled else None,
-        "next_banker": hand.get("next_banker") if settled else None,
-        "deck": hand.get("deck"),
-    }
-
-
-def _punter_hand(h: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "index": h["index"],
-        "bet": h["bet"],
-        "cards": [{"code": c["code"], "face_up": c["face_up"]} for c in h["cards"]],
-        "total": h["total"],
-        "total_half_points": h["total_half_points"],
-        "category": h["category"],
-        "matta_value": h["matta_value"],
-        "status": h["status"],
-        "result": h.get("result"),
+        "pending_card": to_builtins(hand.pending_card),
+        "stock_left": hand.stock_left,
+        "results": _results(hand.results) if hand.results is not None else None,
+        "next_banker": _seat_ref(hand.next_banker),
+        "deck": list(hand.deck) if hand.deck is not None else None,
     }
 
 
@@ -195,68 +178,66 @@ def present_history(read: HandRead) -> dict[str, Any]:
     """``GET /hands/{id}`` for the read's viewer (a participant, or staff as auditor)."""
     hand = read.hand
     events = [event for _, event in read.events]
-    core = hand_history(
+    history = hand_history(
         events, hand.number, start_version=read.events[0][0].version, state=read.start_state, viewer=read.viewer
     )
-    participants = core["participants"]
-    if hand.status == "in_play" and read.state.hand is not None and read.state.hand.number == hand.number:
-        participants = _participants_in_play(read.state, read.viewer)
-    banker = core["participants"][0]
-    seeds = {p["seat"]: (p["client_seed"], p["client_seed_set_at"]) for p in core["participants"]}
+    facts = history.hand
     # the chain hash of every event the history shows, once the hand has ended (the export has the events whole)
     chained = {s.version: s for s, _ in read.events} if hand.status != "in_play" else {}
     return {
         "id": hand.pk,
         "table": hand.table_id,
-        "number": core["number"],
+        "number": facts.number,
         "game": game_of(hand.rules_version, hand.rules_sha256),
         "status": hand.status,
-        "rules": core["rules"],
-        "seed_commitment": core["seed_commitment"],
+        "rules": history.rules,
+        "seed_commitment": facts.seed_commitment,
         "seed_committed_at": read.seed_committed_at,
-        "server_seed": core["server_seed"],
-        "client_seed": core["client_seed"],
-        "nonce": core["nonce"],
-        "deck": core["deck"],
-        "deck_reason": core["deck_reason"],
-        "banker": {"seat": banker["seat"], "username": banker["username"]},
-        "participants": [
-            {
-                "seat": p["seat"],
-                "username": p["username"],
-                "role": p["role"],
-                "client_seed": seeds.get(p["seat"], (None, None))[0],
-                "client_seed_set_at": seeds.get(p["seat"], (None, None))[1],
-                "hands": [
-                    {
-                        "index": h["index"],
-                        "bet": h["bet"],
-                        "cards": h["cards"],
-                        "total_half_points": h["total_half_points"],
-                    }
-                    for h in p["hands"]
-                ],
-            }
-            for p in participants
-        ],
+        "server_seed": facts.server_seed,
+        "client_seed": facts.client_seed,
+        "nonce": facts.nonce,
+        "deck": list(facts.deck) if facts.deck is not None else None,
+        "deck_reason": facts.deck_reason,
+        "banker": {"seat": facts.banker.seat, "username": facts.banker.username},
+        "participants": [_history_participant(history, p) for p in facts.participants],
         "deals": [
             _with_hash(
                 {
-                    "seq": d["seq"],
-                    "to_seat": d["to_seat"],
-                    "banker": d["banker"],
-                    "hand": d["hand"],
-                    "card": d["card"],
-                    "face_up": d["face_up"],
+                    "seq": d.seq,
+                    "to_seat": d.to_seat,
+                    "banker": d.banker,
+                    "hand": d.hand,
+                    "card": d.card,
+                    "face_up": d.face_up,
                 },
                 chained,
             )
-            for d in core["deals"]
+            for d in history.deals
         ],
         "actions": [_with_hash(row, chained) for row in hand_actions(read.start_state, read.events, hand.number)],
-        "results": _results(core["results"]),
-        "next_banker": core["next_banker"],
+        "results": _results(facts.results or ()),
+        "next_banker": _seat_ref(facts.next_banker),
         "ledger": read.ledger,
+    }
+
+
+def _history_participant(history: HandHistory, p: ParticipantView) -> dict[str, Any]:
+    seed = history.client_seed_of(p.seat)
+    return {
+        "seat": p.seat,
+        "username": p.username,
+        "role": p.role,
+        "client_seed": seed.client_seed if seed is not None else None,
+        "client_seed_set_at": seed.client_seed_set_at if seed is not None else None,
+        "hands": [
+            {
+                "index": h.index,
+                "bet": h.bet,
+                "cards": [c.code for c in h.cards],
+                "total_half_points": h.total_half_points,
+            }
+            for h in p.hands
+        ],
     }
 
 
@@ -267,27 +248,6 @@ def _with_hash(row: dict[str, Any], chained: Mapping[int, StoredEvent]) -> dict[
         row["hash"] = stored.hash
         row["prev_hash"] = stored.prev_hash
     return row
-
-
-def _participants_in_play(state: TableState, viewer: Viewer) -> list[dict[str, Any]]:
-    # A hand in play is shown as the viewer's table view shows it (hidden cards null).
-    table = view(state, viewer)
-    assert table["hand"] is not None
-    return [
-        {
-            **p,
-            "hands": [
-                {
-                    "index": h["index"],
-                    "bet": h["bet"],
-                    "cards": [c["code"] for c in h["cards"]],
-                    "total_half_points": h["total_half_points"],
-                }
-                for h in p["hands"]
-            ],
-        }
-        for p in table["hand"]["participants"]
-    ]
 
 
 def hand_actions(start: TableState, events: Sequence[tuple[StoredEvent, Event]], number: int) -> list[dict[str, Any]]:

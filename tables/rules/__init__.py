@@ -15,10 +15,10 @@ Queries::
 
     legal_actions(state, player_id, wallets=None) -> list[str]   # exactly what decide would accept
     legal_hands(state, player_id, wallets=None) -> dict[str, list[int]]   # the hand indexes each of them accepts
-    view(state, Viewer.player(pid) | Viewer.spectator() | Viewer.auditor(), wallets=None) -> dict
+    view(state, Viewer.player(pid) | Viewer.spectator() | Viewer.auditor(), wallets=None) -> TableView
     view_event(event, viewer, state) -> dict                       # the events feed, same hiding rule
     replay(events) -> list[TableState]                             # the state after each event
-    hand_history(events, number, ...) -> dict
+    hand_history(events, number, ...) -> HandHistory
 
 Provably fair shuffle: ``shuffle_deck(server_seed, client_seed, nonce)``, ``seed_commitment(server_seed)``.
 JSON: ``event_to_json`` / ``event_from_json`` / ``command_to_json`` / ``command_from_json``;
@@ -65,6 +65,7 @@ from .commands import (
 )
 from .config import TableConfig, make_table_config
 from .decide import decide, handle
+from .describe import Actor, acted_by, describe_event
 from .enums import (
     AbandonReason,
     BankReason,
@@ -143,7 +144,19 @@ from .scoring import Score, Settlement, evaluate, settle_hand
 from .shuffle import seed_commitment, shuffle_deck, verify_deck
 from .state import Awaiting, BankerHand, EndedHand, HandState, Pledge, PunterHand, SeatState, TableState, initial_state
 from .tx import PLAIN_PREFIX
-from .view import Viewer, card_visible, last_hand_view, no_deck_reason, result_row, settled_deck, view, view_event
+from .view import (
+    Viewer,
+    card_visible,
+    hand_facts,
+    last_hand_view,
+    no_deck_reason,
+    result_row,
+    settled_deck,
+    table_settings,
+    view,
+    view_event,
+)
+from .view_records import HandFacts, HandHistory, TableView
 
 __all__ = [
     "ACTION_COMMANDS",
@@ -158,6 +171,7 @@ __all__ = [
     "TOGGLES",
     "AbandonReason",
     "ActionAwaited",
+    "Actor",
     "AlreadySeated",
     "Assign",
     "Awaiting",
@@ -185,6 +199,8 @@ __all__ = [
     "FirstBankerDrawn",
     "HandAbandoned",
     "HandBusted",
+    "HandFacts",
+    "HandHistory",
     "HandMadePairOfSevens",
     "HandMadeSevenHalf",
     "HandOpened",
@@ -245,23 +261,27 @@ __all__ = [
     "TableCreated",
     "TableFull",
     "TableState",
+    "TableView",
     "Timeout",
     "TimeoutStreakReset",
     "Viewer",
     "WaitKind",
     "WrongPhase",
+    "acted_by",
     "banker_loss_multiplier",
     "card_visible",
     "command_for_action",
     "command_from_json",
     "command_to_json",
     "decide",
+    "describe_event",
     "evaluate",
     "event_from_json",
     "event_to_json",
     "evolve",
     "fold",
     "format_hp",
+    "hand_facts",
     "hand_history",
     "handle",
     "initial_state",
@@ -281,6 +301,7 @@ __all__ = [
     "shuffle_deck",
     "state_from_json",
     "state_to_json",
+    "table_settings",
     "value_hp",
     "verify_deck",
     "view",

@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from tables.rules import (
     HOUSE,
     BetPlaced,
@@ -138,3 +140,8 @@ def settled_state(start: TableState, events: Sequence[Event]) -> TableState:
     """The state right after the last HandSettled of ``events`` folded onto ``start``."""
     index = max(i for i, e in enumerate(events) if isinstance(e, HandSettled))
     return fold(events[: index + 1], start)
+
+
+def as_json(record: object) -> Any:
+    """A view record as JSON reads it back (lists, not tuples): what a client of the API compares."""
+    return msgspec.json.decode(msgspec.json.encode(record))

@@ -44,6 +44,7 @@ from tables.rules import (
     without_secrets,
 )
 from tables.rules.view import Viewer
+from tests.rules.rules_helpers import as_json
 
 
 class Shell:
@@ -99,13 +100,13 @@ def test_hand_ones_commitment_is_published_with_the_table_and_shown_until_it_ope
     committed, second = events[1], events[2]
     assert isinstance(committed, SeedCommitted) and committed.number == 1
     assert isinstance(second, SeedCommitted) and second.number == 2  # v1.2: hands 1 and 2 with the table
-    assert view(shell.state, Viewer.spectator())["next_seed_commitment"] == committed.seed_commitment
+    assert as_json(view(shell.state, Viewer.spectator()))["next_seed_commitment"] == committed.seed_commitment
     shell.send(lambda c: SitDown(ctx=c, player_id="a", username="A"))
     opening = shell.send(lambda c: SitDown(ctx=c, player_id="b", username="B"))  # italian deals at once
     opened = next(e for e in opening if isinstance(e, HandOpened))
     assert opened.seed_commitment == committed.seed_commitment and opened.server_seed == opened.client_seed == ""
     # while hand 1 is played, hand 2's commitment is public; hand 1's opening committed hand 3
-    assert view(shell.state, Viewer.spectator())["next_seed_commitment"] == second.seed_commitment
+    assert as_json(view(shell.state, Viewer.spectator()))["next_seed_commitment"] == second.seed_commitment
     third = [e for e in opening if isinstance(e, SeedCommitted)]
     assert [e.number for e in third] == [3] and opening.index(third[0]) > opening.index(opened)
 

@@ -32,6 +32,7 @@ from tables.rules import (
     fold,
     view,
 )
+from tests.rules.rules_helpers import as_json
 
 SPEC: dict[str, Any] = yaml.safe_load(SCENARIOS.read_text())
 HANDS: list[dict[str, Any]] = SPEC["hands"]
@@ -203,7 +204,7 @@ class Runner:
                 self._act(p, action)
             self._reject(p, END)
         if t.hand.phase == "banker":
-            self.banker_view = view(t.state, Viewer.player("B"))
+            self.banker_view = as_json(view(t.state, Viewer.player("B")))
         for action in sc["hands"]["B"]["actions"]:
             if action == "reveal":
                 started = [e for e in t.events[start:] if isinstance(e, BankerTurnStarted)]

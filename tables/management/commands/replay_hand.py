@@ -6,10 +6,22 @@ import json
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from msgspec import to_builtins
+from msgspec.structs import replace
 
+from tables import engine
 from tables.models import Hand
-from tables.rules import Viewer, view
+from tables.rules import HandFacts, TableState, Viewer, acted_by, describe_event, hand_facts, view
 from tables.verify import replay_hand
+
+AUDITOR = Viewer.auditor()
+
+
+def _hand_at(state: TableState, number: int, public: bool, names: dict[int, str]) -> HandFacts | None:
+    hand = state.hand
+    if hand is None or hand.number != number:
+        return None
+    return hand_facts(state, hand, AUDITOR, public=public, names=names)
 
 
 class Command(BaseCommand):
@@ -23,26 +35,34 @@ class Command(BaseCommand):
         hand = Hand.objects.filter(pk=hand_id).first()
         if hand is None:
             raise CommandError(f"there is no hand {hand_id}")
-        for stored, state in replay_hand(hand):
-            # an operator's tool: the auditor viewer hides nothing once the hand is settled, and hides what a
-            # spectator may not see while it is still in play
-            shown = view(state, Viewer.auditor())
-            step = {
-                "version": stored.version,
-                "type": stored.type,
-                "at": stored.recorded_at.isoformat(),
-                "actor": stored.metadata.get("actor_username"),
-                "state": shown,
-            }
+        steps = replay_hand(hand)
+        final = steps[-1][1].hand
+        # an operator's tool: once the hand is over every card dealt in it is public at every step (the core's
+        # rule); while it is in play each step shows what the auditor may see (no face-down card, no seed)
+        public = final is not None and final.number == hand.number and not final.in_play
+        names = {s.seat: s.username for _, state in (steps[0], steps[-1]) for s in state.seats}
+        for stored, state in steps:
+            event = engine.decode(stored)
+            actor = acted_by(event, stored.metadata)
+            facts = _hand_at(state, hand.number, public, names)
             if options["json"]:
+                step = {
+                    "version": stored.version,
+                    "type": stored.type,
+                    "at": stored.recorded_at.isoformat(),
+                    "actor": actor.label,
+                    "what": describe_event(event, names, AUDITOR, state),
+                    "state": to_builtins(replace(view(state, AUDITOR), hand=facts)),
+                }
                 self.stdout.write(json.dumps(step, default=str))
-            else:
-                self.stdout.write(f"v{stored.version} {stored.type} by {step['actor'] or 'system'}")
-                hand_view = shown.get("hand") or {}
-                for participant in hand_view.get("participants", []):
-                    for h in participant.get("hands", []):
-                        cards = " ".join(c["code"] or "??" for c in h["cards"])
-                        self.stdout.write(
-                            f"    {participant.get('role')} {participant.get('username') or 'house'} "
-                            f"hand {h.get('index')}: {cards} ({h.get('total')}) {h.get('status')}"
-                        )
+                continue
+            self.stdout.write(f"v{stored.version} {stored.type} by {actor.label}")
+            self.stdout.write(f"    {describe_event(event, names, AUDITOR, state)}")
+            for participant in facts.participants if facts is not None else ():
+                for h in participant.hands:
+                    cards = " ".join(c.code or "??" for c in h.cards) or "no card"
+                    total = f" ({h.total})" if h.total is not None else ""
+                    self.stdout.write(
+                        f"    {participant.role} {participant.username or 'the house'} "
+                        f"hand {h.index}: {cards}{total} {h.status}"
+                    )
