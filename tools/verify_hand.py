@@ -25,8 +25,11 @@ feed and its signed checkpoints; offline it reads an export file and fetches not
 - checkpoint   the checkpoints verify (Ed25519) with a key you trust (``--public-key``, or pinned on first use)
                and match the chain hash at their version, and one covers this hand.
 
-It prints which rules dealt the hand (``game``: the released version and the sha256 of the rules core, recorded
-when the hand opened) and whether they are the rules core it runs itself.
+A checkpoint names its key by ``key_id``, the first 16 hex of sha256 of the raw public key (one named as the casino
+configured it, from before key ids were derived, is checked against every key you trust). An abandoned hand is
+checked as far as it goes: a seed never revealed, or committed more than once, fails ``commitment``. It prints which
+rules dealt the hand (``game``: the released version and the sha256 of the rules core, recorded when the hand
+opened) and whether they are the rules core it runs itself.
 
 Exit status 0 when every check passes, 1 when one fails, 2 when the service or the file cannot be read.
 See docs/fairness.md for the scheme and what each check proves.
