@@ -56,6 +56,12 @@ _INSERT = (
     "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
 )
 log = logging.getLogger(__name__)
+#: the connection options of the process's own database that the signer's connection keeps (libpq's: which host of
+#: a multi-host URL to take, timeouts, TLS)
+_LIBPQ_OPTIONS = frozenset(
+    {"target_session_attrs", "connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
+     "keepalives_count", "tcp_user_timeout", "sslmode", "sslrootcert"}
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,19 +145,22 @@ def sign_table(table_id: int) -> Signing:
 
 def signer_connection_params() -> dict[str, Any] | None:
     """psycopg keywords for the signer's role (``SIGNER_DATABASE_URL``'s user and password) on the database this
-    process uses (its host, port and name: a test database too); None when no signer role is configured."""
+    process uses (its hosts, ports, name and libpq options: a test database, a failover pair too); None when no
+    signer role is configured."""
     url = getattr(settings, "SIGNER_DATABASE_URL", "")
     if not url:
         return None
     parts = urlsplit(url)
     own = connection.settings_dict
+    options = {key: value for key, value in (own.get("OPTIONS") or {}).items() if key in _LIBPQ_OPTIONS}
     params = {
+        "connect_timeout": 5,
+        **options,
         "dbname": own["NAME"],
         "user": unquote(parts.username or ""),
         "password": unquote(parts.password or ""),
         "host": own.get("HOST"),
         "port": own.get("PORT"),
-        "connect_timeout": 5,
     }
     return {key: value for key, value in params.items() if value not in (None, "")}
 
