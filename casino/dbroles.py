@@ -6,7 +6,8 @@
   migrate, :func:`grant_app_privileges` (run by the owner) gives it, on every table of the schema:
 
   * ``SELECT, INSERT`` on the guarded tables (those with a trigger refusing TRUNCATE: the event store, the
-    ledger's transactions and postings, checkpoints);
+    ledger's transactions and postings), and only ``SELECT`` on checkpoints when the database has a signer role
+    (every database ``make run``, ``make test`` and compose set up: the signer's role alone inserts them);
   * on a few tables, exactly what :data:`EXPLICIT_PRIVILEGES` says (column-level where it updates only some
     columns: nothing on ``ledger_balance.balance`` or ``ledger_account.code``);
   * ``SELECT, INSERT, UPDATE, DELETE`` on every other table (read models, sessions, tokens, caches);
@@ -75,7 +76,7 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-#: written only by the signer when it has a role of its own (``CHECKPOINT_SIGNER = "signer"``)
+#: written only by the signer's role when the database has one (whichever process signs: tables/signer.py)
 SIGNER_WRITES = ("tables_checkpoint", "casino_verificationfailure")
 #: what the signer may not read: credentials, sessions, sign-in records, players' stored answers
 SIGNER_HIDDEN = frozenset(
@@ -92,7 +93,8 @@ SIGNER_HIDDEN = frozenset(
 
 
 def app_privileges(table: str, guarded: bool, *, signer: bool = False) -> str:
-    """The privileges the application role holds on ``table`` (``signer``: a signer role writes checkpoints)."""
+    """The privileges the application role holds on ``table`` (``signer``: a signer role writes checkpoints, the
+    application only reads them)."""
     if signer and table == "tables_checkpoint":
         return "SELECT"
     if table in EXPLICIT_PRIVILEGES:
@@ -321,7 +323,7 @@ def provision(superuser_url: str, secret: bytes) -> Roles:
         if cur.fetchone():
             cur.execute(f"ALTER DATABASE {_ident('test_' + database)} OWNER TO {_ident(owner)}")
         cur.execute(f"SET LOCAL ROLE {_ident(owner)}")
-        grant_app_privileges(cur, app)  # (migrate grants the signer, in the mode the programs run in)
+        grant_app_privileges(cur, app, signer_role=signer)  # (and again after every migrate)
     return Roles(
         owner=owner,
         app=app,

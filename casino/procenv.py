@@ -36,13 +36,16 @@ SECRET_VARIABLES = frozenset(
 
 def variables_for(name: str, secrets: Mapping[str, str], *, signer: bool = True) -> dict[str, str]:
     """The secret variables process ``name`` of the Procfile gets. ``signer``: the signer process signs (then
-    no other process holds a signing key); else the processes that deal sign as they end a hand. A process
+    no other process holds a signing key); else the processes that deal sign as they end a hand (and get the
+    signer role's URL to write the checkpoints with). A process
     added to the Procfile later deals, by default, like web and worker."""
     if name == SIGNER:
         found = {"DATABASE_URL": secrets.get("SIGNER_DATABASE_URL", ""), "SECRET_KEY": secrets.get("SECRET_KEY", "")}
         found.update({key: secrets.get(key, "") for key in (*SIGNING, *SEALING)})  # it opens what it replays
         return {key: value for key, value in found.items() if value}
-    wanted = DJANGO if name in NOT_DEALING else (*DJANGO, *SEALING, *(() if signer else SIGNING))
+    # inline signing: the dealing processes sign, and write the checkpoints as the signer's role (tables/signer.py)
+    inline = () if signer else (*SIGNING, "SIGNER_DATABASE_URL")
+    wanted = DJANGO if name in NOT_DEALING else (*DJANGO, *SEALING, *inline)
     return {key: secrets[key] for key in wanted if secrets.get(key)}
 
 

@@ -11,11 +11,14 @@
   The cached states (snapshots, hands' starting states), which hold the face-down cards of a hand in play, are
   sealed the same way, bound to their row (``tables.engine.state_to_db``).
 - **Signed checkpoints.** When a hand ends, ``f"{table_id}:{version}:{hash}"`` of the table's last event is
-  signed with the current Ed25519 signing key; the key id travels with each checkpoint, and older keys stay in
-  the key list so their checkpoints keep verifying after a rotation.
+  signed with the current Ed25519 signing key; each checkpoint names its key by ``key_id``, the first 16 hex of
+  sha256 of the 32 raw public-key bytes (API.md), so anyone holding the public key can tell which checkpoints it
+  signed. Older keys stay in the key list so their checkpoints keep verifying after a rotation; a checkpoint
+  signed before key ids were derived names its key by the configured name instead, and still verifies.
 
 Keys come from the settings ``SEED_SEALING_KEYS`` / ``SEED_SEALING_KEY_FILE`` and ``CHECKPOINT_SIGNING_KEYS`` /
-``CHECKPOINT_SIGNING_KEY_FILE``: ``<key id>:<base64 of 32 bytes>`` entries, the first being the current key.
+``CHECKPOINT_SIGNING_KEY_FILE``: ``<name>:<base64 of 32 bytes>`` entries, the first being the current key (a
+sealing key's name travels with what it sealed; a signing key's name is only a label, its id is derived).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from tables.rules import NextSeed, Pledge, TableState
+from tables.rules.release import GAME_ID, RULES_VERSION, rules_sha256
 
 log = logging.getLogger(__name__)
 
@@ -234,7 +238,28 @@ def draw_next_seeds(table_id: int, state: TableState) -> tuple[NextSeed, ...]:
     return tuple(draw_next_seed(table_id, n) for n in range(first, first + 3) if n not in committed)
 
 
+# -- which rules deal -------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def rules_release() -> tuple[str, str]:
+    """(released version, sha256) of the rules core this process deals with (``tables.rules.release``): what each
+    hand it opens records. Computed once per process."""
+    return RULES_VERSION, rules_sha256()
+
+
+def game_of(rules_version: str, rules_digest: str) -> dict[str, str | None]:
+    """A hand's ``game`` (API.md "Hand history") from what it recorded when it opened: null version and digest
+    for a hand opened before hands recorded them (its row holds empty strings: unknown, never guessed)."""
+    return {"id": GAME_ID, "version": rules_version or None, "rules_sha256": rules_digest or None}
+
+
 # -- signed checkpoints --------------------------------------------------------------------------------------
+
+#: what may follow a hand's closing event in the command that ended it and still belongs to its end, so its
+#: checkpoint covers it (inline and by the signer alike): the players who leave with it, the bank passing on (after
+#: a leaving banker, or an abandonment), the next hand's seed commitment; never anything of the next hand
+END_OF_HAND = frozenset({"SeatLeft", "BankPassed", "SeedCommitted"})
 
 
 def checkpoint_message(table_id: int, version: int, chain_hash: str) -> bytes:
@@ -255,15 +280,41 @@ def _public_ring() -> KeyRing | None:
     return _ring(inline, path, "CHECKPOINT_PUBLIC_KEYS") if inline or path else None
 
 
-def public_key_bytes(key_id: str) -> bytes | None:
-    """The raw 32-byte public key of signing key ``key_id`` (None if unknown)."""
+def key_id_of(public: bytes) -> str:
+    """A checkpoint key's id (API.md): the first 16 hex of sha256 of its 32 raw public-key bytes."""
+    return hashlib.sha256(public).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class PublicKey:
+    """A checkpoint key as published: its derived ``key_id``, its raw public key, and the ``name`` it has in the
+    settings (which checkpoints signed before key ids were derived name it by)."""
+
+    key_id: str
+    raw: bytes
+    name: str
+
+    @property
+    def aliases(self) -> tuple[str, str]:
+        """Every ``key_id`` a checkpoint signed by this key may carry: its id, and its name (older checkpoints)."""
+        return (self.key_id, self.name)
+
+
+def published_keys() -> list[PublicKey]:
+    """Every checkpoint key, the current one first."""
     public = _public_ring()
-    if public is not None:
-        return public.keys.get(key_id)
-    key = signing_keys().keys.get(key_id)
-    if key is None:
-        return None
-    return public_of(key)
+    ring = public or signing_keys()
+    ordered = [ring.current, *(k for k in ring.keys if k != ring.current)]
+    raws = {name: ring.keys[name] if public is not None else public_of(ring.keys[name]) for name in ordered}
+    return [PublicKey(key_id_of(raws[name]), raws[name], name) for name in ordered]
+
+
+def public_key_bytes(key_id: str) -> bytes | None:
+    """The raw 32-byte public key a checkpoint's ``key_id`` names: by its id, or by its configured name (a
+    checkpoint signed before key ids were derived); None if no configured key has it."""
+    keys = published_keys()
+    found = next((k for k in keys if k.key_id == key_id), None) or next((k for k in keys if k.name == key_id), None)
+    return found.raw if found is not None else None
 
 
 def public_of(private: bytes) -> bytes:
@@ -272,17 +323,16 @@ def public_of(private: bytes) -> bytes:
 
 
 def public_keys() -> list[tuple[str, bytes]]:
-    """Every signing key's (id, raw public key), the current one first."""
-    ring = _public_ring() or signing_keys()
-    ordered = [ring.current, *(k for k in ring.keys if k != ring.current)]
-    return [(key_id, public_key_bytes(key_id) or b"") for key_id in ordered]
+    """Every signing key's (key id, raw public key), the current one first."""
+    return [(key.key_id, key.raw) for key in published_keys()]
 
 
 def sign_checkpoint(table_id: int, version: int, chain_hash: str) -> tuple[str, str]:
     """(key id, base64 signature) of the checkpoint, with the current signing key."""
     ring = signing_keys()
-    signature = _private(ring.keys[ring.current]).sign(checkpoint_message(table_id, version, chain_hash))
-    return ring.current, base64.b64encode(signature).decode()
+    private = ring.keys[ring.current]
+    signature = _private(private).sign(checkpoint_message(table_id, version, chain_hash))
+    return key_id_of(public_of(private)), base64.b64encode(signature).decode()
 
 
 def checkpoint_signature_ok(table_id: int, version: int, chain_hash: str, key_id: str, signature: str) -> bool:

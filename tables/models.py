@@ -129,11 +129,16 @@ class Hand(models.Model):
     start_state = models.JSONField(null=True, blank=True, editable=False)  # tables.rules.state_to_json
     verified_at = models.DateTimeField(null=True, blank=True)
     verified_ok = models.BooleanField(null=True, blank=True)
+    # the rules it was dealt under (tables.rules.release), set when it opens, never changed (a trigger); empty: a
+    # hand opened before hands recorded them (the API says null)
+    rules_version = models.CharField(max_length=20, blank=True, db_default="", editable=False)
+    rules_sha256 = models.CharField(max_length=64, blank=True, db_default="", editable=False)
 
     class Meta:
         ordering = ["-id"]
         constraints = [models.UniqueConstraint(fields=["table", "number"], name="hand_table_number_unique")]
         indexes = [
+            models.Index(fields=["rules_version", "rules_sha256"], name="hand_rules_release_idx"),
             # the dashboard's hands per hour (an index-only scan) and the admin's date filter
             models.Index(fields=["opened_at"], include=["preset", "house_banked"], name="hand_opened_at_idx"),
             # the dashboard's house net per day

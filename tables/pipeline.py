@@ -27,7 +27,7 @@ from msgspec.structs import replace
 from casino.metrics import observe_command
 from ledger import selectors as ledger_selectors
 from responsible.gate import Gate, needs_gate, open_gate
-from tables import after_commit, engine, fairness, projections
+from tables import after_commit, engine, fairness, projections, signer
 from tables.errors import ConcurrencyConflict, IdempotencyConflict, StaleVersion, TableMissing, TableNotFound
 from tables.ledger_bridge import post_ledger_entries
 from tables.rules import (
@@ -39,8 +39,6 @@ from tables.rules import (
     HandSettled,
     LimitReached,
     PlaceBet,
-    SeatLeft,
-    SeedCommitted,
     TableState,
     command_to_json,
     context_to_json,
@@ -239,8 +237,10 @@ def _attempt(
             writes.append(engine.snapshot_write(table_id, new_state, chained[-1].hash))
         signed = _checkpoint_position(new_events)
         if signed is not None and settings.CHECKPOINT_SIGNER == "inline":
-            # a hand ended: its signed checkpoint goes in the same statement
-            writes.append(_checkpoint_write(table_id, chained[signed], now))
+            # a hand ended: this process signs its end, and the signer's role writes it once this commits (before
+            # the table's watchers are woken: they see the hand's chain hashes public)
+            end = chained[signed]
+            transaction.on_commit(lambda: signer.write_inline(table_id, end.version, end.hash, now))
         elif signed is not None:  # the signer replays the hand, then signs (tables/signer.py)
             transaction.on_commit(lambda: after_commit.hand_ended(table_id))
         stored = insert(chained, also=writes)
@@ -293,25 +293,15 @@ def _responsible_gaming(
 
 def _checkpoint_position(events: list[Any]) -> int | None:
     """Where a command's checkpoint goes: after the event that ended a hand and what the end itself brings (the
-    players who leave with it, the next hand's seed commitment), before anything of the next hand, whose hidden
-    cards must not be exposed through the chain hashes published up to a checkpoint."""
+    players who leave with it, the bank passing on, the next hand's seed commitment), before anything of the next
+    hand, whose hidden cards must not be exposed through the chain hashes published up to a checkpoint
+    (``fairness.END_OF_HAND``)."""
     ends = [i for i, e in enumerate(events) if isinstance(e, (HandSettled, HandAbandoned))]
     if not ends:
         return None
     position = ends[-1]
-    while position + 1 < len(events) and isinstance(events[position + 1], (SeatLeft, SeedCommitted)):
+    while position + 1 < len(events) and type(events[position + 1]).__name__ in fairness.END_OF_HAND:
         position += 1
     return position
 
 
-def _checkpoint_write(table_id: int, last: StoredEvent, at: Any) -> Write:
-    """A hand ended: sign the chain hash of the table's last event at that moment (API.md "Signed
-    checkpoints"): the end of the hand, its leavers and the next hand's commitment (so that commitment can never
-    be changed unnoticed); what the same command does next (dealing the next hand) the next checkpoint covers.
-    Returned as a write sent with the command's events (one statement)."""
-    key_id, signature = fairness.sign_checkpoint(table_id, last.version, last.hash)
-    return (
-        "INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
-        "VALUES (%s, %s, %s, %s, %s, %s)",
-        [table_id, last.version, last.hash, key_id, signature, at],
-    )

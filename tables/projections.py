@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from django.db import connection, transaction
 
-from tables import engine
+from tables import engine, fairness
 from tables.models import Hand, HandParticipant, Table, TableSeat
 from tables.rules import (
     Event,
@@ -167,11 +167,14 @@ class DatabaseSink:
             cursor.execute(sql, params)
 
     def open_hand(self, table_id: int, number: int, row: dict[str, Any]) -> int:
+        # the rules this process deals under (not from the events: a rebuild must not re-date old hands)
+        rules_version, rules_sha256 = fairness.rules_release()
         with connection.cursor() as cursor:
             cursor.execute(
                 "INSERT INTO tables_hand (table_id, number, preset, status, opened_version, opened_at, "
-                "seed_commitment, banker_username, house_banked, disputed, start_version, start_schema, start_state) "
-                "VALUES (%s, %s, %s, 'in_play', %s, %s, %s, %s, %s, false, %s, %s, %s::jsonb) RETURNING id",
+                "seed_commitment, banker_username, house_banked, disputed, start_version, start_schema, start_state, "
+                "rules_version, rules_sha256) "
+                "VALUES (%s, %s, %s, 'in_play', %s, %s, %s, %s, %s, false, %s, %s, %s::jsonb, %s, %s) RETURNING id",
                 [
                     table_id,
                     number,
@@ -186,6 +189,8 @@ class DatabaseSink:
                     engine.state_to_db(
                         row["start_state"], binding=engine.hand_start_binding(table_id, row["start_version"])
                     ),
+                    rules_version,
+                    rules_sha256,
                 ],
             )
             return int(cursor.fetchone()[0])

@@ -322,7 +322,7 @@ def hand_verification(*, hand_id: int, user: AbstractBaseUser) -> dict[str, str]
     """Every check of :func:`tables.verify.verify_hand` (not recorded: a GET changes nothing).
     Raises ``not_found``, ``forbidden`` and, for a hand in play, ``wrong_phase``."""
     hand, _ = hand_access(hand_id=hand_id, user=user)
-    return verify.verify_hand(Hand.objects.get(pk=hand.pk), record=False)
+    return verify.verify_hand(Hand.objects.get(pk=hand.pk), record=False).as_body()
 
 
 # --- a hand's export -----------------------------------------------------------------------------------------------
@@ -350,9 +350,11 @@ def hand_export_read(*, hand_id: int, user: AbstractBaseUser) -> ExportRead:
     if hand.status == "in_play" or hand.closed_version is None:
         raise WrongPhase(f"hand {hand_id} is in play: only an ended hand can be exported", {"hand": hand_id})
     commitment = next((e.seed_commitment for _, e in read.events if isinstance(e, HandOpened)), "")
-    published = [v for v, c in seed_commitments(hand.table_id, number=hand.number) if c == commitment]
+    every = seed_commitments(hand.table_id, number=hand.number)
+    published = [v for v, c in every if c == commitment]
     committed_at = published[0] if published else None
-    first = max(1, (committed_at or hand.opened_version) - 1)
+    # from the first commitment of the hand's number: a verifier sees it if there was ever more than one
+    first = max(1, min([v for v, _ in every] + [committed_at or hand.opened_version]) - 1)
     checkpoints = Checkpoint.objects.filter(table_id=hand.table_id).order_by("version")
     covering = checkpoints.filter(version__gte=hand.closed_version).first()
     before = checkpoints.filter(version__lt=hand.opened_version).last()

@@ -11,18 +11,31 @@ own database role, the only one that may insert checkpoints, and holds the only 
    every chain hash recomputed from the event's content);
 3. checks the chain from the latest checkpoint to the version it will sign;
 4. signs ``f"{table}:{version}:{hash}"`` at the end of the last hand (its closing event and what the end itself
-   brings: leavers, the next commitment; what the same command dealt next the next checkpoint covers), or
+   brings, ``fairness.END_OF_HAND``: leavers, the bank passing on, the next commitment; what the same command dealt
+   next the next checkpoint covers), or
    refuses: nothing is signed, and a ``VerificationFailure`` (source ``signer``) is recorded, which the admin's
    dashboard and ``/metrics`` show. A refused table stays unsigned until an operator has looked: every later
    attempt replays the same hands and refuses again.
 
 Two signers never sign one table at once (a transaction-level advisory lock per table).
+
+With ``CHECKPOINT_SIGNER = "inline"`` (the test suite's default) the process that ran the command signs the hand's
+end itself, with no replay, but the application's role still writes no checkpoint: once the command has committed,
+:func:`write_inline` inserts it through a connection of its own as the signer's role (``SIGNER_DATABASE_URL``'s
+credentials, on the database the process uses). Only a database with no signer role (one role for everything)
+has the application write its checkpoints itself.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import unquote, urlsplit
 
+import psycopg
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -36,8 +49,19 @@ from tables.verify import verify_hand
 #: the checks a hand must pass before its end is signed (not "checkpoint": that one reads the signer's own rows)
 SIGNED_CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain")
 #: what may follow the closing event in the command that closed a hand and still belongs to its end
-_END_OF_HAND = ("SeatLeft", "SeedCommitted")
+_END_OF_HAND = fairness.END_OF_HAND
 _LOCK = "casino.signer:"
+_INSERT = (
+    "INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
+    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
+)
+log = logging.getLogger(__name__)
+#: the connection options of the process's own database that the signer's connection keeps (libpq's: which host of
+#: a multi-host URL to take, timeouts, TLS)
+_LIBPQ_OPTIONS = frozenset(
+    {"target_session_attrs", "connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
+     "keepalives_count", "tcp_user_timeout", "sslmode", "sslrootcert"}
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +88,8 @@ def pending_tables() -> list[int]:
 
 
 def _end_of(table_id: int, closed: int) -> tuple[int, str] | None:
-    """(version, hash) of the end of the hand closed at ``closed``: the closing event and the leavers and next
-    commitment of the same command."""
+    """(version, hash) of the end of the hand closed at ``closed``: the closing event and what follows it in the same
+    command and belongs to its end (``fairness.END_OF_HAND``)."""
     events = load_stream(table_id, after_version=closed - 1, upto_version=closed + 64)
     if not events or events[0].version != closed:
         return None
@@ -115,9 +139,45 @@ def sign_table(table_id: int) -> Signing:
         version, chain_hash = end
         key_id, signature = fairness.sign_checkpoint(table_id, version, chain_hash)
         with connection.cursor() as cursor:
-            cursor.execute(
-                "INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
-                "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                [table_id, version, chain_hash, key_id, signature, timezone.now()],
-            )
+            cursor.execute(_INSERT, [table_id, version, chain_hash, key_id, signature, timezone.now()])
         return Signing(table_id, signed=version, hands=ids)
+
+
+def signer_connection_params() -> dict[str, Any] | None:
+    """psycopg keywords for the signer's role (``SIGNER_DATABASE_URL``'s user and password) on the database this
+    process uses (its hosts, ports, name and libpq options: a test database, a failover pair too); None when no
+    signer role is configured."""
+    url = getattr(settings, "SIGNER_DATABASE_URL", "")
+    if not url:
+        return None
+    parts = urlsplit(url)
+    own = connection.settings_dict
+    options = {key: value for key, value in (own.get("OPTIONS") or {}).items() if key in _LIBPQ_OPTIONS}
+    params = {
+        "connect_timeout": 5,
+        **options,
+        "dbname": own["NAME"],
+        "user": unquote(parts.username or ""),
+        "password": unquote(parts.password or ""),
+        "host": own.get("HOST"),
+        "port": own.get("PORT"),
+    }
+    return {key: value for key, value in params.items() if value not in (None, "")}
+
+
+def write_inline(table_id: int, version: int, chain_hash: str, at: datetime) -> None:
+    """``CHECKPOINT_SIGNER = "inline"``, after the command that ended a hand committed: sign the end of the hand
+    (``version``, ``chain_hash``) with this process's key and insert the checkpoint as the signer's role. Never
+    raises: a checkpoint lost here (logged) is covered by the table's next one."""
+    try:
+        key_id, signature = fairness.sign_checkpoint(table_id, version, chain_hash)
+        row = [table_id, version, chain_hash, key_id, signature, at]
+        params = signer_connection_params()
+        if params is None:  # one role for everything: it writes its own checkpoints
+            with connection.cursor() as cursor:
+                cursor.execute(_INSERT, row)
+            return
+        with psycopg.connect(**params, autocommit=True) as signer:
+            signer.execute(_INSERT, row)
+    except Exception:
+        log.exception("table %s: could not write the checkpoint of version %s", table_id, version)

@@ -13,15 +13,16 @@
 - ``checkpoint``: every signed checkpoint of the table still matches the chain (signature by a configured key,
   and the chain hash stored at its version is the one that was signed).
 
-Beside the checks, a hand whose history shows no deck has ``deck`` (a note, not a check): why (no card was dealt,
-so its client seed was never fixed and no deck was ever shuffled; or its seed was never revealed).
+The result is a :class:`Verification`: its ``checks`` (exactly :data:`CHECKS`) decide whether the hand verifies;
+its ``notes`` never do. A hand whose history shows no deck has the note ``deck``: why (no card was dealt, so its
+client seed was never fixed and no deck was ever shuffled; or its seed was never revealed).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -67,6 +68,34 @@ from tables.store import (
 )
 
 CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain", "checkpoint")
+NOTES = ("deck",)
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """What :func:`verify_hand` found: each of :data:`CHECKS` "ok" or what differs, and notes beside them (what
+    could not be shown, and why), which never decide whether the hand verifies."""
+
+    checks: dict[str, str]
+    notes: dict[str, str] = field(default_factory=dict)
+
+    def __getitem__(self, check: str) -> str:
+        return self.checks[check]
+
+    def get(self, check: str, default: str | None = None) -> str | None:
+        return self.checks.get(check, default)
+
+    @property
+    def ok(self) -> bool:
+        return verification_ok(self.checks)
+
+    def failing(self) -> dict[str, str]:
+        """The checks that did not pass, with what differs."""
+        return {check: text for check, text in self.checks.items() if text != "ok"}
+
+    def as_body(self) -> dict[str, str]:
+        """The API's body (``GET /hands/{id}/verify``): every check, then the notes as extension fields."""
+        return {**self.checks, **self.notes}
 _CLOSING_SLACK = 32  # events read past a hand's closing event at a time: the rest of the command that closed it
 
 
@@ -351,7 +380,7 @@ def _check_ledger(hand: Hand, decoded: Sequence[tuple[StoredEvent, Event]]) -> s
     return "ok"
 
 
-def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: str = "api") -> dict[str, str]:
+def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: str = "api") -> Verification:
     """Run every check on a settled (or abandoned) hand; each value is "ok" or what differs.
 
     By default the hand starts from the state cached when it opened and the chain is checked from the event
@@ -371,6 +400,7 @@ def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: 
     opened_at = next(((s.version, e) for s, e in in_hand if isinstance(e, HandOpened)), None)
     closing = next((e for _, e in in_hand if isinstance(e, (HandSettled, HandAbandoned))), None)
     report: dict[str, str] = {}
+    notes: dict[str, str] = {}
     if opened_at is None:
         report["commitment"] = report["shuffle"] = f"event {loaded.opened} is not the opening of hand {hand.number}"
     else:
@@ -390,7 +420,7 @@ def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: 
     report["replay"] = _check_replay(loaded.start_state, loaded.events)
     no_deck = _no_deck_reason(loaded, decoded, hand.number)
     if no_deck is not None:
-        report["deck"] = no_deck
+        notes["deck"] = no_deck
     report["ledger"] = _check_ledger(hand, in_hand)
     chained = loaded.before + loaded.events
     problems = (
@@ -400,23 +430,21 @@ def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: 
     )
     report["chain"] = "ok" if not problems else "; ".join(problems[:5])
     report["checkpoint"] = check_checkpoints(hand.table_id)
-    if not verification_ok(report):
+    result = Verification({check: report[check] for check in CHECKS}, notes)
+    if not result.ok:
         record_verification_failure(
-            table_id=hand.table_id,
-            hand_id=hand.pk,
-            hand_number=hand.number,
-            checks={check: report[check] for check in CHECKS},
-            source=source,
+            table_id=hand.table_id, hand_id=hand.pk, hand_number=hand.number, checks=result.checks, source=source
         )
     if record:
         with transaction.atomic():
-            Hand.objects.filter(pk=hand.pk).update(verified_at=timezone.now(), verified_ok=verification_ok(report))
-    return report
+            Hand.objects.filter(pk=hand.pk).update(verified_at=timezone.now(), verified_ok=result.ok)
+    return result
 
 
-def verification_ok(report: dict[str, Any]) -> bool:
-    """Every check passed (``deck`` is a note, not a check)."""
-    return all(report.get(check) == "ok" for check in CHECKS)
+def verification_ok(report: Mapping[str, Any] | Verification) -> bool:
+    """Every check passed (notes are not checks)."""
+    checks = report.checks if isinstance(report, Verification) else report
+    return all(checks.get(check) == "ok" for check in CHECKS)
 
 
 def check_checkpoints(table_id: int, *, after: int = 0) -> str:

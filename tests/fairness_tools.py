@@ -3,13 +3,36 @@ holder can read."""
 
 from __future__ import annotations
 
+import base64
 import json
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from tables import engine
+from tables import engine, fairness
 from tables.store import event_hash, load_stream
-from tests.conftest import owner_cursor
+from tests.conftest import ROOT, owner_cursor
+
+
+def run_verifier(path: Path, *args: str) -> tuple[int, str]:
+    """``tools/verify_hand.py`` on an export file: (exit status, what it printed)."""
+    done = subprocess.run(
+        # -I -S: no site-packages, no environment; the tool must need nothing beyond the standard library
+        [sys.executable, "-I", "-S", str(ROOT / "tools" / "verify_hand.py"), str(path), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+def current_key() -> str:
+    """``--public-key`` for the casino's current checkpoint key, as a user who got it elsewhere passes it."""
+    key_id, raw = fairness.public_keys()[0]
+    return f"{key_id}:{base64.b64encode(raw).decode()}"
 
 
 def rewrite_event(table_id: int, version: int, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:

@@ -5,7 +5,9 @@ leaving every balance, the escrow, the hash chain and the checkpoints as they we
   real one, then a one-legged +1,000,000 to a player.
 - Shadowing, variant 2: a trigger on a temporary table that updates ``ledger_balance`` at trigger depth 2.
 - The account-code change: the house bankroll of a table is found by its code.
-- The checkpoint squat: unsigned checkpoints at future versions of a table.
+- The checkpoint squat: unsigned checkpoints at future versions of a table. The application's role may insert no
+  checkpoint at all, in either signing mode (the signer's role alone writes them); the squat is also run as the
+  signer's role, which the database refuses too.
 
 The role has no TEMPORARY on the database, so both shadowing variants already fail at their first statement. Each
 is also run with TEMPORARY granted for the test (and, for variant 2, UPDATE on the balance column too), to show
@@ -179,24 +181,46 @@ def test_the_application_role_cannot_change_an_account_code(casino, target):
     assert _everything() == before
 
 
+def _as_signer_role(statement: str, *, refusal: str) -> None:
+    """Run ``statement`` as the signer's role (what the signer, or a process holding its credentials, can do),
+    expecting PostgreSQL to refuse it at commit with a message matching ``refusal``."""
+    import psycopg
+
+    from tables.signer import signer_connection_params
+
+    params = signer_connection_params()
+    assert params is not None, "make test sets SIGNER_DATABASE_URL"
+    with pytest.raises(psycopg.DatabaseError, match=refusal), psycopg.connect(**params) as conn:
+        conn.execute(statement)
+
+
 def test_the_checkpoint_squat_is_refused_and_the_table_plays_on(casino):
     """Unsigned checkpoints at future versions of a table would make each later hand end fail on the unique
-    (table, version): stakes stuck in escrow. The database refuses a checkpoint that names no stored event."""
+    (table, version): stakes stuck in escrow. The application's role may not insert a checkpoint at all (in the
+    suite's signing mode, ``inline``, as in ``signer``); the signer's role may, and the database refuses it a
+    checkpoint that names no stored event."""
     from tables import verify
     from tables.models import Hand, Table
 
+    assert settings.CHECKPOINT_SIGNER == "inline"  # the suite's default: this process signs, and still cannot write
     table = casino["table"]
     version = _rows("SELECT max(version) FROM tables_event WHERE stream_id = %s", [table])[0][0]
     before = _everything()
+    assert before["checkpoints"], "the hand's end was signed (written by the signer's role)"
     squat = (
         "INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
         f"SELECT {table}, v, repeat('0', 64), 'forged', 'AAAA', now() FROM generate_series({version + 1}, "
         f"{version + 200}) AS v"
     )
-    _attack(squat, refusal="has no event")
+    _attack(squat, refusal="permission denied for table tables_checkpoint")
+    at_a_stored_event = squat.replace(f"{version + 1}, {version + 200}", f"{version}, {version}").replace(
+        "repeat('0', 64)", f"(SELECT hash FROM tables_event WHERE stream_id = {table} AND version = {version})"
+    )
+    _attack(at_a_stored_event, refusal="permission denied for table tables_checkpoint")
     assert _everything() == before
+    _as_signer_role(squat, refusal="has no event")
     # a copy of a stored hash at a future version is no better
-    _attack(
+    _as_signer_role(
         squat.replace("repeat('0', 64)", f"(SELECT hash FROM tables_event WHERE stream_id = {table} LIMIT 1)"),
         refusal="has no event",
     )
@@ -208,4 +232,4 @@ def test_the_checkpoint_squat_is_refused_and_the_table_plays_on(casino):
     assert signed[0][0] >= 2
     for hand in Hand.objects.filter(table_id=table).exclude(status="in_play"):
         report = verify.verify_hand(hand, record=False)
-        assert {k: v for k, v in report.items() if k != "deck" and v != "ok"} == {}, report
+        assert report.failing() == {}, report

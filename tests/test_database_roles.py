@@ -140,7 +140,7 @@ def test_the_application_role_may_do_what_the_product_does(history):
         ("tables_event", {"SELECT", "INSERT"}),
         ("ledger_posting", {"SELECT", "INSERT"}),
         ("ledger_transaction", {"SELECT", "INSERT"}),
-        ("tables_checkpoint", {"SELECT", "INSERT"}),  # added by another migration: append-only by its trigger
+        ("tables_checkpoint", {"SELECT"}),  # the signer's role alone inserts checkpoints (tables/signer.py)
         ("ledger_balance", {"SELECT", "INSERT"}),  # and UPDATE (kind), to lock rows: see the reviewed list
         ("ledger_account", {"SELECT", "INSERT"}),
         ("tables_table", {"SELECT", "INSERT", "UPDATE", "DELETE"}),

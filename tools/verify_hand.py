@@ -25,6 +25,12 @@ feed and its signed checkpoints; offline it reads an export file and fetches not
 - checkpoint   the checkpoints verify (Ed25519) with a key you trust (``--public-key``, or pinned on first use)
                and match the chain hash at their version, and one covers this hand.
 
+A checkpoint names its key by ``key_id``, the first 16 hex of sha256 of the raw public key (one named as the casino
+configured it, from before key ids were derived, is checked against every key you trust). An abandoned hand is
+checked as far as it goes: a seed never revealed, or committed more than once, fails ``commitment``. It prints which
+rules dealt the hand (``game``: the released version and the sha256 of the rules core, recorded when the hand
+opened) and whether they are the rules core it runs itself.
+
 Exit status 0 when every check passes, 1 when one fails, 2 when the service or the file cannot be read.
 See docs/fairness.md for the scheme and what each check proves.
 """
@@ -60,6 +66,7 @@ sys.modules.setdefault("tables.rules", _core)
 import ed25519  # noqa: E402 - after the bare package above, on purpose
 
 from tables.rules.chainhash import served_hash  # noqa: E402
+from tables.rules.release import rules_sha256  # noqa: E402
 from tables.rules.ruleset import rules_from_dict  # noqa: E402
 from tables.rules.scoring import evaluate, settle_hand  # noqa: E402
 from tables.rules.shuffle import shuffle_deck  # noqa: E402
@@ -130,6 +137,11 @@ def key_id_of(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()[:16]
 
 
+def is_key_id(name: str) -> bool:
+    """Whether ``name`` has the form of a derived key id (16 lowercase hex), not of a name a casino configured."""
+    return len(name) == 16 and all(c in "0123456789abcdef" for c in name)
+
+
 def fingerprint(raw: bytes) -> str:
     """sha256 of the raw key, in hex groups of four: what to compare with a fingerprint published elsewhere."""
     digest = hashlib.sha256(raw).hexdigest()
@@ -165,7 +177,7 @@ def trusted_keys(
         keys: dict[str, bytes] = {}
         for text in given:
             key_id, raw = parse_public_key(text)
-            names = [key_id] if key_id else [k for k, v in offered_raw.items() if v == raw] or [key_id_of(raw)]
+            names = list(dict.fromkeys([key_id_of(raw), *([key_id] if key_id else [])]))
             for name in names:
                 keys[name] = raw
             print(f"--   key          yours: {', '.join(names)}, fingerprint {fingerprint(raw)}")
@@ -187,8 +199,9 @@ def trusted_keys(
                 f"pinned on first use for {casino!r}: {key_id}, fingerprint {fingerprint(raw)} "
                 f"(compare it with one the casino publishes elsewhere; kept in {pin_file})",
             )
-        return offered_raw
+        return {**offered_raw, **{key_id_of(raw): raw for raw in offered_raw.values()}}
     keys = {key_id: base64.b64decode(encoded) for key_id, encoded in pinned.items()}
+    keys |= {key_id_of(raw): raw for raw in list(keys.values())}
     for key_id, raw in offered_raw.items():
         if keys.get(key_id) != raw:
             report.note(
@@ -305,15 +318,26 @@ def _check_checkpoints(
     chain: dict[int, str],
     closed_seq: int,
 ) -> None:
+    """Each checkpoint's signature with the trusted key its ``key_id`` names (the first 16 hex of sha256 of the raw
+    key). A checkpoint signed before key ids were derived names its key by the casino's own name for it: any key
+    you trust that verifies its signature will do (the signature, not the name, is the proof)."""
     problems = []
+    trusted = list(dict.fromkeys(keys.values()))
     for c in checkpoints:
         message = f"{table_id}:{c['version']}:{c['hash']}".encode()
-        key = keys.get(c["key_id"])
-        if key is None:
+        named = keys.get(c["key_id"])
+        candidates = [named] if named is not None else [] if is_key_id(c["key_id"]) else trusted
+        if not candidates:
             problems.append(f"the checkpoint at version {c['version']} names key {c['key_id']}, which you do not trust")
             break
-        if not ed25519.verify(key, message, base64.b64decode(c["signature"])):
-            problems.append(f"the checkpoint at version {c['version']} is not signed by key {c['key_id']}")
+        signature = base64.b64decode(c["signature"])
+        if not any(ed25519.verify(key, message, signature) for key in candidates):
+            problems.append(
+                f"the checkpoint at version {c['version']} is not signed by key {c['key_id']}"
+                if named is not None
+                else f"the checkpoint at version {c['version']} names key {c['key_id']!r} (a name from before key ids "
+                "were derived), and no key you trust signed it"
+            )
             break
         shown = chain.get(c["version"])
         if shown is not None and shown != c["hash"]:
@@ -354,6 +378,26 @@ def _check_seed_timing(report: Report, history: dict[str, Any], committed_at: in
             )
 
 
+def _print_game(report: Report, game: dict[str, Any], shown: dict[str, Any]) -> None:
+    """Which rules the hand was played under (``game``: its id, the released version and the digest of the rules
+    core, recorded when it opened), against the rules core this verifier runs (the totals and results below are
+    re-decided by it)."""
+    if game != shown:
+        report.line(False, "game", f"the export says {game}, the hand's history {shown}")
+    name, version, digest = game.get("id"), game.get("version"), game.get("rules_sha256")
+    mine = rules_sha256(ROOT / "tables" / "rules")
+    if version is None or digest is None:
+        report.note("game", f"{name}: the casino does not say which rules dealt this hand (opened before it did)")
+    elif digest == mine:
+        print(f"--   game         {name} {version}, rules sha256 {digest}: the rules core this verifier runs")
+    else:
+        report.note(
+            "game",
+            f"{name} {version}, rules sha256 {digest}; this verifier runs other rules ({mine}): the totals and results "
+            "are re-decided by those (run the verifier of the casino's release for an exact match)",
+        )
+
+
 def check_export(
     export: dict[str, Any],
     *,
@@ -373,8 +417,9 @@ def check_export(
     table_id, number = history["table"], history["number"]
     who = f"; checked as {me['username']}" if me else ""
     print(f"hand {history['id']}: table {table_id}, hand #{number}, {history['status']}{who}")
-    if history["status"] != "settled":
-        report.line(False, "status", f"the hand is {history['status']}: only a settled hand can be checked")
+    _print_game(report, export.get("game") or {}, history.get("game") or {})
+    if history["status"] not in ("settled", "abandoned"):
+        report.line(False, "status", f"the hand is {history['status']}: only an ended hand can be checked")
         return 1
     seeds_source = feed if feed is not None else events
     opened = next((e for e in events if e["type"] == "HandOpened" and e["data"]["number"] == number), None)
@@ -390,7 +435,25 @@ def check_export(
 
     # the revealed seed against the commitment
     actual = hashlib.sha256(bytes.fromhex(seed)).hexdigest() if seed else None
-    report.line(actual == commitment, "commitment", f"sha256(server_seed) = {actual}, committed {commitment}")
+    if seed or history["status"] == "settled":
+        report.line(actual == commitment, "commitment", f"sha256(server_seed) = {actual}, committed {commitment}")
+    else:
+        report.line(
+            False,
+            "commitment",
+            f"the hand was abandoned ({closed['data'].get('reason')}) and its server seed never revealed: the "
+            f"casino could not (or would not) deal from the seed it committed ({commitment})",
+        )
+
+    # one commitment per hand: a committed seed is never replaced (API.md v1.2)
+    commitments = [e for e in events if e["type"] == "SeedCommitted" and e["data"]["number"] == number]
+    if len(commitments) > 1:
+        report.line(
+            False,
+            "commitment",
+            f"hand #{number}'s seed was committed {len(commitments)} times (seq "
+            f"{', '.join(str(e['seq']) for e in commitments)}): a committed seed is never replaced",
+        )
 
     # the commitment was public before the first card
     published = [
@@ -429,7 +492,9 @@ def check_export(
     )
     parts = [by_seat.get(s) or seeds.get(seats.get(s, ""), "?") for s in members]
     expected = ":".join(parts)
-    if "?" in parts:
+    if client_seed is None and not deals:
+        report.note("client seed", "no card was dealt: the hand's client seed was never fixed, no deck was shuffled")
+    elif "?" in parts:
         report.note("client seed", f"{client_seed!r}: the events given do not show every participant's seed")
     elif me is not None and str(me["id"]) in seats.values():
         mine = seeds.get(str(me["id"]))
@@ -445,6 +510,12 @@ def check_export(
             f"{client_seed!r} is the participants' seeds in seat order ({expected!r})",
         )
     _check_seed_timing(report, history, committed_at if committed_at is not None else history.get("seed_committed_at"))
+    if history["status"] == "abandoned":  # no deck, no results: its chips, its chain and its checkpoints
+        if deals:
+            report.line(False, "deals", f"the hand was abandoned, yet {len(deals)} cards were dealt")
+        _check_ledger(report, history, closed["data"])
+        _check_chain_and_checkpoints(report, export, events, keys, closed["seq"], feed, all_checkpoints)
+        return _summary(report)
 
     # the deck and every card dealt, in order
     deck = shuffle_deck(bytes.fromhex(seed), client_seed or "", number) if seed else []
@@ -527,8 +598,22 @@ def check_export(
     report.line(not bad_results, "results", "; ".join(bad_results) or f"{len(history['results'])} punter hands")
 
     _check_ledger(report, history, settled)
+    _check_chain_and_checkpoints(report, export, events, keys, closed["seq"], feed, all_checkpoints)
+    return _summary(report)
 
-    # the chain, recomputed from the content, and the signed checkpoints
+
+def _check_chain_and_checkpoints(
+    report: Report,
+    export: dict[str, Any],
+    events: list[dict[str, Any]],
+    keys: dict[str, bytes],
+    closed_seq: int,
+    feed: list[dict[str, Any]] | None,
+    all_checkpoints: list[dict[str, Any]] | None,
+) -> None:
+    """The chain, recomputed from the content, and the signed checkpoints."""
+    history = export["hand"]
+    table_id = history["table"]
     chain = _check_chain(report, table_id, events)
     by_seq = {e["seq"]: e.get("hash") for e in events}
     unlike = [
@@ -550,8 +635,10 @@ def check_export(
         checkpoints = sorted(
             checkpoints + [c for c in all_checkpoints if c["version"] not in known], key=lambda c: c["version"]
         )
-    _check_checkpoints(report, table_id, checkpoints, keys, chain, closed["seq"])
+    _check_checkpoints(report, table_id, checkpoints, keys, chain, closed_seq)
 
+
+def _summary(report: Report) -> int:
     if report.failed:
         print(f"{report.failed} check(s) FAILED")
     elif report.unchecked:

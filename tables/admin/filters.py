@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.db import connection
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -161,3 +162,51 @@ class HandStatusFilter(ChoicesFilter):
     parameter_name = "status"
     field = "status"
     choices_list = (("in_play", "in play"), ("settled", "settled"), ("abandoned", "abandoned"))
+
+
+# every (version, digest) of the rules that dealt a hand, one index probe each (a skip scan of
+# hand_rules_release_idx), not a SELECT DISTINCT over every hand (('', ''): hands opened before hands recorded them)
+_RULES_RELEASES = """
+WITH RECURSIVE releases AS (
+    (SELECT rules_version, rules_sha256 FROM "tables_hand" ORDER BY rules_version, rules_sha256 LIMIT 1)
+    UNION ALL
+    SELECT later.rules_version, later.rules_sha256 FROM releases, LATERAL (
+        SELECT h.rules_version, h.rules_sha256 FROM "tables_hand" h
+         WHERE (h.rules_version, h.rules_sha256) > (releases.rules_version, releases.rules_sha256)
+         ORDER BY h.rules_version, h.rules_sha256 LIMIT 1) later
+)
+SELECT rules_version, rules_sha256 FROM releases ORDER BY rules_version = '', rules_version, rules_sha256
+"""
+UNKNOWN_RULES = "unknown"
+
+
+def rules_releases() -> list[tuple[str | None, str | None]]:
+    """Every (rules version, rules sha256) that ever dealt a hand (API.md: operators can list them), in the order
+    of their text; (None, None) last if some hands were opened before hands recorded them (empty columns)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_RULES_RELEASES)
+        return [(version or None, digest or None) for version, digest in cursor.fetchall()]
+
+
+class RulesReleaseFilter(admin.SimpleListFilter):
+    """The rules a hand was dealt under: every version and digest that ever dealt one (``rules_releases``)."""
+
+    title = "rules (version, sha256)"
+    parameter_name = "rules"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [
+            (f"{version}:{digest}", f"{version} ({digest[:12]}…)")
+            if version is not None and digest is not None
+            else (UNKNOWN_RULES, "unknown (opened before hands recorded it)")
+            for version, digest in rules_releases()
+        ]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        value = self.value()
+        if not value:
+            return queryset
+        if value == UNKNOWN_RULES:
+            return queryset.filter(rules_version="")
+        version, _, digest = value.partition(":")
+        return queryset.filter(rules_version=version, rules_sha256=digest)

@@ -42,6 +42,7 @@ from tables.admin.filters import (
     OutcomeFilter,
     PlayerFilter,
     PresetFilter,
+    RulesReleaseFilter,
     StreamFilter,
     VerifiedFilter,
 )
@@ -246,6 +247,7 @@ class HandAdmin(EstimatedCountAdminMixin, ViewOnlyAdmin):
         "disputed",
         VerifiedFilter,
         HandStatusFilter,
+        RulesReleaseFilter,
     )
     search_fields = ("=id", "participants__user__username")
     search_help_text = "A hand id, or (part of) a username."

@@ -165,9 +165,9 @@ def verify_view(request: HttpRequest, hand: Hand) -> HttpResponse:
     except HandInPlay as exc:
         messages.warning(request, exc.message)
         return HttpResponseRedirect(page)
-    ok = verification_ok(report)
-    request.session[VERIFY_SESSION_KEY.format(hand=hand.pk)] = report
-    summary = "every check passed" if ok else "; ".join(f"{k}: {v}" for k, v in report.items() if v != "ok")
+    ok = report.ok
+    request.session[VERIFY_SESSION_KEY.format(hand=hand.pk)] = report.checks
+    summary = "every check passed" if ok else "; ".join(f"{k}: {v}" for k, v in report.failing().items())
     log_action(request, hand, CHANGE, f"Verified hand {hand.pk}: {summary}")
     (messages.success if ok else messages.error)(request, f"Verification of hand {hand.pk}: {summary}.")
     return HttpResponseRedirect(page + "#verification")

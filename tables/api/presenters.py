@@ -16,6 +16,7 @@ from typing import Any
 
 from msgspec import to_builtins
 
+from tables.fairness import game_of
 from tables.rules import (
     ACTION_COMMANDS,
     BankerTurnStarted,
@@ -187,6 +188,7 @@ def present_history(read: HandRead) -> dict[str, Any]:
         "id": hand.pk,
         "table": hand.table_id,
         "number": facts.number,
+        "game": game_of(hand.rules_version, hand.rules_sha256),
         "status": hand.status,
         "rules": history.rules,
         "seed_commitment": facts.seed_commitment,
@@ -304,7 +306,6 @@ def _house_row(stored: StoredEvent, action: str, reason: str = "house_rule") -> 
 # --- a hand's export -----------------------------------------------------------------------------------------------
 
 EXPORT_FORMAT = "sevenhalf-hand-export/1"
-GAME_ID = "seven-and-a-half"
 
 
 def present_export(read: ExportRead, public_keys: Sequence[tuple[str, bytes]]) -> dict[str, Any]:
@@ -325,5 +326,5 @@ def present_export(read: ExportRead, public_keys: Sequence[tuple[str, bytes]]) -
         "public_keys": [
             {"key_id": key_id, "public_key": base64.b64encode(raw).decode()} for key_id, raw in public_keys
         ],
-        "game": {"id": GAME_ID, **history.get("game", {})},
+        "game": history["game"],
     }

@@ -455,10 +455,28 @@ class LedgerTransactionSerializer(serializers.Serializer):
         ref_name = "HandTransaction"
 
 
+class HandGameSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text='"seven-and-a-half".')
+    version = serializers.CharField(
+        allow_null=True,
+        help_text="The released version of the rules the hand was played under (recorded when it opened); null for "
+        "a hand opened before hands recorded it.",
+    )
+    rules_sha256 = serializers.CharField(
+        allow_null=True,
+        help_text="sha256 of the code that decides hands, the rules core (docs/fairness.md: "
+        "`LC_ALL=C sha256sum tables/rules/*.py | sha256sum`), recorded when the hand opened; null like `version`.",
+    )
+
+    class Meta:
+        ref_name = "HandGame"
+
+
 class HandHistorySerializer(serializers.Serializer):
     id = serializers.IntegerField()
     table = serializers.IntegerField()
     number = serializers.IntegerField()
+    game = HandGameSerializer(help_text="The game and the rules the hand was played under.")
     status = serializers.CharField(help_text="in_play, settled or abandoned.")
     rules = serializers.DictField(child=serializers.JSONField())
     seed_commitment = serializers.CharField()
@@ -509,7 +527,10 @@ class CheckpointSerializer(serializers.Serializer):
     version = serializers.IntegerField(help_text="The seq of the table's last event when a hand ended.")
     hash = serializers.CharField(help_text="The chain hash of that event (docs/fairness.md).")
     signature = serializers.CharField(help_text='Base64 Ed25519 signature of f"{table_id}:{version}:{hash}".')
-    key_id = serializers.CharField(help_text="The signing key (see /fairness/public-key).")
+    key_id = serializers.CharField(
+        help_text="The signing key: the first 16 hex of sha256 of its raw public key (see /fairness/public-key); a "
+        "checkpoint signed before key ids were derived names the key as the casino had configured it."
+    )
     at = serializers.DateTimeField()
 
     class Meta:
@@ -536,7 +557,9 @@ class PublicKeyEntrySerializer(serializers.Serializer):
 class PublicKeySerializer(serializers.Serializer):
     algorithm = serializers.CharField(help_text='"ed25519".')
     public_key = serializers.CharField(help_text="Base64 of the 32 raw bytes of the current signing key.")
-    key_id = serializers.CharField(help_text="The current key's id, as checkpoints name it.")
+    key_id = serializers.CharField(
+        help_text="The current key's id, as checkpoints name it: the first 16 hex of sha256 of its 32 raw bytes."
+    )
     keys = PublicKeyEntrySerializer(many=True, help_text="Every key checkpoints may name, the current one first.")
 
     class Meta:
@@ -554,11 +577,6 @@ class DisputeSerializer(serializers.Serializer):
         ref_name = "Dispute"
 
 
-class HandExportGameSerializer(serializers.Serializer):
-    id = serializers.CharField(help_text='"seven-and-a-half".')
-
-    class Meta:
-        ref_name = "HandExportGame"
 
 
 class HandExportSerializer(serializers.Serializer):
@@ -573,7 +591,7 @@ class HandExportSerializer(serializers.Serializer):
     public_keys = PublicKeyEntrySerializer(
         many=True, help_text="The signing keys the casino names: compare them with a key you hold."
     )
-    game = HandExportGameSerializer()
+    game = HandGameSerializer(help_text="The hand's `game`, as its history shows it.")
 
     class Meta:
         ref_name = "HandExport"

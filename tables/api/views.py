@@ -389,13 +389,14 @@ class PublicKeyView(APIView):
     )
     def get(self, request: Request) -> Response:
         keys = [
-            {"key_id": key_id, "public_key": base64.b64encode(raw).decode(), "valid_from": _first_use(key_id)}
-            for key_id, raw in fairness.public_keys()
+            {"key_id": key.key_id, "public_key": base64.b64encode(key.raw).decode(), "valid_from": _first_use(key)}
+            for key in fairness.published_keys()
         ]
         body = {"algorithm": "ed25519", "public_key": keys[0]["public_key"], "key_id": keys[0]["key_id"], "keys": keys}
         return Response(io.PublicKeySerializer(body).data)
 
 
-def _first_use(key_id: str) -> Any:
-    """When ``key_id`` signed its first checkpoint (None if it has signed none): the key's ``valid_from``."""
-    return Checkpoint.objects.filter(key_id=key_id).order_by("at").values_list("at", flat=True).first()
+def _first_use(key: fairness.PublicKey) -> Any:
+    """When ``key`` signed its first checkpoint (None if it has signed none): the key's ``valid_from``. Checkpoints
+    signed before key ids were derived name it by its configured name."""
+    return Checkpoint.objects.filter(key_id__in=key.aliases).order_by("at").values_list("at", flat=True).first()

@@ -31,6 +31,8 @@ def test_anyone_reads_the_public_key_and_it_verifies_a_checkpoint(anon):
     body = ok(anon.get("/api/v1/fairness/public-key"))
     assert body["algorithm"] == "ed25519" and len(base64.b64decode(body["public_key"])) == 32
     assert body["keys"][0] == {"key_id": body["key_id"], "public_key": body["public_key"], "valid_from": None}
+    for entry in body["keys"]:  # API.md: key_id = first 16 hex of sha256 of the 32 raw bytes
+        assert entry["key_id"] == hashlib.sha256(base64.b64decode(entry["public_key"])).hexdigest()[:16]
     key_id, signature = fairness.sign_checkpoint(7, 12, "ab" * 32)
     assert key_id == body["key_id"]
     key = base64.b64decode(body["public_key"])
@@ -42,13 +44,41 @@ def test_a_rotated_key_keeps_old_checkpoints_verifiable(anon, settings):
     old = fairness.signing_keys()
     old_line = f"{old.current}:{base64.b64encode(old.keys[old.current]).decode()}"
     key_id, signature = fairness.sign_checkpoint(1, 5, "cd" * 32)
-    settings.CHECKPOINT_SIGNING_KEYS = f"rotated-1:{base64.b64encode(os.urandom(32)).decode()},{old_line}"
+    new = os.urandom(32)
+    settings.CHECKPOINT_SIGNING_KEYS = f"rotated-1:{base64.b64encode(new).decode()},{old_line}"
+    new_id = fairness.key_id_of(fairness.public_of(new))
     body = ok(anon.get("/api/v1/fairness/public-key"))
-    assert body["key_id"] == "rotated-1" and [k["key_id"] for k in body["keys"]] == ["rotated-1", old.current]
+    assert body["key_id"] == new_id and [k["key_id"] for k in body["keys"]] == [new_id, key_id]
     assert fairness.checkpoint_signature_ok(1, 5, "cd" * 32, key_id, signature)
-    assert fairness.sign_checkpoint(1, 6, "cd" * 32)[0] == "rotated-1"
+    assert fairness.sign_checkpoint(1, 6, "cd" * 32)[0] == new_id
 
 
+def test_a_checkpoint_that_names_its_key_as_configured_still_verifies_on_the_server_and_in_the_tool(anon):
+    """Checkpoints signed before key ids were derived name the key by its configured name (``dev-sign-...``):
+    the server maps the name to the key, the outside verifier tries the keys the user trusts; a name no trusted
+    key signed for fails in both."""
+    ring = fairness.signing_keys()
+    key = fairness.published_keys()[0]
+    assert key.name == ring.current and key.key_id == fairness.key_id_of(key.raw) != key.name
+    _, signature = fairness.sign_checkpoint(3, 9, "ef" * 32)
+    assert fairness.checkpoint_signature_ok(3, 9, "ef" * 32, key.name, signature)
+    assert fairness.checkpoint_signature_ok(3, 9, "ef" * 32, key.key_id, signature)
+    assert not fairness.checkpoint_signature_ok(3, 9, "ef" * 32, "someone-else", signature)
+    import verify_hand
+
+    checkpoint = {"version": 9, "hash": "ef" * 32, "signature": signature, "key_id": key.name}
+    stranger = Ed25519PrivateKey.generate().public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    for trusted, failed in (([key.raw], 0), ([stranger], 1), ([stranger, key.raw], 0)):
+        report = verify_hand.Report()
+        keys = {verify_hand.key_id_of(raw): raw for raw in trusted}
+        verify_hand._check_checkpoints(report, 3, [checkpoint], keys, {9: "ef" * 32}, 9)
+        assert report.failed == failed, trusted
+    report = verify_hand.Report()  # a derived id that no trusted key has is never tried against other keys
+    verify_hand._check_checkpoints(report, 3, [dict(checkpoint, key_id="0" * 16)], {"x": key.raw}, {9: "ef" * 32}, 9)
+    assert report.failed == 1
+
+
+@pytest.mark.django_db(transaction=True)  # a hand's checkpoint is written once its command commits (signer role)
 def test_checkpoints_are_signed_when_hands_end_and_served_oldest_first(as_staff, as_player, anon):
     cashier = as_staff
     table = create_table(cashier, "classic", bank="house")

@@ -14,7 +14,7 @@ from tables.models import Dispute, Hand
 pytestmark = pytest.mark.django_db
 
 HISTORY_KEYS = {
-    "id", "table", "number", "status", "rules", "seed_commitment", "seed_committed_at", "server_seed",
+    "id", "table", "number", "game", "status", "rules", "seed_commitment", "seed_committed_at", "server_seed",
     "client_seed", "nonce", "deck", "deck_reason", "banker", "participants", "deals", "actions", "results",
     "next_banker", "ledger",
 }  # fmt: skip

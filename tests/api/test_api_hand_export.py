@@ -8,8 +8,6 @@ from __future__ import annotations
 import base64
 import json
 import random
-import subprocess
-import sys
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -20,29 +18,17 @@ from api_helpers import assert_error
 from django.core.management import call_command
 from game_helpers import HttpTable, create_table, deposit, ok, register
 
-from tables import engine, fairness
+from tables import engine
 from tables.models import Hand
 from tables.rules.chainhash import served_hash
-from tests.conftest import ROOT, owner_cursor
+from tables.rules.release import RULES_VERSION, rules_sha256
+from tests.conftest import owner_cursor
+from tests.fairness_tools import current_key as _current_key
+from tests.fairness_tools import run_verifier as _verify
+from tests.store.play import make_players, make_table, play_hands, state_of, step
+from tests.store.test_seed_schedule import inject_plain_pledge
 
 pytestmark = pytest.mark.django_db
-
-
-def _verify(path: Path, *args: str) -> tuple[int, str]:
-    done = subprocess.run(
-        # -I -S: no site-packages, no environment; the tool must need nothing beyond the standard library
-        [sys.executable, "-I", "-S", str(ROOT / "tools" / "verify_hand.py"), str(path), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"PATH": "/usr/bin:/bin"},
-    )
-    return done.returncode, done.stdout + done.stderr
-
-
-def _current_key() -> str:
-    key_id, raw = fairness.public_keys()[0]
-    return f"{key_id}:{base64.b64encode(raw).decode()}"
 
 
 def _played(as_staff: Any, anon: Any, preset: str, bank: str, hands: int = 3, seed: int = 5) -> tuple[int, list]:
@@ -65,6 +51,7 @@ def _export(client: Any, hand: Hand, tmp_path: Path) -> tuple[dict[str, Any], Pa
     return body, path
 
 
+@pytest.mark.django_db(transaction=True)  # a hand's checkpoint is written once its command commits (signer role)
 @pytest.mark.parametrize(("preset", "bank"), [("classic", "player"), ("spanish", "house"), ("hungarian", "player")])
 def test_an_exported_hand_verifies_offline_with_the_users_key(as_staff, anon, tmp_path, preset, bank):
     table_id, players = _played(as_staff, anon, preset, bank)
@@ -82,14 +69,18 @@ def test_an_exported_hand_verifies_offline_with_the_users_key(as_staff, anon, tm
     for event in body["events"]:  # every event with its hash, each recomputable from the event as served
         assert {"hash", "prev_hash", "hash_form", "private_sha256"} <= set(event)
         assert served_hash(table_id, event) == event["hash"], event
+    game = {"id": "seven-and-a-half", "version": RULES_VERSION, "rules_sha256": rules_sha256()}
+    assert body["game"] == body["hand"]["game"] == game  # recorded when the hand opened
     code, out = _verify(path, "--public-key", _current_key())
     assert code == 0, out
     assert "every check passed" in out and "hashes recomputed from the content" in out
+    assert f"game         seven-and-a-half {RULES_VERSION}, rules sha256 {game['rules_sha256']}: the rules core" in out
     for check in ("commitment", "published", "deck", "deals", "feed", "results", "ledger", "chain", "checkpoint"):
         assert f"ok   {check} " in out, (check, out)
     assert "seed timing" in out
 
 
+@pytest.mark.django_db(transaction=True)  # a hand's checkpoint is written once its command commits (signer role)
 def test_a_key_the_user_does_not_hold_is_never_believed_and_first_use_pins_one(as_staff, anon, tmp_path):
     table_id, players = _played(as_staff, anon, "classic", "house", hands=2)
     hand = Hand.objects.filter(table_id=table_id, status="settled").first()
@@ -150,6 +141,70 @@ def test_the_owners_rewrite_that_keeps_the_hash_strings_is_caught_from_the_expor
     code, out = _verify(path, "--public-key", _current_key())
     assert code == 1, out
     assert f"FAIL chain        seq {bet['seq']} (BetPlaced): its content does not give its hash" in out, out
+
+
+def test_each_hand_keeps_the_rules_it_was_dealt_under_and_operators_list_every_release(as_staff, anon, client):
+    """API.md "Hand history": ``game.version`` and ``game.rules_sha256`` are recorded when the hand opens; the
+    application's role cannot change them afterwards (a later release does not rewrite old hands); the admin lists
+    every release that dealt a hand and filters by it."""
+    from django.contrib.auth import get_user_model
+    from django.db import IntegrityError, transaction
+
+    from tables.admin.filters import rules_releases
+
+    table_id, players = _played(as_staff, anon, "classic", "house", hands=1)
+    hand = Hand.objects.filter(table_id=table_id).order_by("number").first()
+    assert (hand.rules_version, hand.rules_sha256) == (RULES_VERSION, rules_sha256())
+    history = ok(players[0].client.get(f"/api/v1/hands/{hand.pk}"))
+    assert history["game"] == {"id": "seven-and-a-half", "version": RULES_VERSION, "rules_sha256": rules_sha256()}
+    for change in ({"rules_version": "9.9.9"}, {"rules_sha256": "0" * 64}, {"rules_version": ""}):
+        with pytest.raises(IntegrityError, match="cannot change"), transaction.atomic():
+            Hand.objects.filter(pk=hand.pk).update(**change)
+    assert (RULES_VERSION, rules_sha256()) in rules_releases()
+    operator = get_user_model().objects.create_superuser("rules-operator", password="x" * 12)
+    client.force_login(operator)
+    page = client.get(f"/admin/tables/hand/?rules={RULES_VERSION}:{rules_sha256()}")
+    assert page.status_code == 200 and f"{RULES_VERSION} ({rules_sha256()[:12]}" in page.content.decode()
+    assert hand.pk in [h.pk for h in page.context["cl"].result_list]
+    assert not client.get("/admin/tables/hand/?rules=unknown").context["cl"].result_list
+
+
+@pytest.mark.django_db(transaction=True)  # the owner's connection must see the committed rows
+def test_a_hand_opened_before_hands_recorded_their_rules_says_so(as_staff, anon, tmp_path):
+    table_id, players = _played(as_staff, anon, "classic", "house", hands=2, seed=11)
+    hand = Hand.objects.filter(table_id=table_id, status="settled").order_by("number").first()
+    with owner_cursor(triggers_off=["tables_hand"]) as cursor:  # what a hand of before the migration holds
+        cursor.execute("UPDATE tables_hand SET rules_version = '', rules_sha256 = '' WHERE id = %s", [hand.pk])
+    body, path = _export(players[0].client, hand, tmp_path)
+    assert body["game"] == body["hand"]["game"] == {"id": "seven-and-a-half", "version": None, "rules_sha256": None}
+    code, out = _verify(path, "--public-key", _current_key())
+    assert code == 0 and "--   game         seven-and-a-half: the casino does not say which rules" in out, out
+
+
+@pytest.mark.django_db(transaction=True)  # the attack commits, as the attacker's would
+def test_the_verifier_fails_the_export_of_a_hand_behind_an_injected_plain_pledge(as_staff, tmp_path):
+    """Issue #25's second attack, read from an export file: the application's role appends a ``SeedCommitted``
+    whose pledge is ``plain:<seed>`` with a correct chain hash. The table refuses to deal from it (the hand is
+    abandoned before any card), and the outside verifier, on the export file alone, fails the hand: its seed was
+    committed twice and never revealed."""
+    players = make_players(3, prefix="plx")
+    table = make_table("classic")
+    rng = random.Random(31)
+    play_hands(table, players, 1, rng)
+    target = state_of(table.pk).hands_opened + 1
+    inject_plain_pledge(table.pk, target, bytes(range(32)).hex())
+    for _ in range(600):
+        if state_of(table.pk).settled_through >= target:
+            break
+        assert step(table, players, rng)
+    hand = Hand.objects.get(table=table, number=target)
+    assert hand.status == "abandoned"
+    body, path = _export(as_staff, hand, tmp_path)
+    assert sum(1 for e in body["events"] if e["type"] == "SeedCommitted" and e["data"]["number"] == target) == 2
+    code, out = _verify(path, "--public-key", _current_key())
+    assert code == 1, out
+    assert f"FAIL commitment   hand #{target}'s seed was committed 2 times" in out, out
+    assert "FAIL commitment   the hand was abandoned (seed_unavailable) and its server seed never revealed" in out
 
 
 def test_only_an_ended_hand_of_ones_own_is_exported(as_staff, anon, make_user, client_for):

@@ -102,3 +102,48 @@ def test_every_hand_is_committed_before_its_first_card_and_a_fresh_client_seed_g
             report = ok(as_staff.get(f"/api/v1/hands/{history['id']}/verify"))
             assert all(report[c] == "ok" for c in ("commitment", "shuffle", "replay", "ledger")), report
     assert wild_on_top <= max(1, len(dealt) // 4)  # chance is 1 in 40; the v1.1 grind won every hand
+
+
+@pytest.mark.django_db(transaction=True)  # the exports' checkpoints are written once the hands' commands commit
+def test_the_outside_verifier_shows_from_export_files_that_the_grinder_chose_no_deck(
+    anon, as_staff, monkeypatch, tmp_path
+):
+    """The same grind at an Italian table (continuous play: the command that ends a hand deals the next), read by
+    the outside verifier from each hand's export file alone: the commitment was published before the first card,
+    and every participant's client seed was set after it (``ok seed timing``, never ``--``: a seed set before the
+    commitment, which the grinder could have known, is shown as trusting the operator)."""
+    import json
+
+    from tables.models import Hand
+    from tests.fairness_tools import current_key, run_verifier
+
+    monkeypatch.setattr(fairness, "draw_next_seeds", _grinding_drawer({}))
+    table_id = create_table(as_staff, "italian", bank="player", max_seats=4)["id"]
+    players = [register(anon, "grx") for _ in range(3)]
+    for player in players:
+        deposit(as_staff, player, 5_000)
+    table = HttpTable(table_id, players, random.Random("italian-export"))
+    table.sit_all()
+    seen: dict[str, str | None] = {"commitment": players[0].view(table_id)["next_seed_commitment"]}
+
+    def reseed_on_new_commitment(step: Any) -> None:
+        commitment = step.response["table"]["next_seed_commitment"]
+        if commitment != seen["commitment"]:
+            seen["commitment"] = commitment
+            for player in players:
+                ok(player.client.put("/api/v1/me/client-seed", {"client_seed": secrets.token_hex(8)}, format="json"))
+
+    table.play_hands(3, after_step=reseed_on_new_commitment)
+    checked = 0
+    for hand_id in Hand.objects.filter(table_id=table_id, status="settled").values_list("pk", flat=True):
+        export = ok(as_staff.get(f"/api/v1/hands/{hand_id}/export"))
+        if not export["hand"]["deals"]:
+            continue
+        path = tmp_path / f"hand-{hand_id}.json"
+        path.write_text(json.dumps(export))
+        code, out = run_verifier(path, "--public-key", current_key())
+        assert code == 0 and "ok   published" in out, out
+        seats = [p for p in export["hand"]["participants"] if p["seat"] is not None]
+        assert out.count("ok   seed timing") == len(seats) and "--   seed timing" not in out, out
+        checked += 1
+    assert checked >= 2

@@ -98,6 +98,7 @@ def test_the_big_lists_answer_within_a_statement_budget_without_counting_or_scan
         "/admin/tables/hand/?verified=failed",
         f"/admin/tables/hand/?table__id__exact={table}",
         "/admin/tables/hand/?outcome=banker_won",
+        "/admin/tables/hand/?rules=unknown",  # (every page lists the rules releases: an index probe each)
         "/admin/ledger/transaction/",
         "/admin/ledger/posting/",
         f"/admin/ledger/posting/?account__id__exact={loaded['account']}",

@@ -41,6 +41,20 @@ def _append_as_application_role(table_id: int, event_type: str, data: dict[str, 
     engine.forget_all()
 
 
+def inject_plain_pledge(table_id: int, number: int, seed_hex: str) -> None:
+    """Issue #25's injected pledge: a ``SeedCommitted`` of hand ``number`` in the core's ``plain:`` form, appended
+    as the application's role with a correct chain hash."""
+    _append_as_application_role(
+        table_id,
+        "SeedCommitted",
+        {
+            "number": number,
+            "seed_commitment": hashlib.sha256(bytes.fromhex(seed_hex)).hexdigest(),
+            "sealed_seed": PLAIN_PREFIX + seed_hex,
+        },
+    )
+
+
 @pytest.mark.parametrize("preset", ["classic", "italian"])
 def test_a_plain_pledge_appended_by_the_application_role_is_never_dealt_from_and_fails_verification(preset):
     players = make_players(3, prefix=f"inj{preset[:2]}")
@@ -51,15 +65,7 @@ def test_a_plain_pledge_appended_by_the_application_role_is_never_dealt_from_and
     target = state.hands_opened + 1  # the next hand to open: its seed was committed a hand ago
     assert state.pledge_for(target) is not None
     chosen = secrets.token_bytes(32).hex()
-    _append_as_application_role(
-        table.pk,
-        "SeedCommitted",
-        {
-            "number": target,
-            "seed_commitment": hashlib.sha256(bytes.fromhex(chosen)).hexdigest(),
-            "sealed_seed": PLAIN_PREFIX + chosen,
-        },
-    )
+    inject_plain_pledge(table.pk, target, chosen)
     pledge = state_of(table.pk).pledge_for(target)
     assert pledge is not None and pledge.sealed == PLAIN_PREFIX + chosen  # the table now "holds" the chosen seed
     for _ in range(600):

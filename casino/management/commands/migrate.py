@@ -36,10 +36,8 @@ class Command(DjangoMigrate):
         connection.settings_dict.setdefault("OPTIONS", {}).pop("pool", None)  # a one-off command: no pool
         try:
             super().handle(*args, **options)
-            # with a signer of its own (CHECKPOINT_SIGNER = "signer"), checkpoints are its to write
+            # with a signer role, checkpoints are its alone to write, whoever signs them (tables/signer.py)
             signer_role = getattr(settings, "DATABASE_SIGNER_ROLE", "")
-            if getattr(settings, "CHECKPOINT_SIGNER", "inline") != "signer":
-                signer_role = ""
             with transaction.atomic(using=alias), connection.cursor() as cursor:
                 dbroles.grant_app_privileges(cursor, app_role, signer_role=signer_role)
             if options["verbosity"] >= 1:
