@@ -20,6 +20,7 @@ from rest_framework.test import APIClient
 from casino.tokens import issue_token
 from tables import services
 from tables.admin.views import load_replay
+from tables.models import Event as EventRow
 from tables.models import Hand
 from tables.rules import CANONICAL_DECK
 from tables.verify import verify_hand
@@ -29,22 +30,31 @@ pytestmark = pytest.mark.django_db
 
 TABLES = [(preset, bank) for preset in ("classic", "italian", "spanish", "hungarian") for bank in ("player", "house")]
 HANDS_PER_TABLE = 2
+# the table that plays on (splitting whenever it may) until a hand was split: seeds are drawn at random, and two
+# pictures come together in about one hand in twelve
+SPLITS_AT = ("spanish", "player")
+MOST_HANDS = 80
 
 
 def _play(preset: str, bank: str, rng: random.Random) -> int:
-    """Play ``HANDS_PER_TABLE`` hands, letting the clock run out now and then (timeouts, abandoned hands)."""
+    """Play ``HANDS_PER_TABLE`` hands, letting the clock run out now and then (timeouts, abandoned hands); at
+    ``SPLITS_AT``, go on until a hand was split."""
     table = make_table(preset, bank=bank, max_seats=4 if bank == "player" else 3)
     players = make_players(3 if bank == "player" else 2, prefix=f"{preset[:2]}{bank[0]}")
+    until_split = (preset, bank) == SPLITS_AT
     for user in players:
         services.table_sit(table_id=table.pk, user=user)
-    for _ in range(600):
+    for _ in range(MOST_HANDS * 40):
         state = state_of(table.pk)
-        if state.settled_through >= HANDS_PER_TABLE and not state.hand_in_play:
+        done = state.settled_through >= HANDS_PER_TABLE and not state.hand_in_play
+        split = EventRow.objects.filter(table_id=table.pk, type="HandSplit").exists() if until_split else True
+        if (done and split) or state.settled_through >= MOST_HANDS:
             return table.pk
         if state.awaiting is not None and rng.random() < 0.25:
             services.table_timeout(table_id=table.pk, version=state.version, now_ms=state.awaiting.deadline_ms)
         else:
-            assert step(table, players, rng), f"table {table.pk} is stuck"
+            prefer = "split" if until_split else None
+            assert step(table, players, rng, prefer=prefer), f"table {table.pk} is stuck"
     raise AssertionError(f"table {table.pk} did not finish its hands")
 
 

@@ -65,8 +65,11 @@ def _args(action: str, state: TableState, rng: random.Random) -> list[dict[str, 
     return [{}]
 
 
-def step(table: Table, players: Sequence[AbstractBaseUser], rng: random.Random) -> bool:
-    """Make one random legal move at the table (or fire its timeout when nobody can move); False if stuck."""
+def step(
+    table: Table, players: Sequence[AbstractBaseUser], rng: random.Random, prefer: str | None = None
+) -> bool:
+    """Make one random legal move at the table (or fire its timeout when nobody can move); False if stuck.
+    ``prefer`` names an action tried first whenever it is legal (to make a rare move, such as a split, common)."""
     state = state_of(table.pk)
     by_id = {str(p.pk): p for p in players}
     wallets = {str(k): v for k, v in ledger_selectors.wallet_balances([p.pk for p in players]).items()}
@@ -77,6 +80,7 @@ def step(table: Table, players: Sequence[AbstractBaseUser], rng: random.Random) 
                 if action in GAME_ACTIONS:
                     options.append((by_id[seat.player_id], action))
     rng.shuffle(options)
+    options.sort(key=lambda option: option[1] != prefer)  # stable: the preferred action first, else as shuffled
     for user, action in options:
         if action == "hit" and rng.random() < 0.4 and any(a == "stand" for u, a in options if u == user):
             continue  # stand more often than never
