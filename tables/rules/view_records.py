@@ -238,14 +238,25 @@ class ClientSeedRow(Record, frozen=True, kw_only=True):
     client_seed_set_at: int
 
 
+class HouseAction(Record, frozen=True, kw_only=True):
+    """A step the house banker took by its rule in its own turn (a draw is ``hit``, its stand ``stand``), at the
+    stream ``seq`` of the event that records it: an action row of its own, credited to the house."""
+
+    seq: int
+    action: str
+    reason: str
+
+
 class HandHistory(Record, frozen=True, kw_only=True):
     """A hand's history (API.md ``GET /hands/{id}``) as a viewer may see it: the hand as it ended (or stands),
-    the rules it was played under, each participant's client seed and every card in dealing order."""
+    the rules it was played under, each participant's client seed, every card in dealing order and the house
+    banker's own steps (the shell adds the recorded commands beside them)."""
 
     hand: HandFacts
     rules: dict[str, object]
     client_seeds: tuple[ClientSeedRow, ...]
     deals: tuple[DealRow, ...]
+    house_actions: tuple[HouseAction, ...]
 
     def client_seed_of(self, seat: int | None) -> ClientSeedRow | None:
         """The client seed row of ``seat`` (None for the house, or a hand whose client seed was never fixed)."""
