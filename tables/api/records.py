@@ -28,6 +28,9 @@ def _doc(text: str) -> Meta:
     return Meta(description=text)
 
 
+#: A time in an answer: ISO 8601, UTC (DRF's renderer writes it).
+Time = Annotated[datetime, Meta(extra_json_schema={"format": "date-time"})]
+
 HAND_ID = _doc("The hand's id for /hands/{id}.")
 CHAIN_HASH = _doc("The event's chain hash, once the hand has ended.")
 PREV_HASH = _doc("The chain hash of the event before it.")
@@ -56,7 +59,7 @@ class Turn(Published, frozen=True, kw_only=True):
     seat: Annotated[int | None, _doc("null: every punter who owes a bet.")]
     hand: int | None
     kind: Annotated[WaitKind, _doc("What the table waits for.")]
-    deadline: Annotated[datetime, _doc("When the wait times out.")]
+    deadline: Annotated[Time, _doc("When the wait times out.")]
 
 
 class HandParticipant(Published, frozen=True, kw_only=True):
@@ -95,9 +98,7 @@ class CurrentHand(Published, frozen=True, kw_only=True):
     phase: Phase
     stake: Annotated[int | None, _doc("S under bank_fixed.")]
     turn: Turn | None
-    betting_deadline: Annotated[
-        datetime | None, _doc("While a betting window is open: when it closes (ISO 8601, UTC).")
-    ]
+    betting_deadline: Annotated[Time | None, _doc("While a betting window is open: when it closes (ISO 8601, UTC).")]
     participants: tuple[HandParticipant, ...]
     pending_card: Annotated[PendingCard | None, _doc("Hungarian: a drawn card to assign.")]
     stock_left: int
@@ -133,7 +134,8 @@ class YourLimits(Published, frozen=True, kw_only=True):
     ]
     remaining_session_s: Annotated[int | None, _doc("Null: no session limit.")]
     reality_check_due: Annotated[
-        Literal[False] | SessionFigures, _doc("false, or the session's figures when one is due (POST /me/reality-check).")
+        Literal[False] | SessionFigures,
+        _doc("false, or the session's figures when one is due (POST /me/reality-check)."),
     ]
 
 
@@ -182,7 +184,7 @@ class TableEvent(Published, frozen=True, kw_only=True):
 
     seq: int
     type: Annotated[str, _doc("CardDealt, BetPlaced, HandSettled, ...")]
-    at: datetime
+    at: Time
     data: Annotated[dict[str, Any], _doc("The event's fields as you may see them (hidden cards null).")]
     prev_hash: Annotated[
         str | UnsetType, _doc("Chain hash of the event before (only events up to the latest checkpoint).")
@@ -255,7 +257,7 @@ class ActionRecord(Published, frozen=True, kw_only=True):
     """A recorded command, or a step of the house banker (seat null, reason ``house_rule``)."""
 
     seq: int
-    at: datetime
+    at: Time
     seat: Annotated[int | None, _doc("null: the system (timeouts, the house).")]
     action: str
     args: dict[str, Any]
@@ -321,7 +323,7 @@ class Checkpoint(Published, frozen=True, kw_only=True):
     hash: Annotated[str, _doc("The chain hash of that event (docs/fairness.md).")]
     signature: Annotated[str, _doc('Base64 Ed25519 signature of f"{table_id}:{version}:{hash}".')]
     key_id: Annotated[str, _doc("The signing key (see /fairness/public-key).")]
-    at: datetime
+    at: Time
 
 
 class ExportedKey(Published, frozen=True, kw_only=True):
