@@ -8,7 +8,9 @@ Field names are those of API.md where the API shows the fact; ``msgspec.to_built
 
 from __future__ import annotations
 
-from msgspec import Struct
+from typing import Annotated
+
+from msgspec import Meta, Struct
 
 from .enums import Outcome, Phase, WaitKind
 
@@ -21,7 +23,7 @@ class CardView(Record, frozen=True, kw_only=True):
     """A card as the viewer sees it: ``code`` None when he may not see it; ``face_up`` as it lies now (every card
     of a shown or settled hand lies face up)."""
 
-    code: str | None
+    code: Annotated[str | None, Meta(description="Such as 12O; null when you may not see it.")]
     face_up: bool
 
 
@@ -39,13 +41,13 @@ class HandView(Record, frozen=True, kw_only=True):
     viewer sees every card of the hand."""
 
     index: int
-    bet: int | None
+    bet: Annotated[int | None, Meta(description="null for the banker's hand.")]
     cards: tuple[CardView, ...]
-    total: str | None
+    total: Annotated[str | None, Meta(description='Such as "7.5"; only when you can see every card.')]
     total_half_points: int | None
-    category: str | None
-    matta_value: int | None
-    status: str
+    category: Annotated[str | None, Meta(description="pair7, reale, seven_half, points or bust.")]
+    matta_value: Annotated[int | None, Meta(description="The wild card's value in half-points.")]
+    status: Annotated[str, Meta(description="waiting, playing, stood, bust, closed or settled.")]
     result: HandOutcome | None = None
 
 
@@ -135,7 +137,7 @@ class HandFacts(Record, frozen=True, kw_only=True):
 class LastHandBanker(Record, frozen=True, kw_only=True):
     """The banker of the last hand that ended, with his cards and total."""
 
-    seat: int | None
+    seat: Annotated[int | None, Meta(description="null: the house.")]
     username: str | None
     cards: tuple[str, ...]
     total: str | None
