@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from msgspec import UNSET
+from msgspec import UNSET, structs
 
 from tables.api import records as api
 from tables.rules import (
@@ -107,16 +107,7 @@ def present_table(read: TableRead, limits: api.YourLimits) -> api.TableView:
             for s in core.seats
         ),
         hand=_hand(core.hand, read.hand_id) if core.hand is not None else None,
-        last_hand=None
-        if last is None
-        else api.LastHand(
-            id=last_hand_id(read),
-            number=last.number,
-            status=last.status,
-            banker=last.banker,
-            results=last.results,
-            next_banker=last.next_banker,
-        ),
+        last_hand=None if last is None else api.LastHand(id=last_hand_id(read), **structs.asdict(last)),
         you=api.You(
             seat=you.seat if you is not None else None,
             balance=read.balance,
@@ -226,18 +217,7 @@ def present_history(read: HandRead) -> api.HandHistory:
         deck_reason=facts.deck_reason,
         banker=SeatRef(seat=facts.banker.seat, username=facts.banker.username),
         participants=tuple(_history_participant(history, p) for p in facts.participants),
-        deals=tuple(
-            api.Deal(
-                seq=d.seq,
-                to_seat=d.to_seat,
-                banker=d.banker,
-                hand=d.hand,
-                card=d.card,
-                face_up=d.face_up,
-                **_chain(d.seq, chained),
-            )
-            for d in history.deals
-        ),
+        deals=tuple(api.Deal(**structs.asdict(d), **_chain(d.seq, chained)) for d in history.deals),
         actions=hand_actions(read.start_state, read.events, history, chained),
         results=_results(facts.results or ()),
         next_banker=facts.next_banker,

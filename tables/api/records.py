@@ -18,10 +18,9 @@ from typing import Annotated, Any, Literal
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from tables.rules import view_records
 from tables.rules.enums import Outcome, Phase, WaitKind
-from tables.rules.view_records import CardView, HandView, LastHandBanker, LastHandRow, PendingCard, SeatRef
-
-__all__ = ["CardView", "HandView", "LastHandBanker", "LastHandRow", "PendingCard", "SeatRef"]
+from tables.rules.view_records import HandView, PendingCard, SeatRef
 
 
 def _doc(text: str) -> Meta:
@@ -107,15 +106,11 @@ class CurrentHand(Published, frozen=True, kw_only=True):
     deck: Annotated[tuple[str, ...] | None, _doc("Staff only, once the hand is settled.")]
 
 
-class LastHand(Published, frozen=True, kw_only=True):
-    """How the previous hand ended, as everyone may now see it, until the next ends."""
+class LastHand(view_records.LastHand, frozen=True, kw_only=True):
+    """How the previous hand ended, as everyone may now see it, until the next ends: the core's record with the
+    hand's id."""
 
     id: Annotated[int | None, HAND_ID]
-    number: int
-    status: Annotated[str, _doc("settled or abandoned.")]
-    banker: LastHandBanker
-    results: tuple[LastHandRow, ...]
-    next_banker: SeatRef | None
 
 
 class SessionFigures(Published, frozen=True, kw_only=True):
@@ -240,15 +235,9 @@ class HistoryParticipant(Published, frozen=True, kw_only=True):
     hands: tuple[HistoryHand, ...]
 
 
-class Deal(Published, frozen=True, kw_only=True):
-    """A card as it left the deck, in dealing order (``hand``: the hand it ended in)."""
+class Deal(view_records.DealRow, frozen=True, kw_only=True):
+    """A card as it left the deck, in dealing order (the core's record), with its chain hash once shown."""
 
-    seq: int
-    to_seat: int | None
-    banker: bool
-    hand: int
-    card: str | None
-    face_up: bool
     hash: Annotated[str | UnsetType, CHAIN_HASH] = UNSET
     prev_hash: Annotated[str | UnsetType, PREV_HASH] = UNSET
 

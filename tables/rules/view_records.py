@@ -164,7 +164,7 @@ class LastHand(Record, frozen=True, kw_only=True):
     """How the last hand that ended ended (API.md v1.2 ``last_hand``), the same for every viewer."""
 
     number: int
-    status: str
+    status: Annotated[str, Meta(description="settled or abandoned.")]
     banker: LastHandBanker
     results: tuple[LastHandRow, ...]
     next_banker: SeatRef | None
