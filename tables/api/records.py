@@ -345,3 +345,65 @@ class HandExport(Published, frozen=True, kw_only=True):
         tuple[ExportedKey, ...], _doc("The signing keys the casino names: compare them with a key you hold.")
     ]
     game: HandExportGame
+
+
+# --- the lobby, verification, disputes, the signing keys -----------------------------------------------------------
+
+
+class LobbyTable(Published, frozen=True, kw_only=True):
+    """A table of the lobby (its read model's columns)."""
+
+    id: int
+    name: str
+    preset: str
+    min_bet: int
+    max_bet: int
+    bank: Annotated[str, _doc("player or house.")]
+    seats_taken: int
+    max_seats: int
+    phase: Annotated[str, _doc("waiting, betting, dealing, punters, banker or settled.")]
+
+
+class HandVerification(Published, frozen=True, kw_only=True):
+    """Each check of a settled hand: "ok" or what differs."""
+
+    commitment: Annotated[str, _doc('"ok" or what differs.')]
+    shuffle: str
+    replay: str
+    ledger: str
+    chain: Annotated[str, _doc("Extension: the hash chain of the table's events up to the hand.")]
+    checkpoint: Annotated[str, _doc("The table's signed checkpoints still match its hash chain.")]
+    deck: Annotated[
+        str | UnsetType,
+        _doc(
+            "Extension, not a check, present only when the hand's history shows no deck: why (the same text as the "
+            "history's `deck_reason`)."
+        ),
+    ] = UNSET
+
+
+class Dispute(Published, frozen=True, kw_only=True):
+    """A dispute of a hand."""
+
+    id: int
+    hand: int
+    reason: str
+    status: str
+    created_at: Time
+
+
+class FairnessPublicKeyEntry(Published, frozen=True, kw_only=True):
+    """A key that checkpoints may name."""
+
+    key_id: str
+    public_key: Annotated[str, _doc("Base64 of the 32 raw bytes.")]
+    valid_from: Annotated[Time | None, _doc("When the key signed its first checkpoint; null while it has signed none.")]
+
+
+class FairnessPublicKey(Published, frozen=True, kw_only=True):
+    """The keys that sign checkpoints."""
+
+    algorithm: Annotated[str, _doc('"ed25519".')]
+    public_key: Annotated[str, _doc("Base64 of the 32 raw bytes of the current signing key.")]
+    key_id: Annotated[str, _doc("The current key's id, as checkpoints name it.")]
+    keys: Annotated[tuple[FairnessPublicKeyEntry, ...], _doc("Every key checkpoints may name, the current one first.")]

@@ -1,9 +1,7 @@
-"""Request bodies (strict) of the game endpoints (spec/API.md) and the answers that are not the core's records.
+"""Request bodies (strict) and query parameters of the game endpoints (spec/API.md).
 
-The table view, action answers, the events feed, a hand's history and export and checkpoints are the published
-records of :mod:`tables.api.records` (their schema generated from them: :mod:`tables.api.openapi`); the
-serializers below describe the lobby, verification, disputes and the public keys. The schemathesis run of the
-test suite checks every response against the schema.
+Answers are the published records of :mod:`tables.api.records` (their schema generated from them:
+:mod:`tables.api.openapi`); the schemathesis run of the test suite checks every response against the schema.
 """
 
 from __future__ import annotations
@@ -106,74 +104,10 @@ class DisputeInput(StrictSerializer):
         ref_name = "DisputeRequest"
 
 
-# --- responses (schema) -------------------------------------------------------------------------------------
-
-
-class LobbyTableSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    preset = serializers.CharField()
-    min_bet = serializers.IntegerField()
-    max_bet = serializers.IntegerField()
-    bank = serializers.CharField(help_text="player or house.")
-    seats_taken = serializers.IntegerField()
-    max_seats = serializers.IntegerField()
-    phase = serializers.CharField(help_text="waiting, betting, dealing, punters, banker or settled.")
-
-    class Meta:
-        ref_name = "LobbyTable"
-
-
-class VerificationSerializer(serializers.Serializer):
-    commitment = serializers.CharField(help_text='"ok" or what differs.')
-    shuffle = serializers.CharField()
-    replay = serializers.CharField()
-    ledger = serializers.CharField()
-    chain = serializers.CharField(help_text="Extension: the hash chain of the table's events up to the hand.")
-    checkpoint = serializers.CharField(help_text="The table's signed checkpoints still match its hash chain.")
-    deck = serializers.CharField(
-        required=False,
-        help_text="Extension, not a check, present only when the hand's history shows no deck: why (the same text "
-        "as the history's `deck_reason`).",
-    )
-
-    class Meta:
-        ref_name = "HandVerification"
+# --- queries ---------------------------------------------------------------------------------------------------
 
 
 class CheckpointsQuery(serializers.Serializer):
     after = serializers.IntegerField(
         required=False, default=0, min_value=0, max_value=2**31 - 1, help_text="Only checkpoints with version > after."
     )
-
-
-class PublicKeyEntrySerializer(serializers.Serializer):
-    key_id = serializers.CharField()
-    public_key = serializers.CharField(help_text="Base64 of the 32 raw bytes.")
-    valid_from = serializers.DateTimeField(
-        allow_null=True, help_text="When the key signed its first checkpoint; null while it has signed none."
-    )
-
-    class Meta:
-        ref_name = "FairnessPublicKeyEntry"
-
-
-class PublicKeySerializer(serializers.Serializer):
-    algorithm = serializers.CharField(help_text='"ed25519".')
-    public_key = serializers.CharField(help_text="Base64 of the 32 raw bytes of the current signing key.")
-    key_id = serializers.CharField(help_text="The current key's id, as checkpoints name it.")
-    keys = PublicKeyEntrySerializer(many=True, help_text="Every key checkpoints may name, the current one first.")
-
-    class Meta:
-        ref_name = "FairnessPublicKey"
-
-
-class DisputeSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    hand = serializers.IntegerField()
-    reason = serializers.CharField()
-    status = serializers.CharField()
-    created_at = serializers.DateTimeField()
-
-    class Meta:
-        ref_name = "Dispute"

@@ -56,7 +56,7 @@ HAND_ID = OpenApiParameter("hand_id", OpenApiTypes.INT, OpenApiParameter.PATH, d
 class TableListView(generics.ListAPIView):
     """``GET /tables`` (the lobby) and ``POST /tables`` (staff)."""
 
-    serializer_class = io.LobbyTableSerializer
+    serializer_class = record_serializer(records.LobbyTable)
     pagination_class = ApiPagination
 
     def get_permissions(self) -> list[BasePermission]:
@@ -286,11 +286,12 @@ class HandVerifyView(APIView):
             "hash chain of the table's events and its signed checkpoints (which version no longer matches). "
             "A hand in play is 409 `wrong_phase`."
         ),
-        responses={200: io.VerificationSerializer},
+        responses={200: record_serializer(records.HandVerification)},
     )
     @api_errors("not_found", "forbidden", "wrong_phase")
     def get(self, request: Request, hand_id: int) -> Response:
-        return Response(selectors.hand_verification(hand_id=hand_id, user=request.user))
+        report = selectors.hand_verification(hand_id=hand_id, user=request.user)
+        return Response(published(msgspec.convert(report, records.HandVerification)))
 
 
 class HandExportView(APIView):
@@ -322,7 +323,7 @@ class DisputesView(APIView):
         summary="Dispute a hand (participants)",
         description="Operators see the dispute in the admin; the hand is marked disputed.",
         request=io.DisputeInput,
-        responses={201: io.DisputeSerializer},
+        responses={201: record_serializer(records.Dispute)},
     )
     @api_errors("not_found", "forbidden")
     @idempotent
@@ -330,14 +331,14 @@ class DisputesView(APIView):
         data = io.DisputeInput(data=request.data)
         data.is_valid(raise_exception=True)
         dispute = hand_dispute_open(hand_id=hand_id, user=request.user, reason=data.validated_data["reason"])
-        body = {
-            "id": dispute.pk,
-            "hand": dispute.hand_id,
-            "reason": dispute.reason,
-            "status": dispute.status,
-            "created_at": dispute.created_at,
-        }
-        return Response(io.DisputeSerializer(body).data, status=status.HTTP_201_CREATED)
+        body = records.Dispute(
+            id=dispute.pk,
+            hand=dispute.hand_id,
+            reason=dispute.reason,
+            status=dispute.status,
+            created_at=dispute.created_at,
+        )
+        return Response(published(body), status=status.HTTP_201_CREATED)
 
 
 class CheckpointsView(generics.ListAPIView):
@@ -386,15 +387,19 @@ class PublicKeyView(APIView):
             "may name by `key_id`, so checkpoints signed before a rotation still verify, each with `valid_from` "
             "(its first checkpoint; null for a key that has signed none yet)."
         ),
-        responses={200: io.PublicKeySerializer},
+        responses={200: record_serializer(records.FairnessPublicKey)},
     )
     def get(self, request: Request) -> Response:
-        keys = [
-            {"key_id": key_id, "public_key": base64.b64encode(raw).decode(), "valid_from": _first_use(key_id)}
+        keys = tuple(
+            records.FairnessPublicKeyEntry(
+                key_id=key_id, public_key=base64.b64encode(raw).decode(), valid_from=_first_use(key_id)
+            )
             for key_id, raw in fairness.public_keys()
-        ]
-        body = {"algorithm": "ed25519", "public_key": keys[0]["public_key"], "key_id": keys[0]["key_id"], "keys": keys}
-        return Response(io.PublicKeySerializer(body).data)
+        )
+        body = records.FairnessPublicKey(
+            algorithm="ed25519", public_key=keys[0].public_key, key_id=keys[0].key_id, keys=keys
+        )
+        return Response(published(body))
 
 
 def _first_use(key_id: str) -> Any:
