@@ -25,6 +25,13 @@ RECORD_ANSWERS = [
     ("/api/v1/tables/{table_id}/events", "get", "200", records.TableEvents),
     ("/api/v1/hands/{hand_id}", "get", "200", records.HandHistory),
     ("/api/v1/hands/{hand_id}/export", "get", "200", records.HandExport),
+    ("/api/v1/hands/{hand_id}/verify", "get", "200", records.HandVerification),
+    ("/api/v1/hands/{hand_id}/disputes", "post", "201", records.Dispute),
+    ("/api/v1/fairness/public-key", "get", "200", records.FairnessPublicKey),
+]
+RECORD_PAGES = [
+    ("/api/v1/tables", records.LobbyTable),
+    ("/api/v1/tables/{table_id}/checkpoints", records.Checkpoint),
 ]
 
 
@@ -48,11 +55,12 @@ def test_a_record_backed_answer_is_described_by_exactly_its_record(schema, path,
         assert published[name] == component, name
 
 
-def test_the_checkpoints_page_lists_the_checkpoint_record(schema):
-    page = _answer(schema, "/api/v1/tables/{table_id}/checkpoints", "get", "200")["$ref"].rsplit("/", 1)[1]
+@pytest.mark.parametrize(("path", "record"), RECORD_PAGES)
+def test_a_page_lists_its_record(schema, path, record):
+    page = _answer(schema, path, "get", "200")["$ref"].rsplit("/", 1)[1]
     items = schema["components"]["schemas"][page]["properties"]["results"]["items"]
-    assert items == {"$ref": "#/components/schemas/Checkpoint"}
-    assert schema["components"]["schemas"]["Checkpoint"] == record_schema(records.Checkpoint)["Checkpoint"]
+    assert items == {"$ref": f"#/components/schemas/{record.__name__}"}
+    assert schema["components"]["schemas"][record.__name__] == record_schema(record)[record.__name__]
 
 
 def test_the_core_records_the_api_shows_as_they_are_keep_their_help_texts(schema):
