@@ -33,7 +33,7 @@ from tables.rules import (
 )
 from tables.rules.chainhash import HASH_FORM, hash_form, private_sha256
 from tables.rules.enums import WaitKind
-from tables.rules.view_records import HouseAction, ParticipantView, ResultRow, SeatRef
+from tables.rules.view_records import HouseAction, ParticipantView, ResultRow, ResultView, SeatRef
 from tables.selectors import EventsRead, ExportRead, HandRead, TableRead, last_hand_id, legal_for
 from tables.store import StoredEvent, public_command
 
@@ -51,23 +51,8 @@ def _at(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, tz=UTC)
 
 
-def _results(rows: Sequence[ResultRow]) -> tuple[api.HandResult, ...]:
-    # the player id stays inside: the seat says who
-    return tuple(
-        api.HandResult(
-            seat=r.seat,
-            hand=r.hand,
-            bet=r.bet,
-            category=r.category,
-            total_half_points=r.total_half_points,
-            matta_value=r.matta_value,
-            outcome=r.outcome,
-            tie=r.tie,
-            multiplier=r.multiplier,
-            net=r.net,
-        )
-        for r in rows
-    )
+def _results(rows: Sequence[ResultRow]) -> tuple[ResultView, ...]:
+    return tuple(row.shown() for row in rows)  # the player id stays inside: the seat says who
 
 
 # --- the table view -----------------------------------------------------------------------------------------------

@@ -19,8 +19,8 @@ from typing import Annotated, Any, Literal
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from tables.rules import view_records
-from tables.rules.enums import Outcome, Phase, WaitKind
-from tables.rules.view_records import HandView, PendingCard, SeatRef
+from tables.rules.enums import Phase, WaitKind
+from tables.rules.view_records import HandView, PendingCard, ResultView, SeatRef
 
 
 def _doc(text: str) -> Meta:
@@ -70,21 +70,6 @@ class HandParticipant(Published, frozen=True, kw_only=True):
     hands: tuple[HandView, ...]
 
 
-class HandResult(Published, frozen=True, kw_only=True):
-    """One settled punter hand."""
-
-    seat: int
-    hand: int
-    bet: int
-    category: Annotated[str, _doc("pair7, reale, seven_half, points or bust.")]
-    total_half_points: int
-    matta_value: Annotated[int | None, _doc("The wild card's value in half-points.")]
-    outcome: Outcome
-    tie: bool
-    multiplier: int
-    net: Annotated[int, _doc("The punter's net chips on this hand; the banker's is minus the sum.")]
-
-
 class CurrentHand(Published, frozen=True, kw_only=True):
     """The hand in play (or just ended) as you may see it."""
 
@@ -101,7 +86,7 @@ class CurrentHand(Published, frozen=True, kw_only=True):
     participants: tuple[HandParticipant, ...]
     pending_card: Annotated[PendingCard | None, _doc("Hungarian: a drawn card to assign.")]
     stock_left: int
-    results: tuple[HandResult, ...] | None
+    results: tuple[ResultView, ...] | None
     next_banker: SeatRef | None
     deck: Annotated[tuple[str, ...] | None, _doc("Staff only, once the hand is settled.")]
 
@@ -300,7 +285,7 @@ class HandHistory(Published, frozen=True, kw_only=True):
     participants: tuple[HistoryParticipant, ...]
     deals: tuple[Deal, ...]
     actions: tuple[ActionRecord, ...]
-    results: tuple[HandResult, ...]
+    results: tuple[ResultView, ...]
     next_banker: SeatRef | None
     ledger: tuple[HandTransaction, ...]
 

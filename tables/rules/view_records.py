@@ -84,20 +84,30 @@ class SeatRef(Record, frozen=True, kw_only=True):
     username: str | None
 
 
-class ResultRow(Record, frozen=True, kw_only=True):
-    """One settled punter hand: the one shape of a result row, in the table view, a history and the admin."""
+class ResultView(Record, frozen=True, kw_only=True):
+    """One settled punter hand as every viewer sees it (the seat says who): the API's result row."""
 
     seat: int
-    player_id: str
     hand: int
     bet: int
-    category: str
+    category: Annotated[str, Meta(description="pair7, reale, seven_half, points or bust.")]
     total_half_points: int
-    matta_value: int | None
+    matta_value: Annotated[int | None, Meta(description="The wild card's value in half-points.")]
     outcome: Outcome
     tie: bool
     multiplier: int
-    net: int
+    net: Annotated[int, Meta(description="The punter's net chips on this hand; the banker's is minus the sum.")]
+
+
+class ResultRow(ResultView, frozen=True, kw_only=True):
+    """One settled punter hand: the one shape of a result row, in the table view, a history and the admin, with
+    the punter's player id (for the surfaces that name him by it; :meth:`shown` leaves it out)."""
+
+    player_id: str
+
+    def shown(self) -> ResultView:
+        """The row without the player id, as the API shows it."""
+        return ResultView(**{name: getattr(self, name) for name in ResultView.__struct_fields__})
 
 
 class HandFacts(Record, frozen=True, kw_only=True):

@@ -75,7 +75,9 @@ def test_the_core_takes_only_records_from_msgspec() -> None:
                 used.update(f"{node.module}.{alias.name}" for alias in node.names)
             elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "msgspec":
                 used.add(f"msgspec.{node.attr}")
-    assert used <= {"msgspec.Struct", "msgspec.field", "msgspec.structs", "msgspec.structs.replace"}, used
+    # Meta: a view record's field help text, published as it is in the API's schema (tables/api/openapi.py)
+    records = {"msgspec.Struct", "msgspec.Meta", "msgspec.field", "msgspec.structs", "msgspec.structs.replace"}
+    assert used <= records, used
     assert "msgspec.Struct" in used
 
 
