@@ -29,7 +29,7 @@ def load(table_id: int, after: int, limit: int = MAX_FEED_EVENTS) -> LoadedEvent
 
 def censor(loaded: LoadedEvents, user: AbstractBaseUser) -> dict[str, Any]:
     """``{"events": [...], "last_seq": N}`` as ``user`` may see the loaded events now."""
-    return published(present_events(events_read(loaded, user)))  # type: ignore[no-any-return]
+    return published(present_events(events_read(loaded, user)))
 
 
 def viewer(loaded: LoadedEvents, user: AbstractBaseUser) -> Viewer:

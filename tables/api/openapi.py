@@ -84,7 +84,7 @@ def _named_types(record: type[Struct]) -> dict[str, type]:
     return found
 
 
-class RecordSerializer(serializers.BaseSerializer):  # type: ignore[type-arg]
+class RecordSerializer(serializers.BaseSerializer):
     """A published record as DRF sees it: read-only, its schema the record's own (:class:`RecordExtension`)."""
 
     record: ClassVar[type[Struct]]
@@ -101,7 +101,7 @@ def record_serializer(record: type[Struct]) -> type[RecordSerializer]:
     return type(f"{record.__name__}Record", (RecordSerializer,), {"record": record, "__module__": __name__})
 
 
-class RecordExtension(OpenApiSerializerExtension):  # type: ignore[no-untyped-call]
+class RecordExtension(OpenApiSerializerExtension):
     """Describes a :class:`RecordSerializer` by its record's generated components."""
 
     target_class = RecordSerializer
