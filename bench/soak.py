@@ -1,15 +1,17 @@
 """Soak under faults (issue 16, DESIGN.md principle 12): real load while processes die and services restart.
 
 Starts the whole stack on PRIVATE services it may restart: a PostgreSQL cluster of its own (``initdb`` into a
-temporary directory, on a free port) and a Redis of its own (``redis-server`` on a free port); never the
-machine's shared servers. On them: gunicorn (several workers), a Celery worker, Celery beat (and the ASGI
-server when the Procfile names one). Bots sit at a table of every preset with both bank modes and play over
-HTTP; every POST carries an ``Idempotency-Key`` and is retried with the same key until it gets an answer.
+temporary directory, on a free port) with a synchronous standby (bench/replication.py), and a Redis of its own
+(``redis-server`` on a free port); never the machine's shared servers. On them: gunicorn (several workers), a
+Celery worker, Celery beat (and the ASGI server when the Procfile names one). Bots sit at a table of every preset
+with both bank modes and play over HTTP; every POST carries an ``Idempotency-Key`` and is retried with the same
+key until it gets an answer.
 
 Meanwhile a seeded fault injector, round-robin over the kinds in a shuffled order, repeatedly:
 ``kill -9`` a web worker; ``kill -9`` the Celery worker and starts it again later; kills beat and starts it
 again; restarts Redis; ``pg_terminate_backend`` random backends of the app; drops client connections
-mid-request; and restarts PostgreSQL once per run (an immediate shutdown: a crash).
+mid-request; restarts PostgreSQL once per run (an immediate shutdown: a crash); and once per run fails over:
+``kill -9`` the primary, promote the standby, fence the old primary.
 
 Afterwards (the run fails on any violation): every accepted action was applied exactly once and every refused
 one not at all; every answer to a retried request equals the first answer (the stored one); no table stayed
@@ -54,6 +56,7 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.replication import ReplicationPair, postgres_bindir  # noqa: E402 (after the path)
 from casino.nginx import configuration as nginx_configuration  # noqa: E402 (after the path)
 from casino.nginx import nginx_binary  # noqa: E402
 from casino.progress import add_output_arguments, progress, write_json  # noqa: E402 (after the path)
@@ -75,6 +78,8 @@ FAULT_KINDS = (
     "client_drop",
 )
 PG_RESTART = "pg_restart"
+PG_FAILOVER = "pg_failover"  # once per run too: the standby becomes the primary (bench/replication.py)
+ONCE_PER_RUN = (PG_RESTART, PG_FAILOVER)
 SWEEP_INTERVAL_S = 2.0
 # the suite's own services (and its database roles) never reach the private stack
 PRIVATE_SERVICE_VARIABLES = ("DATABASE_", "MIGRATE_DATABASE_", "REDIS_", "CELERY_")
@@ -109,70 +114,6 @@ def wait_until(predicate: Callable[[], object], timeout: float, interval: float 
 
 
 # --- private services -----------------------------------------------------------------------------------------
-
-
-def postgres_bindir() -> Path:
-    """The PostgreSQL server binaries: the distribution's 15, else the ones pgserver ships."""
-    system = Path("/usr/lib/postgresql/15/bin")
-    if (system / "initdb").exists():
-        return system
-    from pgserver._commands import POSTGRES_BIN_PATH  # type: ignore[import-untyped]
-
-    return Path(POSTGRES_BIN_PATH)
-
-
-class PrivatePostgres:
-    """A throwaway cluster (``initdb``) in ``directory``, listening on 127.0.0.1:<free port>; trust auth."""
-
-    def __init__(self, directory: Path) -> None:
-        self.bindir = postgres_bindir()
-        self.directory = directory
-        self.data = directory / "data"
-        self.port = free_port()
-        self.log = directory / "postgres.log"
-        # initdb refuses to run as root: run the server as the distribution's postgres user then
-        self.user = None
-        if os.geteuid() == 0:
-            import pwd
-
-            self.user = "postgres"
-            entry = pwd.getpwnam(self.user)
-            directory.mkdir(parents=True, exist_ok=True)
-            os.chown(directory, entry.pw_uid, entry.pw_gid)
-
-    restartable = True
-
-    def url(self, database: str = "postgres") -> str:
-        return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
-
-    def _run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [str(self.bindir / args[0]), *args[1:]],
-            user=self.user,
-            cwd=self.directory,
-            capture_output=True,
-            text=True,
-            check=check,
-            timeout=120,
-        )
-
-    def init(self) -> None:
-        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
-        with (self.data / "postgresql.conf").open("a") as conf:
-            conf.write(
-                f"\nlisten_addresses = '127.0.0.1'\nport = {self.port}\nunix_socket_directories = '{self.directory}'\n"
-                "max_connections = 200\nshared_buffers = 64MB\nfsync = off\nfull_page_writes = off\n"
-            )
-        self.start()
-
-    def start(self) -> None:
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60", "start")
-
-    def stop(self, mode: str = "fast") -> None:
-        self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop", check=False)
-
-    def running(self) -> bool:
-        return self._run("pg_ctl", "-D", str(self.data), "status", check=False).returncode == 0
 
 
 class GivenPostgres:
@@ -693,8 +634,9 @@ class Stack:
         self.workdir = workdir
         self.logdir = workdir / "logs"
         self.logdir.mkdir(parents=True, exist_ok=True)
-        self.postgres: PrivatePostgres | GivenPostgres = (
-            GivenPostgres(database_url, pgdata) if database_url else PrivatePostgres(workdir / "pg")
+        # a private server is a primary with a synchronous standby (the pg_failover fault); a given one is alone
+        self.postgres: ReplicationPair | GivenPostgres = (
+            GivenPostgres(database_url, pgdata) if database_url else ReplicationPair(workdir / "pg")
         )
         self.redis = PrivateRedis(workdir / "redis")
         self.web_port = free_port()
@@ -715,8 +657,9 @@ class Stack:
         return self.postgres.url(self.database)
 
     def start_services(self) -> None:
-        if isinstance(self.postgres, PrivatePostgres):
-            say(f"initdb + PostgreSQL ({self.postgres.bindir}) on 127.0.0.1:{self.postgres.port}")
+        if isinstance(self.postgres, ReplicationPair):
+            ports = " and ".join(str(c.port) for c in self.postgres.clusters)
+            say(f"initdb + PostgreSQL ({self.postgres.bindir}), primary and synchronous standby on :{ports}")
         else:
             restart = "restarted once" if self.postgres.restartable else "never restarted (no --pgdata)"
             say(f"the given PostgreSQL, database {self.database} (dropped afterwards); the server is {restart}")
@@ -883,8 +826,8 @@ class Stack:
             if process is not None and process.alive():
                 process.stop()
         self.redis.kill()
-        if isinstance(self.postgres, PrivatePostgres):
-            self.postgres.stop("fast")
+        if isinstance(self.postgres, ReplicationPair):
+            self.postgres.shutdown()
         else:
             import psycopg
 
@@ -900,7 +843,7 @@ class Injector(threading.Thread):
 
     def __init__(
         self, stack: Stack, record: Record, bots: list[Bot], seconds: float, faults: int, seed: int,
-        stop: threading.Event,
+        stop: threading.Event, only: tuple[str, ...] = (),
     ) -> None:  # fmt: skip
         super().__init__(name="injector", daemon=True)
         self.stack = stack
@@ -909,18 +852,34 @@ class Injector(threading.Thread):
         self.rng = random.Random(seed)
         self.stop = stop
         self.seconds = seconds
-        kinds: list[str] = []
-        while len(kinds) < faults - 1:
-            order = [k for k in FAULT_KINDS if k != "live_kill" or "live" in stack.processes]
-            self.rng.shuffle(order)
-            kinds += order
-        kinds = kinds[: faults - 1]
-        if stack.postgres.restartable:
-            kinds.insert(self.rng.randrange(len(kinds) // 3, 2 * len(kinds) // 3 + 1), PG_RESTART)
-        self.plan = kinds
-        self.locks = {kind: threading.Lock() for kind in (*FAULT_KINDS, PG_RESTART)}
+        self.plan = self._plan(faults, only)
+        self.locks = {kind: threading.Lock() for kind in (*FAULT_KINDS, *ONCE_PER_RUN)}
         self.threads: list[threading.Thread] = []
         self.database_lock = threading.Lock()  # a restart and a backend kill never overlap (both need the server)
+
+    def _plan(self, faults: int, only: tuple[str, ...]) -> list[str]:
+        """The kinds in order: round-robin over the repeated kinds, each once-per-run kind (a PostgreSQL restart,
+        a failover) at a random place of the middle third. ``only``: just these kinds (a drill)."""
+        once = [k for k in ONCE_PER_RUN if self._possible(k) and (not only or k in only)]
+        repeated = [k for k in FAULT_KINDS if self._possible(k) and (not only or k in only)]
+        kinds: list[str] = []
+        while repeated and len(kinds) < faults - len(once):
+            order = list(repeated)
+            self.rng.shuffle(order)
+            kinds += order
+        kinds = kinds[: max(0, faults - len(once))]
+        for kind in once:
+            kinds.insert(self.rng.randrange(len(kinds) // 3, 2 * len(kinds) // 3 + 1), kind)
+        return kinds
+
+    def _possible(self, kind: str) -> bool:
+        if kind == "live_kill":
+            return "live" in self.stack.processes
+        if kind == PG_RESTART:
+            return self.stack.postgres.restartable
+        if kind == PG_FAILOVER:
+            return isinstance(self.stack.postgres, ReplicationPair)
+        return True
 
     def run(self) -> None:
         gap = self.seconds * 0.9 / max(1, len(self.plan))
@@ -958,11 +917,14 @@ class Injector(threading.Thread):
         if not pids:
             raise RuntimeError("no web worker")
         victim = pids[int(u * len(pids))]
+        # behind the proxy, the requests the worker was serving are answered by nginx's 503 (its upstream reset)
+        window = self.record.open_window("web", fault.kind)
         os.kill(victim, signal.SIGKILL)
         fault.back = time.monotonic()
         fault.detail = f"kill -9 web worker {victim}"
         wait_until(lambda: len(set(self.stack.web_worker_pids()) - {victim}) >= self.stack.workers, 60, 0.05)
-        fault.ready_s = time.monotonic() - fault.back
+        window.end = time.monotonic()
+        fault.ready_s = window.end - fault.back
 
     def _restart_process(self, fault: Fault, name: str, down: float) -> None:
         window = self.record.open_window("live" if name == "live" else "timers", fault.kind)
@@ -1022,6 +984,17 @@ class Injector(threading.Thread):
         postgres = self.stack.postgres
         with self.database_lock:
             self._service_outage(fault, "database", lambda: postgres.stop("immediate"), postgres.start, 2 + 2 * u, 120)
+
+    def pg_failover(self, fault: Fault, u: float) -> None:
+        """kill -9 the primary; 1-3 s later (a failover manager noticing) fence it and promote the standby
+        (bench/replication.py). The clients' multi-host URL finds the new primary by itself."""
+        pair = self.stack.postgres
+        assert isinstance(pair, ReplicationPair)
+        old = pair.primary.name
+        with self.database_lock:
+            self._service_outage(fault, "database", pair.kill_primary, pair.promote, 1 + 2 * u, 120)
+        new = pair.primary.name
+        fault.detail = f"kill -9 the primary ({old}), fence it, promote the synchronous standby ({new})"
 
     def pg_terminate(self, fault: Fault, u: float) -> None:
         with self.database_lock:
@@ -1142,12 +1115,12 @@ class TimerWatchdog(threading.Thread):
 # --- setup and checks ------------------------------------------------------------------------------------------
 
 
-def setup_tables(stack: Stack, bots_per_table: int) -> list[tuple[str, int, str, int]]:
+def setup_tables(stack: Stack, bots_per_table: int, presets: tuple[str, ...]) -> list[tuple[str, int, str, int]]:
     """Players with chips and one table per preset and bank mode; returns (username, user id, password, table)."""
     code = (
         "import json, sys\n"
         "from bench.soak import _setup_in_django\n"
-        f"json.dump(_setup_in_django({bots_per_table}), sys.stdout)\n"
+        f"json.dump(_setup_in_django({bots_per_table}, {list(presets)!r}), sys.stdout)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", f"import django; django.setup()\n{code}"],
@@ -1156,7 +1129,7 @@ def setup_tables(stack: Stack, bots_per_table: int) -> list[tuple[str, int, str,
     return [tuple(row) for row in json.loads(out.stdout)]  # type: ignore[misc]
 
 
-def _setup_in_django(bots_per_table: int) -> list[list[object]]:
+def _setup_in_django(bots_per_table: int, presets: list[str]) -> list[list[object]]:
     from django.contrib.auth import get_user_model
 
     from ledger import services as ledger
@@ -1166,7 +1139,8 @@ def _setup_in_django(bots_per_table: int) -> list[list[object]]:
     User = get_user_model()
     cashier = User.objects.create_user(username="soak-cashier", is_staff=True)
     seats: list[list[object]] = []
-    for preset, limits in PRESETS.items():
+    for preset in presets:
+        limits = PRESETS[preset]
         for bank in BANKS:
             table = services.table_create(
                 operator=None,
@@ -1260,7 +1234,8 @@ def check_http(record: Record) -> dict[str, int]:
     counts: Counter[str] = Counter()
     for path, attempt in record.server_errors:
         counts[f"http_{attempt.status}"] += 1
-        outages = {"database", "redis", "live"} if path.startswith("live:") else {"database", "redis"}
+        # (a web worker killed mid-request: the proxy's 503 for what it was serving)
+        outages = {"database", "redis", "live"} if path.startswith("live:") else {"database", "redis", "web"}
         if attempt.status != 503:
             record.violation(f"{attempt.status} on {path}: {str(attempt.body)[:200]}")
         elif not attempt.retry_after:
@@ -1274,7 +1249,7 @@ def check_http(record: Record) -> dict[str, int]:
         if sample.status == 503:
             if not sample.retry_after:
                 record.violation("/healthz 503 without Retry-After")
-            if not record.covered({"database", "redis"}, sample.sent, sample.received):
+            if not record.covered({"database", "redis", "web"}, sample.sent, sample.received):
                 record.violation(f"/healthz said 503 while every service was up: {sample.body}")
         elif sample.status == 200:
             for w in record.windows:
@@ -1291,6 +1266,51 @@ def check_http(record: Record) -> dict[str, int]:
             if not said:
                 record.violation(f"/healthz never said 503 while {w.service} was down ({w.kind})")
     return dict(counts)
+
+
+def check_fenced(stack: Stack, record: Record) -> str:
+    """After a failover: the old primary, started again (as a supervisor would), is a read-only standby, and the
+    programs' multi-host URL still reaches the new primary."""
+    pair = stack.postgres
+    if not isinstance(pair, ReplicationPair) or not pair.failovers:
+        return "ok (no failover)"
+    import psycopg
+
+    old = pair.standby
+    try:
+        old.start()
+        fenced = wait_until(old.in_recovery, 30, 0.2)
+        with psycopg.connect(stack.admin_url.replace("postgres://", "postgresql://"), connect_timeout=5) as c:
+            port = c.info.port
+    except Exception as exc:
+        record.violation(f"the old primary after the failover: {exc.__class__.__name__}: {exc}")
+        return "FAILED"
+    if not fenced:
+        record.violation(f"the old primary ({old.name}) came back accepting writes after the failover")
+    if port != pair.primary.port:
+        record.violation(f"after the failover the programs' URL reached port {port}, not the new primary's")
+    return "ok" if fenced and port == pair.primary.port else "FAILED"
+
+
+def check_redis_keys(stack: Stack, record: Record) -> dict[str, int]:
+    """Every key left in the soak's Redis is of a family that may be lost (casino/redis_state.py): the reason a
+    Redis failover needs nothing more than the restart the soak injects. Returns the keys per family."""
+    import redis
+
+    from casino.redis_state import family_of
+
+    counts: Counter[str] = Counter()
+    client = redis.Redis.from_url(stack.redis.url, socket_connect_timeout=5, socket_timeout=5)
+    try:
+        for raw in client.scan_iter(count=1000):
+            key = raw.decode(errors="replace")
+            family = family_of(key)
+            if family is None:
+                record.violation(f"Redis key {key!r} is of no family in casino/redis_state.py")
+            counts[family.name if family else "unknown"] += 1
+    finally:
+        client.close()
+    return dict(sorted(counts.items()))
 
 
 def run_command(stack: Stack, *args: str) -> tuple[bool, str]:
@@ -1337,7 +1357,7 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
     record = Record()
     stack.start_services()
     stack.migrate()
-    seats = setup_tables(stack, args.bots_per_table)
+    seats = setup_tables(stack, args.bots_per_table, args.presets)
     stack.define_processes()
     stack.start_all()
     edge = f", behind nginx on :{stack.edge_port}" if stack.edge_port is not None else " (no nginx: not behind a proxy)"
@@ -1359,7 +1379,7 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
     health.start()
     watchdog = TimerWatchdog(stack, record, stop_monitors)
     watchdog.start()
-    injector = Injector(stack, record, bots, args.seconds, args.faults, args.seed, stop_monitors)
+    injector = Injector(stack, record, bots, args.seconds, args.faults, args.seed, stop_monitors, args.kinds)
     injector.start()
 
     def describe() -> str:
@@ -1399,6 +1419,9 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
     checks["no table stuck past its deadline"] = (
         "ok" if not stuck and not any("still waits" in v for v in record.violations) else "FAILED"
     )
+    checks["a failed primary comes back read-only (fenced)"] = check_fenced(stack, record)
+    redis_keys = check_redis_keys(stack, record)
+    checks["every Redis key may be lost (casino/redis_state.py)"] = _ok(record, ("Redis key",))
     request_counts = check_requests(stack, record)
     http_counts = check_http(record)
     for name, command in (
@@ -1443,7 +1466,8 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
         "seed": args.seed,
         "bots": len(bots),
         "behind_proxy": stack.edge_port is not None,
-        "tables": len(PRESETS) * len(BANKS),
+        "tables": len(args.presets) * len(BANKS),
+        "presets": list(args.presets),
         "hands_closed": hands,
         "actions_accepted": request_counts.get("accepted", 0) - len(bots),
         "requests_refused": request_counts.get("refused", 0),
@@ -1467,6 +1491,7 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
             "max": round(lateness[-1], 2) if lateness else 0.0,
         },
         "http": http_counts,
+        "redis_keys": redis_keys,
         "checks": checks,
         "violations": record.violations,
     }
@@ -1528,7 +1553,7 @@ def _count_hands(stack: Stack) -> int:
 def render(summary: dict[str, Any]) -> str:
     lines = [
         f"soak {'PASSED' if summary['ok'] else 'FAILED'}: {summary['seconds']:.0f} s, seed {summary['seed']}, "
-        f"{summary['bots']} bots at {summary['tables']} tables (4 presets x 2 bank modes)",
+        f"{summary['bots']} bots at {summary['tables']} tables ({len(summary['presets'])} presets x 2 bank modes)",
         f"  hands closed {summary['hands_closed']}, actions accepted {summary['actions_accepted']}, "
         f"refused {summary['requests_refused']}, POSTs {summary['post_requests']}",
         f"  retries {summary['retries']} (requests retried {summary['requests_retried']}, unanswered attempts "
@@ -1562,6 +1587,8 @@ def render(summary: dict[str, Any]) -> str:
         f"{SWEEP_GRACE_S:.0f}s; slack {SLACK_S:.0f}s)"
     )
     lines.append(f"  http: {', '.join(f'{k} {v}' for k, v in sorted(summary['http'].items()))}")
+    keys = ", ".join(f"{k} {v}" for k, v in summary["redis_keys"].items())
+    lines.append(f"  Redis keys at the end, by family (casino/redis_state.py): {keys}")
     polls = summary["long_polls"]
     polled = ", ".join(f"{k} {v}" for k, v in sorted(polls.items())) or "none"
     lines.append(f"  long-polls on the live server (answers by status): {polled}")
@@ -1590,6 +1617,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "soak's own is created there and dropped afterwards); never restarted unless --pgdata is given",
     )
     parser.add_argument("--pgdata", help="with --database-url: its data directory, so the soak may restart it")
+    parser.add_argument(
+        "--kinds",
+        default="",
+        help="only these fault kinds, comma-separated (a drill: --kinds pg_failover --faults 1); default all",
+    )
+    parser.add_argument(
+        "--presets", default=",".join(PRESETS), help="the presets with a table (each in both bank modes); default all"
+    )
     add_output_arguments(parser)  # --json (the summary as one JSON document on stdout), --progress
 
 
@@ -1597,9 +1632,24 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     add_arguments(parser)
     args = parser.parse_args(argv)
-    if args.faults < len(FAULT_KINDS) + 1:
-        parser.error(f"--faults must be at least {len(FAULT_KINDS) + 1} (every kind once)")
+    problem = check_arguments(args)
+    if problem:
+        parser.error(problem)
     return args
+
+
+def check_arguments(args: argparse.Namespace) -> str:
+    """Normalise ``--kinds`` and ``--presets`` into tuples; what is wrong with the options, or ""."""
+    args.kinds = tuple(k for k in args.kinds.split(",") if k) if isinstance(args.kinds, str) else args.kinds
+    args.presets = tuple(p for p in args.presets.split(",") if p) if isinstance(args.presets, str) else args.presets
+    unknown = set(args.kinds) - {*FAULT_KINDS, *ONCE_PER_RUN}
+    if unknown:
+        return f"unknown fault kinds: {', '.join(sorted(unknown))}"
+    if not args.presets or set(args.presets) - set(PRESETS):
+        return f"--presets: some of {', '.join(PRESETS)}"
+    if not args.kinds and args.faults < len(FAULT_KINDS) + len(ONCE_PER_RUN):
+        return f"--faults must be at least {len(FAULT_KINDS) + len(ONCE_PER_RUN)} (every kind once)"
+    return ""
 
 
 def main(argv: list[str] | None = None) -> int:

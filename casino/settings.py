@@ -11,8 +11,9 @@ import warnings
 from datetime import timedelta
 from pathlib import Path
 
-import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
+from casino import dbpool, dburl
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -133,15 +134,26 @@ if not DATABASE_URL:
         "DATABASE_URL is not set. Use `make run` / `make test` (they start an embedded PostgreSQL) "
         "or export DATABASE_URL=postgres://user@host:5432/dbname"
     )
-_db = dj_database_url.parse(DATABASE_URL, engine="django.db.backends.postgresql")
+_db = dburl.parse(DATABASE_URL, engine="django.db.backends.postgresql")
+# A dead server is noticed by the client, not waited for (docs/reliability.md, "Failover"): a connection attempt
+# gives up after DB_CONNECT_TIMEOUT_S (per host of a multi-host URL, casino/dburl.py), and a connection whose server
+# vanished without a word (a dead machine sends no reset) is dropped once TCP keepalives go unanswered (after about
+# 5 + 3 x 2 s idle) or data it sent stays unacknowledged for DB_TCP_USER_TIMEOUT_S. The URL's query overrides each.
+for _option, _value in {
+    "connect_timeout": env_int("DB_CONNECT_TIMEOUT_S", 5),
+    "keepalives": 1,
+    "keepalives_idle": 5,
+    "keepalives_interval": 2,
+    "keepalives_count": 3,
+    "tcp_user_timeout": env_int("DB_TCP_USER_TIMEOUT_S", 10) * 1000,
+}.items():
+    _db.setdefault("OPTIONS", {}).setdefault(_option, _value)
 # Keep connections: psycopg's pool per process (DB_POOL=1, default) or persistent connections.
 if env_bool("DB_POOL", True):
     _db["CONN_MAX_AGE"] = 0
-    _db.setdefault("OPTIONS", {})["pool"] = {
-        "min_size": env_int("DB_POOL_MIN", 1),
-        "max_size": env_int("DB_POOL_MAX", 8),
-        "timeout": env_int("DB_POOL_TIMEOUT", 10),
-    }
+    # DB_POOL_MIN, DB_POOL_MAX, DB_POOL_TIMEOUT, and a pool that gives up on an unreachable server within
+    # DB_POOL_RECONNECT_TIMEOUT_S, answering the requests waiting for it at once (casino/dbpool.py)
+    _db.setdefault("OPTIONS", {})["pool"] = dbpool.pool_options()
     # The pool checks a connection before lending it (one empty query), so a connection the server dropped while
     # it sat idle (a restarted server, pg_terminate_backend, a proxy's idle timeout) is replaced, never handed to
     # a request that would then fail (docs/reliability.md).
@@ -157,7 +169,7 @@ DATABASE_APP_ROLE = str(_db.get("USER") or "")
 # database, like a test's child process or a private soak cluster, ignores an inherited one). Unset: migrate
 # runs as DATABASE_URL's user.
 MIGRATE_DATABASE_URL = os.environ.get("MIGRATE_DATABASE_URL", "")
-_owner = dj_database_url.parse(MIGRATE_DATABASE_URL) if MIGRATE_DATABASE_URL else None
+_owner = dburl.parse(MIGRATE_DATABASE_URL) if MIGRATE_DATABASE_URL else None
 MIGRATE_DATABASE = (
     {"USER": _owner["USER"], "PASSWORD": _owner["PASSWORD"]}
     if _owner and all(_owner.get(k) == _db.get(k) for k in ("HOST", "PORT", "NAME"))
@@ -166,7 +178,7 @@ MIGRATE_DATABASE = (
 # The signer's role (its own process connects as it; `migrate` grants it its privileges): only its name here.
 SIGNER_DATABASE_URL = os.environ.get("SIGNER_DATABASE_URL", "")
 DATABASE_SIGNER_ROLE = os.environ.get("DATABASE_SIGNER_ROLE") or (
-    str(dj_database_url.parse(SIGNER_DATABASE_URL).get("USER") or "") if SIGNER_DATABASE_URL else ""
+    str(dburl.parse(SIGNER_DATABASE_URL).get("USER") or "") if SIGNER_DATABASE_URL else ""
 )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

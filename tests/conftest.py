@@ -165,6 +165,7 @@ def spawn(child_env: dict[str, str]) -> Iterator:  # type: ignore[type-arg]
 # would run it alone while the other worker idles. Everything else keeps its order.
 SLOW_FIRST = (
     "tests/test_soak.py",
+    "tests/test_failover.py",
     "tests/test_run_command.py",
     "tests/test_multiprocess.py",
     "tests/timeouts/test_worker_survives_broker_restart.py",

@@ -40,4 +40,13 @@ SELECT format('CREATE ROLE %I', :'signer') WHERE NOT EXISTS (SELECT FROM pg_role
 ALTER ROLE :"signer" LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD :'signer_password';
 SQL
 fi
+if [ -n "${DB_REPLICATION_PASSWORD:-}" ]; then  # the standby's (docs/reliability.md, "Failover"): replication only
+  psql -v ON_ERROR_STOP=1 --no-psqlrc --username "${POSTGRES_USER:-postgres}" --dbname "${POSTGRES_DB:-casino}" \
+    --set replicator="${DB_REPLICATION_ROLE:-replicator}" --set replicator_password="$DB_REPLICATION_PASSWORD" <<'SQL'
+SELECT format('CREATE ROLE %I', :'replicator') WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'replicator') \gexec
+ALTER ROLE :"replicator" LOGIN REPLICATION NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS PASSWORD :'replicator_password';
+SQL
+  hba="host replication ${DB_REPLICATION_ROLE:-replicator} all scram-sha-256"
+  grep -qxF "$hba" "$PGDATA/pg_hba.conf" || echo "$hba" >> "$PGDATA/pg_hba.conf"
+fi
 echo "casino database roles ready: owner ${DB_OWNER_ROLE:-casino_owner}, application ${DB_APP_ROLE:-casino_app}"

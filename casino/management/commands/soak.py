@@ -36,9 +36,12 @@ class Command(BaseCommand):
             "keep",
             "database_url",
             "pgdata",
+            "kinds",
+            "presets",
         )
         namespace = argparse.Namespace(**{key: options[key] for key in (*keys, "json", "progress")})
-        if namespace.faults < len(soak.FAULT_KINDS) + 1:
-            raise CommandError(f"--faults must be at least {len(soak.FAULT_KINDS) + 1} (every kind once)")
+        problem = soak.check_arguments(namespace)
+        if problem:
+            raise CommandError(problem)
         if soak.report(soak.soak(namespace), as_json=namespace.json):
             raise CommandError("the soak found violations", returncode=1)
