@@ -14,6 +14,7 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 
+from tables.api.openapi import published
 from tables.api.presenters import present_events
 from tables.rules import Viewer
 from tables.selectors import MAX_FEED_EVENTS, LoadedEvents, events_read, load_events, viewer_for
@@ -28,7 +29,7 @@ def load(table_id: int, after: int, limit: int = MAX_FEED_EVENTS) -> LoadedEvent
 
 def censor(loaded: LoadedEvents, user: AbstractBaseUser) -> dict[str, Any]:
     """``{"events": [...], "last_seq": N}`` as ``user`` may see the loaded events now."""
-    return present_events(events_read(loaded, user))
+    return published(present_events(events_read(loaded, user)))
 
 
 def viewer(loaded: LoadedEvents, user: AbstractBaseUser) -> Viewer:

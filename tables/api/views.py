@@ -11,6 +11,7 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from django.core.handlers.asgi import ASGIRequest
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
@@ -28,8 +29,9 @@ from casino.api.schema import api_errors
 from responsible.clock import now_ms
 from responsible.selectors import table_limits
 from tables import fairness, feed, selectors, services
-from tables.api import presenters
+from tables.api import presenters, records
 from tables.api import serializers as io
+from tables.api.openapi import published, record_serializer
 from tables.models import Checkpoint, Table
 from tables.rules import NotFound
 from tables.services import hand_dispute_open
@@ -54,7 +56,7 @@ HAND_ID = OpenApiParameter("hand_id", OpenApiTypes.INT, OpenApiParameter.PATH, d
 class TableListView(generics.ListAPIView):
     """``GET /tables`` (the lobby) and ``POST /tables`` (staff)."""
 
-    serializer_class = io.LobbyTableSerializer
+    serializer_class = record_serializer(records.LobbyTable)
     pagination_class = ApiPagination
 
     def get_permissions(self) -> list[BasePermission]:
@@ -79,7 +81,7 @@ class TableListView(generics.ListAPIView):
             "Answers the table as you see it."
         ),
         request=io.TableCreateInput,
-        responses={201: io.TableViewSerializer},
+        responses={201: record_serializer(records.TableView)},
     )
     @idempotent
     def post(self, request: Request) -> Response:
@@ -92,14 +94,14 @@ class TableListView(generics.ListAPIView):
             idempotency_key=idempotency_key(request),
         )
         read = selectors.table_read(table_id=table.pk, user=request.user)
-        return Response(with_limits(presenters.present_table(read), request.user), status=status.HTTP_201_CREATED)
+        body = presenters.present_table(read, your_limits(request.user))
+        return Response(published(body), status=status.HTTP_201_CREATED)
 
 
-def with_limits(table: dict[str, Any], user: Any) -> dict[str, Any]:
+def your_limits(user: Any) -> records.YourLimits:
     """The table view's ``you.limits`` (API.md v1.2 responsible gaming): remaining loss, remaining session
     seconds, and whether a reality check is due."""
-    table["you"]["limits"] = table_limits(int(user.pk), now_ms=now_ms())
-    return table
+    return msgspec.convert(table_limits(int(user.pk), now_ms=now_ms()), records.YourLimits)
 
 
 class TableDetailView(APIView):
@@ -112,12 +114,12 @@ class TableDetailView(APIView):
             "banker's included), an undealt card or the server seed before the hand is settled. `you` lists "
             "your seat, balance and the actions you may send now."
         ),
-        responses={200: io.TableViewSerializer},
+        responses={200: record_serializer(records.TableView)},
     )
     @api_errors("not_found")
     def get(self, request: Request, table_id: int) -> Response:
-        body = presenters.present_table(selectors.table_read(table_id=table_id, user=request.user))
-        return Response(with_limits(body, request.user))
+        read = selectors.table_read(table_id=table_id, user=request.user)
+        return Response(published(presenters.present_table(read, your_limits(request.user))))
 
 
 class SeatsView(APIView):
@@ -133,7 +135,7 @@ class SeatsView(APIView):
             "a while is released by the server (`SeatLeft` with reason `idle`)."
         ),
         request=io.SeatInput,
-        responses={201: io.ActionResultSerializer},
+        responses={201: record_serializer(records.TableActionResponse)},
     )
     @api_errors(
         "not_found", "seat_taken", "table_full", "already_seated", "illegal_action", "insufficient_funds", "seat_limit"
@@ -148,9 +150,10 @@ class SeatsView(APIView):
             seat=data.validated_data.get("seat"),
             idempotency_key=idempotency_key(request),
         )
-        body = presenters.present_outcome(selectors.outcome_read(outcome=outcome, user=request.user))
-        with_limits(body["table"], request.user)
-        return Response(body, status=status.HTTP_201_CREATED)
+        read = selectors.outcome_read(outcome=outcome, user=request.user)
+        return Response(
+            published(presenters.present_outcome(read, your_limits(request.user))), status=status.HTTP_201_CREATED
+        )
 
 
 class MySeatView(APIView):
@@ -162,14 +165,13 @@ class MySeatView(APIView):
             "At once between hands; during a hand you take part in, after it (`leaving` is set on your seat). "
             "409 `not_seated` if you are not seated (404 `not_found`: no such table)."
         ),
-        responses={200: io.ActionResultSerializer},
+        responses={200: record_serializer(records.TableActionResponse)},
     )
     @api_errors("not_found", "not_seated", "illegal_action")
     def delete(self, request: Request, table_id: int) -> Response:
         outcome = services.table_leave(table_id=table_id, user=request.user)
-        body = presenters.present_outcome(selectors.outcome_read(outcome=outcome, user=request.user))
-        with_limits(body["table"], request.user)
-        return Response(body)
+        read = selectors.outcome_read(outcome=outcome, user=request.user)
+        return Response(published(presenters.present_outcome(read, your_limits(request.user))))
 
 
 class ActionsView(APIView):
@@ -186,7 +188,7 @@ class ActionsView(APIView):
             "what the table allows a punter to hold is 400 `invalid_request`."
         ),
         request=io.ActionInput,
-        responses={200: io.ActionResultSerializer},
+        responses={200: record_serializer(records.TableActionResponse)},
     )
     @api_errors(*ACTION_ERRORS)
     @idempotent
@@ -201,9 +203,8 @@ class ActionsView(APIView):
             expected_version=data.validated_data.get("expected_version"),
             idempotency_key=idempotency_key(request),
         )
-        body = presenters.present_outcome(selectors.outcome_read(outcome=outcome, user=request.user))
-        with_limits(body["table"], request.user)
-        return Response(body)
+        read = selectors.outcome_read(outcome=outcome, user=request.user)
+        return Response(published(presenters.present_outcome(read, your_limits(request.user))))
 
 
 class EventsQuery(serializers.Serializer):
@@ -244,7 +245,7 @@ class EventsView(APIView):
             "which a wait is 429 `throttled`. The REST server answers a wait at once."
         ),
         parameters=[TABLE_ID, EventsQuery],
-        responses={200: io.EventsFeedSerializer},
+        responses={200: record_serializer(records.TableEvents)},
     )
     @api_errors("invalid_request", "not_found", "throttled")
     def get(self, request: Request, table_id: int) -> Response:
@@ -268,11 +269,11 @@ class HandView(APIView):
             "Hidden cards, the deck and the server seed only once the hand is settled; a hand in play is shown "
             "as your table view shows it. `actions` are the recorded commands (seat null: the system)."
         ),
-        responses={200: io.HandHistorySerializer},
+        responses={200: record_serializer(records.HandHistory)},
     )
     @api_errors("not_found", "forbidden")
     def get(self, request: Request, hand_id: int) -> Response:
-        return Response(presenters.present_history(selectors.hand_read(hand_id=hand_id, user=request.user)))
+        return Response(published(presenters.present_history(selectors.hand_read(hand_id=hand_id, user=request.user))))
 
 
 class HandVerifyView(APIView):
@@ -285,11 +286,12 @@ class HandVerifyView(APIView):
             "hash chain of the table's events and its signed checkpoints (which version no longer matches). "
             "A hand in play is 409 `wrong_phase`."
         ),
-        responses={200: io.VerificationSerializer},
+        responses={200: record_serializer(records.HandVerification)},
     )
     @api_errors("not_found", "forbidden", "wrong_phase")
     def get(self, request: Request, hand_id: int) -> Response:
-        return Response(selectors.hand_verification(hand_id=hand_id, user=request.user))
+        report = selectors.hand_verification(hand_id=hand_id, user=request.user)
+        return Response(published(msgspec.convert(report, records.HandVerification)))
 
 
 class HandExportView(APIView):
@@ -306,12 +308,12 @@ class HandExportView(APIView):
             "`tools/verify_hand.py FILE --public-key KEY`: never trust the keys of the export alone. "
             "A hand in play is 409 `wrong_phase`."
         ),
-        responses={200: io.HandExportSerializer},
+        responses={200: record_serializer(records.HandExport)},
     )
     @api_errors("not_found", "forbidden", "wrong_phase")
     def get(self, request: Request, hand_id: int) -> Response:
         read = selectors.hand_export_read(hand_id=hand_id, user=request.user)
-        return Response(presenters.present_export(read, fairness.public_keys()))
+        return Response(published(presenters.present_export(read, fairness.public_keys())))
 
 
 class DisputesView(APIView):
@@ -321,7 +323,7 @@ class DisputesView(APIView):
         summary="Dispute a hand (participants)",
         description="Operators see the dispute in the admin; the hand is marked disputed.",
         request=io.DisputeInput,
-        responses={201: io.DisputeSerializer},
+        responses={201: record_serializer(records.Dispute)},
     )
     @api_errors("not_found", "forbidden")
     @idempotent
@@ -329,20 +331,20 @@ class DisputesView(APIView):
         data = io.DisputeInput(data=request.data)
         data.is_valid(raise_exception=True)
         dispute = hand_dispute_open(hand_id=hand_id, user=request.user, reason=data.validated_data["reason"])
-        body = {
-            "id": dispute.pk,
-            "hand": dispute.hand_id,
-            "reason": dispute.reason,
-            "status": dispute.status,
-            "created_at": dispute.created_at,
-        }
-        return Response(io.DisputeSerializer(body).data, status=status.HTTP_201_CREATED)
+        body = records.Dispute(
+            id=dispute.pk,
+            hand=dispute.hand_id,
+            reason=dispute.reason,
+            status=dispute.status,
+            created_at=dispute.created_at,
+        )
+        return Response(published(body), status=status.HTTP_201_CREATED)
 
 
 class CheckpointsView(generics.ListAPIView):
     """``GET /tables/{id}/checkpoints?after=V``: the table's signed checkpoints, oldest first (paginated)."""
 
-    serializer_class = io.CheckpointSerializer
+    serializer_class = record_serializer(records.Checkpoint)
     pagination_class = ApiPagination
     permission_classes = [IsAuthenticated]
 
@@ -385,15 +387,19 @@ class PublicKeyView(APIView):
             "may name by `key_id`, so checkpoints signed before a rotation still verify, each with `valid_from` "
             "(its first checkpoint; null for a key that has signed none yet)."
         ),
-        responses={200: io.PublicKeySerializer},
+        responses={200: record_serializer(records.FairnessPublicKey)},
     )
     def get(self, request: Request) -> Response:
-        keys = [
-            {"key_id": key.key_id, "public_key": base64.b64encode(key.raw).decode(), "valid_from": _first_use(key)}
+        keys = tuple(
+            records.FairnessPublicKeyEntry(
+                key_id=key.key_id, public_key=base64.b64encode(key.raw).decode(), valid_from=_first_use(key)
+            )
             for key in fairness.published_keys()
-        ]
-        body = {"algorithm": "ed25519", "public_key": keys[0]["public_key"], "key_id": keys[0]["key_id"], "keys": keys}
-        return Response(io.PublicKeySerializer(body).data)
+        )
+        body = records.FairnessPublicKey(
+            algorithm="ed25519", public_key=keys[0].public_key, key_id=keys[0].key_id, keys=keys
+        )
+        return Response(published(body))
 
 
 def _first_use(key: fairness.PublicKey) -> Any:

@@ -115,7 +115,6 @@ async def release(slot: Slot) -> None:
         log.warning("open waits: could not release a slot of user %s", slot.user_id, exc_info=True)
 
 
-
 async def latest_version(table_id: int) -> int | None:
     """The table's latest version recorded after commit (``tables.notify.latest_key``), or None."""
     try:
@@ -123,4 +122,3 @@ async def latest_version(table_id: int) -> int | None:
     except RedisError:
         return None
     return int(value) if value is not None else None
-

@@ -42,9 +42,9 @@ class SharedRead:
 
 
 _load = db.read(feed.load)
-_inflight: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, dict[tuple[int, int], asyncio.Future[SharedRead]]
-] = weakref.WeakKeyDictionary()
+_inflight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[int, int], asyncio.Future[SharedRead]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 async def load(table_id: int, after: int) -> SharedRead:

@@ -96,7 +96,11 @@ ALTER SEQUENCE {new}_position_seq RENAME TO tables_event_position_seq;
     if not partitioned:
         return sql + _KEYS.format(primary_key="(position)")
     # newest first over every stream (the admin's event list): the primary key no longer starts with position
-    return sql + _KEYS.format(primary_key="(stream_id, position)") + "CREATE INDEX event_position_idx ON tables_event (position);\n"
+    return (
+        sql
+        + _KEYS.format(primary_key="(stream_id, position)")
+        + "CREATE INDEX event_position_idx ON tables_event (position);\n"
+    )
 
 
 class Migration(migrations.Migration):

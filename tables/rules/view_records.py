@@ -8,7 +8,9 @@ Field names are those of API.md where the API shows the fact; ``msgspec.to_built
 
 from __future__ import annotations
 
-from msgspec import Struct
+from typing import Annotated
+
+from msgspec import Meta, Struct
 
 from .enums import Outcome, Phase, WaitKind
 
@@ -21,7 +23,7 @@ class CardView(Record, frozen=True, kw_only=True):
     """A card as the viewer sees it: ``code`` None when he may not see it; ``face_up`` as it lies now (every card
     of a shown or settled hand lies face up)."""
 
-    code: str | None
+    code: Annotated[str | None, Meta(description="Such as 12O; null when you may not see it.")]
     face_up: bool
 
 
@@ -39,13 +41,13 @@ class HandView(Record, frozen=True, kw_only=True):
     viewer sees every card of the hand."""
 
     index: int
-    bet: int | None
+    bet: Annotated[int | None, Meta(description="null for the banker's hand.")]
     cards: tuple[CardView, ...]
-    total: str | None
+    total: Annotated[str | None, Meta(description='Such as "7.5"; only when you can see every card.')]
     total_half_points: int | None
-    category: str | None
-    matta_value: int | None
-    status: str
+    category: Annotated[str | None, Meta(description="pair7, reale, seven_half, points or bust.")]
+    matta_value: Annotated[int | None, Meta(description="The wild card's value in half-points.")]
+    status: Annotated[str, Meta(description="waiting, playing, stood, bust, closed or settled.")]
     result: HandOutcome | None = None
 
 
@@ -82,20 +84,30 @@ class SeatRef(Record, frozen=True, kw_only=True):
     username: str | None
 
 
-class ResultRow(Record, frozen=True, kw_only=True):
-    """One settled punter hand: the one shape of a result row, in the table view, a history and the admin."""
+class ResultView(Record, frozen=True, kw_only=True):
+    """One settled punter hand as every viewer sees it (the seat says who): the API's result row."""
 
     seat: int
-    player_id: str
     hand: int
     bet: int
-    category: str
+    category: Annotated[str, Meta(description="pair7, reale, seven_half, points or bust.")]
     total_half_points: int
-    matta_value: int | None
+    matta_value: Annotated[int | None, Meta(description="The wild card's value in half-points.")]
     outcome: Outcome
     tie: bool
     multiplier: int
-    net: int
+    net: Annotated[int, Meta(description="The punter's net chips on this hand; the banker's is minus the sum.")]
+
+
+class ResultRow(ResultView, frozen=True, kw_only=True):
+    """One settled punter hand: the one shape of a result row, in the table view, a history and the admin, with
+    the punter's player id (for the surfaces that name him by it; :meth:`shown` leaves it out)."""
+
+    player_id: str
+
+    def shown(self) -> ResultView:
+        """The row without the player id, as the API shows it."""
+        return ResultView(**{name: getattr(self, name) for name in ResultView.__struct_fields__})
 
 
 class HandFacts(Record, frozen=True, kw_only=True):
@@ -135,7 +147,7 @@ class HandFacts(Record, frozen=True, kw_only=True):
 class LastHandBanker(Record, frozen=True, kw_only=True):
     """The banker of the last hand that ended, with his cards and total."""
 
-    seat: int | None
+    seat: Annotated[int | None, Meta(description="null: the house.")]
     username: str | None
     cards: tuple[str, ...]
     total: str | None
@@ -162,7 +174,7 @@ class LastHand(Record, frozen=True, kw_only=True):
     """How the last hand that ended ended (API.md v1.2 ``last_hand``), the same for every viewer."""
 
     number: int
-    status: str
+    status: Annotated[str, Meta(description="settled or abandoned.")]
     banker: LastHandBanker
     results: tuple[LastHandRow, ...]
     next_banker: SeatRef | None
@@ -238,14 +250,25 @@ class ClientSeedRow(Record, frozen=True, kw_only=True):
     client_seed_set_at: int
 
 
+class HouseAction(Record, frozen=True, kw_only=True):
+    """A step the house banker took by its rule in its own turn (a draw is ``hit``, its stand ``stand``), at the
+    stream ``seq`` of the event that records it: an action row of its own, credited to the house."""
+
+    seq: int
+    action: str
+    reason: str
+
+
 class HandHistory(Record, frozen=True, kw_only=True):
     """A hand's history (API.md ``GET /hands/{id}``) as a viewer may see it: the hand as it ended (or stands),
-    the rules it was played under, each participant's client seed and every card in dealing order."""
+    the rules it was played under, each participant's client seed, every card in dealing order and the house
+    banker's own steps (the shell adds the recorded commands beside them)."""
 
     hand: HandFacts
     rules: dict[str, object]
     client_seeds: tuple[ClientSeedRow, ...]
     deals: tuple[DealRow, ...]
+    house_actions: tuple[HouseAction, ...]
 
     def client_seed_of(self, seat: int | None) -> ClientSeedRow | None:
         """The client seed row of ``seat`` (None for the house, or a hand whose client seed was never fixed)."""

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
+from io import StringIO
 from typing import Any
 
 import pytest
+import yaml
 from django.apps import apps as django_apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import Group
+from django.core.management import call_command
 from game_helpers import ok
 from rest_framework.test import APIClient
 
@@ -171,3 +174,12 @@ def house_table(as_staff: Any, player: Any, fund: Any, client_for: Any) -> tuple
     client = client_for(player)
     ok(client.post(f"/api/v1/tables/{table['id']}/seats", {}, format="json"), 201)
     return client, table["id"]
+
+
+@pytest.fixture(scope="session")
+def schema(django_db_setup: Any, django_db_blocker: Any) -> dict[str, Any]:
+    """The published OpenAPI schema (``manage.py spectacular``, validated, failing on any warning)."""
+    out = StringIO()
+    with django_db_blocker.unblock():
+        call_command("spectacular", "--validate", "--fail-on-warn", stdout=out)
+    return yaml.safe_load(out.getvalue())

@@ -89,4 +89,3 @@ def wait_for_free_slot(user_id: int, cap: int, timeout: float = 10) -> None:
     while client().zcard(key(user_id)) >= cap:
         assert time.monotonic() < deadline, "the server never released the closed socket's slot"
         time.sleep(0.05)
-

@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-from io import StringIO
 from typing import Any
 
 import pytest
-import yaml
-from django.core.management import call_command
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(scope="module")
-def schema(django_db_blocker: Any) -> dict[str, Any]:
-    out = StringIO()
-    with django_db_blocker.unblock():
-        call_command("spectacular", "--validate", "--fail-on-warn", stdout=out)
-    return yaml.safe_load(out.getvalue())
 
 
 def codes(operation: dict[str, Any]) -> dict[str, str]:

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-from io import StringIO
 from typing import Any
 
 import pytest
-import yaml
-from django.core.management import call_command
 
 pytestmark = pytest.mark.django_db
 
 ERROR_REF = "#/components/schemas/ErrorResponse"
-
-
-@pytest.fixture(scope="module")
-def schema(django_db_blocker: Any) -> dict[str, Any]:
-    out = StringIO()
-    with django_db_blocker.unblock():
-        call_command("spectacular", "--validate", "--fail-on-warn", stdout=out)
-    return yaml.safe_load(out.getvalue())
 
 
 def operations(schema: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:

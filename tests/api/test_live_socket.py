@@ -165,6 +165,7 @@ def test_a_lost_notification_only_delays_the_socket(asgi_server, as_staff, as_pl
     table = create_table(as_staff, "classic")
     socket = Socket.open(asgi_server, table["id"], token_of(as_player))
     socket.recv()
+
     def record_only(table_id: int, version: int) -> None:  # the SET of publish, without its message
         notify.client().set(notify.latest_key(table_id), version)
 
@@ -174,4 +175,3 @@ def test_a_lost_notification_only_delays_the_socket(asgi_server, as_staff, as_pl
     services.table_sit(table_id=table["id"], user=unheard)
     message = socket.recv(timeout=LIVE_TEST_RECHECK_S + 5)
     assert [e["type"] for e in message["events"]] == ["SeatTaken"] and message["last_seq"] == 4
-
