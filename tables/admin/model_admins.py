@@ -52,7 +52,7 @@ from tables.admin.present import present_rules, rules_rows, visible_event_data
 from tables.admin.views import hand_page_context, verify_view
 from tables.errors import DisputeAlreadyResolved, TableMissing
 from tables.models import Dispute, Event, Hand, HandParticipant, Table
-from tables.rules import TableState, acted_by
+from tables.rules import DomainError, TableState, acted_by
 from tables.services import dispute_resolve
 from tables.store import StoredEvent, public_metadata
 
@@ -371,7 +371,11 @@ class EventAdmin(EstimatedCountAdminMixin, ViewOnlyAdmin):
 
     @admin.display(description="who")
     def who(self, event: Event) -> str:
-        return acted_by(engine.decode(_stored(event)), event.metadata or {}).label
+        try:
+            decoded = engine.decode(_stored(event))
+        except DomainError as error:  # a row the core cannot read: the list still shows it, and says so
+            return f"(cannot be read: {error.message})"
+        return acted_by(decoded, event.metadata or {}).label
 
     @admin.display(description="data (as an auditor may see it now)")
     def visible_data(self, event: Event) -> SafeString:

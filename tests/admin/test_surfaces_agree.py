@@ -50,7 +50,13 @@ def _play(preset: str, bank: str, rng: random.Random) -> int:
         split = EventRow.objects.filter(table_id=table.pk, type="HandSplit").exists() if until_split else True
         if (done and split) or state.settled_through >= MOST_HANDS:
             return table.pk
-        if state.awaiting is not None and rng.random() < 0.25:
+        if done:  # playing on for a split: everybody plays, nobody lets the clock run out
+            for seat in state.seats:
+                if seat.sitting_out and not state.hand_in_play:
+                    user = next(p for p in players if str(p.pk) == seat.player_id)
+                    services.table_act(table_id=table.pk, user=user, action="sit_in", args={})
+            state = state_of(table.pk)
+        if not done and state.awaiting is not None and rng.random() < 0.25:
             services.table_timeout(table_id=table.pk, version=state.version, now_ms=state.awaiting.deadline_ms)
         else:
             prefer = "split" if until_split else None
