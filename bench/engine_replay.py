@@ -1,6 +1,6 @@
 """The rules core's cost per hand, steady enough to compare two versions on a shared machine.
 
-Usage: python bench/engine_replay.py [--hands 600] [--passes 9] [--rounds 2] [--preset P ...] [--against REV]
+Usage: python bench/engine_replay.py [--hands 600] [--passes 9] [--rounds 2] [--preset P ...] [--against REV] [--cpu]
 
 ``bench/engine.py`` times a driver playing random hands with the wall clock; on a shared 2-vCPU machine its runs
 vary by +-30%. This script records what that driver sends (the same driver, seed 1, 4 punters, player bank), then
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PRESETS = ("classic", "italian", "spanish", "hungarian")
 
 
-def measure_here(checkout: Path, presets: list[str], hands: int, passes: int) -> dict[str, float]:
+def measure_here(checkout: Path, presets: list[str], hands: int, passes: int, cpu: bool = False) -> dict[str, float]:
     """Microseconds per hand of ``checkout``'s core for each preset (call in a process of its own)."""
     sys.path.insert(0, str(checkout))
     spec = importlib.util.spec_from_file_location("checkout_bench_engine", checkout / "bench" / "engine.py")
@@ -40,6 +40,7 @@ def measure_here(checkout: Path, presets: list[str], hands: int, passes: int) ->
     spec.loader.exec_module(engine)
     from tables.rules import DomainError, handle
 
+    clock = time.process_time if cpu else time.perf_counter
     figures: dict[str, float] = {}
     for preset in presets:
         recorded: list[tuple[Any, ...]] = []
@@ -54,19 +55,19 @@ def measure_here(checkout: Path, presets: list[str], hands: int, passes: int) ->
         engine.handle = handle
         fastest = float("inf")
         for _ in range(passes):
-            start = time.perf_counter()
+            start = clock()
             for arguments in recorded:
                 with contextlib.suppress(DomainError):  # a refused try of the driver costs its checks, as in the game
                     handle(*arguments)
-            fastest = min(fastest, time.perf_counter() - start)
+            fastest = min(fastest, clock() - start)
         figures[preset] = fastest / bench.hands * 1e6
     return figures
 
 
-def measure(checkout: Path, presets: list[str], hands: int, passes: int) -> dict[str, float]:
+def measure(checkout: Path, presets: list[str], hands: int, passes: int, cpu: bool = False) -> dict[str, float]:
     """``measure_here`` in a fresh process for ``checkout``."""
     command = [sys.executable, str(Path(__file__).resolve()), "--child", str(checkout), "--hands", str(hands)]
-    command += ["--passes", str(passes), *(f"--preset={p}" for p in presets)]
+    command += ["--passes", str(passes), *(f"--preset={p}" for p in presets), *(["--cpu"] if cpu else [])]
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     figures: dict[str, float] = json.loads(out.strip().splitlines()[-1])
     return figures
@@ -79,15 +80,17 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--preset", choices=PRESETS, action="append")
     parser.add_argument("--against", metavar="REV", help="a git revision to measure beside this checkout")
+    parser.add_argument("--cpu", action="store_true", help="time each pass in this process's CPU time, not wall clock")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     presets = args.preset or list(PRESETS)
     if args.child is not None:
-        print(json.dumps(measure_here(args.child, presets, args.hands, args.passes)))
+        print(json.dumps(measure_here(args.child, presets, args.hands, args.passes, args.cpu)))
         return
     print(
         f"rules core: the recorded commands of {args.hands} hands per preset (4 punters, player bank) replayed "
         f"through handle, fastest of {args.passes} passes, best of {args.rounds} rounds; microseconds per hand"
+        f" ({'CPU time' if args.cpu else 'wall clock'})"
     )
     versions: dict[str, Path] = {"this checkout": ROOT}
     with tempfile.TemporaryDirectory() as scratch:
@@ -100,7 +103,7 @@ def main() -> None:
             best: dict[str, dict[str, float]] = {name: {} for name in versions}
             for _ in range(args.rounds):
                 for name, checkout in versions.items():  # alternating, so both see the same machine
-                    for preset, us in measure(checkout, presets, args.hands, args.passes).items():
+                    for preset, us in measure(checkout, presets, args.hands, args.passes, args.cpu).items():
                         best[name][preset] = min(us, best[name].get(preset, float("inf")))
         finally:
             if args.against:
