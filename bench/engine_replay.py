@@ -20,6 +20,8 @@ import argparse
 import contextlib
 import importlib.util
 import json
+import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -73,6 +75,20 @@ def measure(checkout: Path, presets: list[str], hands: int, passes: int, cpu: bo
     return figures
 
 
+def instructions(checkout: Path, preset: str, hands: int) -> float:
+    """Machine instructions per hand of ``checkout``'s replay of ``preset``, counted by valgrind (callgrind): the
+    count of a child making 3 passes minus one making 1, halved. Load cannot move it (hash seed fixed)."""
+    counts = []
+    for passes in (1, 3):
+        command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable]
+        command += [str(Path(__file__).resolve()), "--child", str(checkout), "--hands", str(hands)]
+        command += ["--passes", str(passes), f"--preset={preset}"]
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        err = subprocess.run(command, check=True, capture_output=True, text=True, env=env).stderr
+        counts.append(int(re.findall(r"I\s+refs:\s+([\d,]+)", err)[-1].replace(",", "")))
+    return (counts[1] - counts[0]) / 2 / hands
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=600)
@@ -81,11 +97,17 @@ def main() -> None:
     parser.add_argument("--preset", choices=PRESETS, action="append")
     parser.add_argument("--against", metavar="REV", help="a git revision to measure beside this checkout")
     parser.add_argument("--cpu", action="store_true", help="time each pass in this process's CPU time, not wall clock")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count machine instructions per hand under valgrind instead"
+    )
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     presets = args.preset or list(PRESETS)
     if args.child is not None:
         print(json.dumps(measure_here(args.child, presets, args.hands, args.passes, args.cpu)))
+        return
+    if args.instructions:
+        print_instructions(args, presets)
         return
     print(
         f"rules core: the recorded commands of {args.hands} hands per preset (4 punters, player bank) replayed "
@@ -114,6 +136,36 @@ def main() -> None:
     for preset in presets:
         row = "".join(f"{best[name][preset]:14.0f}us" for name in names)
         ratio = f"   {best[names[0]][preset] / best[names[1]][preset]:.2f}x" if len(names) == 2 else ""
+        print(f"{preset:10s}{row}{ratio}")
+
+
+def print_instructions(args: argparse.Namespace, presets: list[str]) -> None:
+    """``--instructions``: thousands of machine instructions per hand, this checkout beside ``--against``."""
+    print(f"rules core: the recorded commands of {args.hands} hands per preset replayed through handle under valgrind;")
+    print("thousands of machine instructions per hand (deterministic: the load cannot move it)")
+    versions: dict[str, Path] = {"this checkout": ROOT}
+    with tempfile.TemporaryDirectory() as scratch:
+        if args.against:
+            tree = Path(scratch) / "against"
+            add = ["git", "-C", str(ROOT), "worktree", "add", "--quiet", "--detach", str(tree), args.against]
+            subprocess.run(add, check=True)
+            versions = {args.against: tree, **versions}
+        try:
+            counts = {
+                name: {p: instructions(tree_, p, args.hands) for p in presets} for name, tree_ in versions.items()
+            }
+        finally:
+            if args.against:
+                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True)
+    names = list(versions)
+    print(
+        f"{'preset':10s}"
+        + "".join(f"{name:>16s}" for name in names)
+        + ("   this checkout / " + names[0] if len(names) == 2 else "")
+    )
+    for preset in presets:
+        row = "".join(f"{counts[name][preset] / 1000:15.0f}k" for name in names)
+        ratio = f"   {counts[names[1]][preset] / counts[names[0]][preset]:.3f}" if len(names) == 2 else ""
         print(f"{preset:10s}{row}{ratio}")
 
 
