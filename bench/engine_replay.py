@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,23 @@ def instructions(checkout: Path, preset: str, hands: int) -> float:
     return (counts[1] - counts[0]) / 2 / hands
 
 
+@contextlib.contextmanager
+def checkouts(against: str | None) -> Iterator[dict[str, Path]]:
+    """The versions to measure by name: ``against`` (in a temporary worktree, removed afterwards) and this one."""
+    if not against:
+        yield {"this checkout": ROOT}
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        tree = Path(scratch) / "against"
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--quiet", "--detach", str(tree), against], check=True
+        )
+        try:
+            yield {against: tree, "this checkout": ROOT}
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=600)
@@ -114,22 +132,12 @@ def main() -> None:
         f"through handle, fastest of {args.passes} passes, best of {args.rounds} rounds; microseconds per hand"
         f" ({'CPU time' if args.cpu else 'wall clock'})"
     )
-    versions: dict[str, Path] = {"this checkout": ROOT}
-    with tempfile.TemporaryDirectory() as scratch:
-        if args.against:
-            tree = Path(scratch) / "against"
-            add = ["git", "-C", str(ROOT), "worktree", "add", "--quiet", "--detach", str(tree), args.against]
-            subprocess.run(add, check=True)
-            versions = {args.against: tree, **versions}
-        try:
-            best: dict[str, dict[str, float]] = {name: {} for name in versions}
-            for _ in range(args.rounds):
-                for name, checkout in versions.items():  # alternating, so both see the same machine
-                    for preset, us in measure(checkout, presets, args.hands, args.passes, args.cpu).items():
-                        best[name][preset] = min(us, best[name].get(preset, float("inf")))
-        finally:
-            if args.against:
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True)
+    with checkouts(args.against) as versions:
+        best: dict[str, dict[str, float]] = {name: {} for name in versions}
+        for _ in range(args.rounds):
+            for name, checkout in versions.items():  # alternating, so both see the same machine
+                for preset, us in measure(checkout, presets, args.hands, args.passes, args.cpu).items():
+                    best[name][preset] = min(us, best[name].get(preset, float("inf")))
     names = list(versions)
     header = "".join(f"{name:>16s}" for name in names)
     print(f"{'preset':10s}{header}" + ("   speed, this checkout / " + names[0] if len(names) == 2 else ""))
@@ -143,20 +151,8 @@ def print_instructions(args: argparse.Namespace, presets: list[str]) -> None:
     """``--instructions``: thousands of machine instructions per hand, this checkout beside ``--against``."""
     print(f"rules core: the recorded commands of {args.hands} hands per preset replayed through handle under valgrind;")
     print("thousands of machine instructions per hand (deterministic: the load cannot move it)")
-    versions: dict[str, Path] = {"this checkout": ROOT}
-    with tempfile.TemporaryDirectory() as scratch:
-        if args.against:
-            tree = Path(scratch) / "against"
-            add = ["git", "-C", str(ROOT), "worktree", "add", "--quiet", "--detach", str(tree), args.against]
-            subprocess.run(add, check=True)
-            versions = {args.against: tree, **versions}
-        try:
-            counts = {
-                name: {p: instructions(tree_, p, args.hands) for p in presets} for name, tree_ in versions.items()
-            }
-        finally:
-            if args.against:
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True)
+    with checkouts(args.against) as versions:
+        counts = {name: {p: instructions(tree, p, args.hands) for p in presets} for name, tree in versions.items()}
     names = list(versions)
     print(
         f"{'preset':10s}"
