@@ -313,5 +313,3 @@ def _checkpoint_position(events: list[Any]) -> int | None:
     while position + 1 < len(events) and type(events[position + 1]).__name__ in fairness.END_OF_HAND:
         position += 1
     return position
-
-
