@@ -11,14 +11,20 @@ attempt may come seconds after the server (or the promoted standby) is back. So:
 - when it gives up (:func:`fail_waiting`, the pool's ``reconnect_failed``), every request waiting for a
   connection is answered at once with the pool's own ``PoolTimeout`` (a lost database connection: 503 with
   ``Retry-After``, casino/api/errors.py) instead of waiting out its timeout; threads come free, probes are answered.
+
+A borrowed connection is checked without a round trip (:func:`check_borrowed`): an idle connection has nothing to
+read, so a socket with something to read (the server's "terminating connection" and its close) or a connection
+libpq already knows is broken is checked the slow way, with psycopg's empty query, and replaced if it fails.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import select
 from typing import Any
 
+from psycopg import Connection, pq
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 log = logging.getLogger(__name__)
@@ -33,6 +39,27 @@ def pool_options() -> dict[str, Any]:
         "reconnect_timeout": float(os.environ.get("DB_POOL_RECONNECT_TIMEOUT_S") or 2),
         "reconnect_failed": fail_waiting,
     }
+
+
+def check_borrowed(conn: Connection[Any]) -> None:
+    """The pool's ``check`` of a connection it lends (Django's ``CONN_HEALTH_CHECKS``): raise if it is unusable.
+
+    psycopg's own check (``ConnectionPool.check_connection``) sends an empty query: one round trip before every
+    request's first statement. A connection sitting idle in the pool expects nothing from the server, so it is
+    only checked that way when libpq already marks it broken or its socket has something to read: a server that
+    terminates a backend (a restart, ``pg_terminate_backend``, a failover) sends an error and closes the socket,
+    both of which make it readable at once. (A server that vanished without a word is not seen by the empty
+    query either: it would wait for TCP.) Anything else readable (a notice, a parameter change) just costs the
+    round trip. ``tests/test_dbpool.py`` terminates a pooled connection's backend and borrows again.
+    """
+    if conn.closed or conn.pgconn.status != pq.ConnStatus.OK or _readable(conn.pgconn.socket):
+        ConnectionPool.check_connection(conn)
+
+
+def _readable(fd: int) -> bool:
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLPRI)
+    return bool(poller.poll(0))
 
 
 def fail_waiting(pool: ConnectionPool[Any]) -> None:

@@ -154,10 +154,13 @@ if env_bool("DB_POOL", True):
     # DB_POOL_MIN, DB_POOL_MAX, DB_POOL_TIMEOUT, and a pool that gives up on an unreachable server within
     # DB_POOL_RECONNECT_TIMEOUT_S, answering the requests waiting for it at once (casino/dbpool.py)
     _db.setdefault("OPTIONS", {})["pool"] = dbpool.pool_options()
-    # The pool checks a connection before lending it (one empty query), so a connection the server dropped while
-    # it sat idle (a restarted server, pg_terminate_backend, a proxy's idle timeout) is replaced, never handed to
-    # a request that would then fail (docs/reliability.md).
+    # The pool checks a connection before lending it, so a connection the server dropped while it sat idle (a
+    # restarted server, pg_terminate_backend, a proxy's idle timeout) is replaced, never handed to a request that
+    # would then fail (docs/reliability.md); without a round trip unless its socket has something to read
+    # (casino/dbpool.check_borrowed).
     _db["CONN_HEALTH_CHECKS"] = env_bool("CONN_HEALTH_CHECKS", True)
+    if _db["CONN_HEALTH_CHECKS"]:
+        _db["OPTIONS"]["pool"]["check"] = dbpool.check_borrowed
 else:
     _db["CONN_MAX_AGE"] = env_int("CONN_MAX_AGE", 600)
     _db["CONN_HEALTH_CHECKS"] = True

@@ -100,10 +100,11 @@ def limits_overview(user_id: int, *, now_ms: int) -> dict[str, Any]:
     }
 
 
-def table_limits(user_id: int, *, now_ms: int) -> dict[str, Any]:
+def table_limits(user_id: int, *, now_ms: int, account: acc.AccountState | None = None) -> dict[str, Any]:
     """The table view's ``you.limits``: ``{remaining_loss, remaining_session_s, reality_check_due}``
-    (``reality_check_due`` is false, or ``{elapsed_s, wagered, net}`` when one is due)."""
-    state = read_account(user_id)
+    (``reality_check_due`` is false, or ``{elapsed_s, wagered, net}`` when one is due). ``account``: the
+    player's account state if the caller already has it (read in the command's transaction), else it is read."""
+    state = read_account(user_id) if account is None else account
     remaining_loss = None
     if any(k.startswith("loss:") for k in state.limits):
         settled, at_risk = loss_facts(user_id, since=_since(now_ms))

@@ -26,6 +26,7 @@ from msgspec.structs import replace
 
 from casino.metrics import observe_command
 from ledger import selectors as ledger_selectors
+from responsible.account import AccountState
 from responsible.gate import Gate, needs_gate, open_gate
 from tables import after_commit, engine, fairness, projections, signer
 from tables.errors import ConcurrencyConflict, IdempotencyConflict, StaleVersion, TableMissing, TableNotFound
@@ -63,6 +64,9 @@ class Outcome:
     hand_id: int | None = None  # the read model's id of the current (or last) hand after the command
     ended_hand_id: int | None = None  # the id of the hand this command ended (the table view's ``last_hand``)
     wallets: dict[str, int] | None = None  # wallets of the seated players and the actor after the command
+    # the actor's responsible-gaming account after the command, when the command locked it (the answer's
+    # ``you.limits`` then reads no account again)
+    actor_account: AccountState | None = None
 
 
 CommandBuilder = Callable[[Context, TableState], Command]
@@ -265,7 +269,13 @@ def _attempt(
         hand_id=current_hand_id,
         ended_hand_id=ended_hand_id,
         wallets=wallets_after(wallets, new_events),
+        actor_account=_actor_account(gate, actor_id),
     )
+
+
+def _actor_account(gate: Gate | None, actor_id: int | None) -> AccountState | None:
+    loaded = None if gate is None or actor_id is None else gate.accounts.get(actor_id)
+    return None if loaded is None else loaded.state
 
 
 def _responsible_gaming(
@@ -303,5 +313,3 @@ def _checkpoint_position(events: list[Any]) -> int | None:
     while position + 1 < len(events) and type(events[position + 1]).__name__ in fairness.END_OF_HAND:
         position += 1
     return position
-
-

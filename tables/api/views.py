@@ -26,6 +26,7 @@ from casino.api.idempotency import idempotency_key, idempotent
 from casino.api.pagination import ApiPagination
 from casino.api.permissions import CanCreateTables
 from casino.api.schema import api_errors
+from responsible.account import AccountState
 from responsible.clock import now_ms
 from responsible.selectors import table_limits
 from tables import fairness, feed, selectors, services
@@ -98,10 +99,10 @@ class TableListView(generics.ListAPIView):
         return Response(published(body), status=status.HTTP_201_CREATED)
 
 
-def your_limits(user: Any) -> records.YourLimits:
+def your_limits(user: Any, account: AccountState | None = None) -> records.YourLimits:
     """The table view's ``you.limits`` (API.md v1.2 responsible gaming): remaining loss, remaining session
-    seconds, and whether a reality check is due."""
-    return msgspec.convert(table_limits(int(user.pk), now_ms=now_ms()), records.YourLimits)
+    seconds, and whether a reality check is due (``account``: the user's account state, if already read)."""
+    return msgspec.convert(table_limits(int(user.pk), now_ms=now_ms(), account=account), records.YourLimits)
 
 
 class TableDetailView(APIView):
@@ -171,7 +172,8 @@ class MySeatView(APIView):
     def delete(self, request: Request, table_id: int) -> Response:
         outcome = services.table_leave(table_id=table_id, user=request.user)
         read = selectors.outcome_read(outcome=outcome, user=request.user)
-        return Response(published(presenters.present_outcome(read, your_limits(request.user))))
+        limits = your_limits(request.user, outcome.actor_account)
+        return Response(published(presenters.present_outcome(read, limits)))
 
 
 class ActionsView(APIView):
@@ -204,7 +206,8 @@ class ActionsView(APIView):
             idempotency_key=idempotency_key(request),
         )
         read = selectors.outcome_read(outcome=outcome, user=request.user)
-        return Response(published(presenters.present_outcome(read, your_limits(request.user))))
+        limits = your_limits(request.user, outcome.actor_account)
+        return Response(published(presenters.present_outcome(read, limits)))
 
 
 class EventsQuery(serializers.Serializer):
