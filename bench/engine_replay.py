@@ -1,6 +1,6 @@
 """The rules core's cost per hand, steady enough to compare two versions on a shared machine.
 
-Usage: python bench/engine_replay.py [--hands 600] [--passes 9] [--rounds 2] [--preset P ...] [--against REV]
+Usage: python bench/engine_replay.py [--hands 600] [--passes 9] [--rounds 2] [--preset P ...] [--against REV] [--cpu]
 
 ``bench/engine.py`` times a driver playing random hands with the wall clock; on a shared 2-vCPU machine its runs
 vary by +-30%. This script records what that driver sends (the same driver, seed 1, 4 punters, player bank), then
@@ -20,10 +20,13 @@ import argparse
 import contextlib
 import importlib.util
 import json
+import os
+import re
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PRESETS = ("classic", "italian", "spanish", "hungarian")
 
 
-def measure_here(checkout: Path, presets: list[str], hands: int, passes: int) -> dict[str, float]:
+def measure_here(checkout: Path, presets: list[str], hands: int, passes: int, cpu: bool = False) -> dict[str, float]:
     """Microseconds per hand of ``checkout``'s core for each preset (call in a process of its own)."""
     sys.path.insert(0, str(checkout))
     spec = importlib.util.spec_from_file_location("checkout_bench_engine", checkout / "bench" / "engine.py")
@@ -40,6 +43,7 @@ def measure_here(checkout: Path, presets: list[str], hands: int, passes: int) ->
     spec.loader.exec_module(engine)
     from tables.rules import DomainError, handle
 
+    clock = time.process_time if cpu else time.perf_counter
     figures: dict[str, float] = {}
     for preset in presets:
         recorded: list[tuple[Any, ...]] = []
@@ -54,22 +58,53 @@ def measure_here(checkout: Path, presets: list[str], hands: int, passes: int) ->
         engine.handle = handle
         fastest = float("inf")
         for _ in range(passes):
-            start = time.perf_counter()
+            start = clock()
             for arguments in recorded:
                 with contextlib.suppress(DomainError):  # a refused try of the driver costs its checks, as in the game
                     handle(*arguments)
-            fastest = min(fastest, time.perf_counter() - start)
+            fastest = min(fastest, clock() - start)
         figures[preset] = fastest / bench.hands * 1e6
     return figures
 
 
-def measure(checkout: Path, presets: list[str], hands: int, passes: int) -> dict[str, float]:
+def measure(checkout: Path, presets: list[str], hands: int, passes: int, cpu: bool = False) -> dict[str, float]:
     """``measure_here`` in a fresh process for ``checkout``."""
     command = [sys.executable, str(Path(__file__).resolve()), "--child", str(checkout), "--hands", str(hands)]
-    command += ["--passes", str(passes), *(f"--preset={p}" for p in presets)]
+    command += ["--passes", str(passes), *(f"--preset={p}" for p in presets), *(["--cpu"] if cpu else [])]
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     figures: dict[str, float] = json.loads(out.strip().splitlines()[-1])
     return figures
+
+
+def instructions(checkout: Path, preset: str, hands: int) -> float:
+    """Machine instructions per hand of ``checkout``'s replay of ``preset``, counted by valgrind (callgrind): the
+    count of a child making 3 passes minus one making 1, halved. Load cannot move it (hash seed fixed)."""
+    counts = []
+    for passes in (1, 3):
+        command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable]
+        command += [str(Path(__file__).resolve()), "--child", str(checkout), "--hands", str(hands)]
+        command += ["--passes", str(passes), f"--preset={preset}"]
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        err = subprocess.run(command, check=True, capture_output=True, text=True, env=env).stderr
+        counts.append(int(re.findall(r"I\s+refs:\s+([\d,]+)", err)[-1].replace(",", "")))
+    return (counts[1] - counts[0]) / 2 / hands
+
+
+@contextlib.contextmanager
+def checkouts(against: str | None) -> Iterator[dict[str, Path]]:
+    """The versions to measure by name: ``against`` (in a temporary worktree, removed afterwards) and this one."""
+    if not against:
+        yield {"this checkout": ROOT}
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        tree = Path(scratch) / "against"
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--quiet", "--detach", str(tree), against], check=True
+        )
+        try:
+            yield {against: tree, "this checkout": ROOT}
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True)
 
 
 def main() -> None:
@@ -79,38 +114,54 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--preset", choices=PRESETS, action="append")
     parser.add_argument("--against", metavar="REV", help="a git revision to measure beside this checkout")
+    parser.add_argument("--cpu", action="store_true", help="time each pass in this process's CPU time, not wall clock")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count machine instructions per hand under valgrind instead"
+    )
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     presets = args.preset or list(PRESETS)
     if args.child is not None:
-        print(json.dumps(measure_here(args.child, presets, args.hands, args.passes)))
+        print(json.dumps(measure_here(args.child, presets, args.hands, args.passes, args.cpu)))
+        return
+    if args.instructions:
+        print_instructions(args, presets)
         return
     print(
         f"rules core: the recorded commands of {args.hands} hands per preset (4 punters, player bank) replayed "
         f"through handle, fastest of {args.passes} passes, best of {args.rounds} rounds; microseconds per hand"
+        f" ({'CPU time' if args.cpu else 'wall clock'})"
     )
-    versions: dict[str, Path] = {"this checkout": ROOT}
-    with tempfile.TemporaryDirectory() as scratch:
-        if args.against:
-            tree = Path(scratch) / "against"
-            add = ["git", "-C", str(ROOT), "worktree", "add", "--quiet", "--detach", str(tree), args.against]
-            subprocess.run(add, check=True)
-            versions = {args.against: tree, **versions}
-        try:
-            best: dict[str, dict[str, float]] = {name: {} for name in versions}
-            for _ in range(args.rounds):
-                for name, checkout in versions.items():  # alternating, so both see the same machine
-                    for preset, us in measure(checkout, presets, args.hands, args.passes).items():
-                        best[name][preset] = min(us, best[name].get(preset, float("inf")))
-        finally:
-            if args.against:
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True)
+    with checkouts(args.against) as versions:
+        best: dict[str, dict[str, float]] = {name: {} for name in versions}
+        for _ in range(args.rounds):
+            for name, checkout in versions.items():  # alternating, so both see the same machine
+                for preset, us in measure(checkout, presets, args.hands, args.passes, args.cpu).items():
+                    best[name][preset] = min(us, best[name].get(preset, float("inf")))
     names = list(versions)
     header = "".join(f"{name:>16s}" for name in names)
     print(f"{'preset':10s}{header}" + ("   speed, this checkout / " + names[0] if len(names) == 2 else ""))
     for preset in presets:
         row = "".join(f"{best[name][preset]:14.0f}us" for name in names)
         ratio = f"   {best[names[0]][preset] / best[names[1]][preset]:.2f}x" if len(names) == 2 else ""
+        print(f"{preset:10s}{row}{ratio}")
+
+
+def print_instructions(args: argparse.Namespace, presets: list[str]) -> None:
+    """``--instructions``: thousands of machine instructions per hand, this checkout beside ``--against``."""
+    print(f"rules core: the recorded commands of {args.hands} hands per preset replayed through handle under valgrind;")
+    print("thousands of machine instructions per hand (deterministic: the load cannot move it)")
+    with checkouts(args.against) as versions:
+        counts = {name: {p: instructions(tree, p, args.hands) for p in presets} for name, tree in versions.items()}
+    names = list(versions)
+    print(
+        f"{'preset':10s}"
+        + "".join(f"{name:>16s}" for name in names)
+        + ("   this checkout / " + names[0] if len(names) == 2 else "")
+    )
+    for preset in presets:
+        row = "".join(f"{counts[name][preset] / 1000:15.0f}k" for name in names)
+        ratio = f"   {counts[names[1]][preset] / counts[names[0]][preset]:.3f}" if len(names) == 2 else ""
         print(f"{preset:10s}{row}{ratio}")
 
 

@@ -28,7 +28,7 @@ def can_hold_bank(draft: Draft, seat: SeatState, credit: Mapping[str, int] | Non
     not emitted yet)."""
     if seat.sitting_out or seat.leaving:
         return False
-    return draft.covers(seat.player_id, draft.min_stake() * draft.banker_loss_multiplier, credit)
+    return draft.covers(seat.player_id, draft.min_stake() * draft.rules.banker_loss_multiplier, credit)
 
 
 def offer_from(
@@ -52,7 +52,7 @@ def ensure_banker(draft: Draft) -> bool:
     """Make sure the table has a banker who covers the bank; emit the draw or the passing. False: wait."""
     state = draft.state
     if draft.config.house_bank:
-        return draft.covers(None, draft.min_stake() * draft.banker_loss_multiplier)
+        return draft.covers(None, draft.min_stake() * draft.rules.banker_loss_multiplier)
     current = state.seat_at(state.banker_seat) if state.banker_seat is not None else None
     if current is not None:
         if can_hold_bank(draft, current):

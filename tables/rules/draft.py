@@ -20,7 +20,7 @@ from .enums import StakeMode
 from .errors import InvalidRequest, NotFound
 from .events import HOUSE, Event, SeedCommitted
 from .evolve import EVOLVERS
-from .ruleset import Rules, banker_loss_multiplier, punter_loss_multiplier
+from .ruleset import Rules
 from .shuffle import seed_commitment, shuffle_deck
 from .state import HandState, TableState
 
@@ -70,7 +70,6 @@ class Draft:
     __slots__ = (
         "_decks",
         "_delta",
-        "_multipliers",
         "_risked",
         "_seeds",
         "command",
@@ -124,23 +123,6 @@ class Draft:
         """The table's configuration and its rules."""
         self.config: TableConfig = config
         self.rules: Rules = config.rules
-        self._multipliers: tuple[int, int] | None = None
-
-    @property
-    def punter_loss_multiplier(self) -> int:
-        """The largest multiple of a stake a punter can lose (§7): what a punter's reserve is made of."""
-        return self._reserve_multipliers()[0]
-
-    @property
-    def banker_loss_multiplier(self) -> int:
-        """The largest multiple of a stake a banker can lose, a punter win (§7): what a banker's reserve is made of."""
-        return self._reserve_multipliers()[1]
-
-    def _reserve_multipliers(self) -> tuple[int, int]:
-        # worked out from the rules once per command that stakes or covers the bank, not on every check
-        if self._multipliers is None:
-            self._multipliers = (punter_loss_multiplier(self.rules), banker_loss_multiplier(self.rules))
-        return self._multipliers
 
     def emit(self, event: Event) -> None:
         """Record ``event``, fold it into the working state (``evolve``, without its dispatch call) and move the

@@ -21,8 +21,8 @@ def _entrants(draft: Draft) -> tuple[int, ...]:
     banker = by_number.get(banker_seat) if banker_seat is not None else None
     bank_left = draft.can_commit(banker.player_id if banker is not None else None)
     betting_first = draft.rules.bet_timing == BetTiming.BEFORE_DEAL
-    punter_need = minimum * draft.punter_loss_multiplier
-    bank_need = minimum * draft.banker_loss_multiplier
+    punter_need = minimum * draft.rules.punter_loss_multiplier
+    bank_need = minimum * draft.rules.banker_loss_multiplier
     chosen: list[int] = []
     for number in state.play_order():
         if number == banker_seat:

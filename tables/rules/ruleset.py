@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 from .cards import is_card
@@ -71,13 +72,15 @@ _DEPENDS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class Rules:
     """Every resolved toggle of RULES.md §4 (the "table card"); checked whenever it is built or decoded
     (:func:`validate_rules`).
 
     A frozen dataclass, not a ``msgspec.Struct`` like the core's other records: ``tools/verify_hand.py`` loads this
-    module with the standard library alone (players run it without the server's dependencies)."""
+    module with the standard library alone (players run it without the server's dependencies). Not slotted, so
+    that the reserve multipliers are worked out once per ``Rules`` (``cached_property``; neither a field nor
+    encoded)."""
 
     bet_timing: BetTiming = BetTiming.BEFORE_DEAL
     stake_mode: StakeMode = StakeMode.PLAYER_CHOICE
@@ -122,12 +125,12 @@ class Rules:
         """How many hands one punter may hold at once (indices 0 to this minus one): more only by splitting."""
         return 1 if self.split_mode == SplitMode.NONE else self.max_hands_per_punter
 
-    @property
+    @cached_property
     def punter_loss_multiplier(self) -> int:
         """The largest multiple of a stake a punter can lose under these toggles (§7)."""
         return punter_loss_multiplier(self)
 
-    @property
+    @cached_property
     def banker_loss_multiplier(self) -> int:
         """The largest multiple of a stake a banker can lose (a punter can win) under these toggles (§7)."""
         return banker_loss_multiplier(self)

@@ -21,13 +21,13 @@ def owed_bank_reserve(draft: Draft, exclude: tuple[int, int] | None) -> int:
     owing = sum(
         1 for h in hand.punters if h.stake == 0 and h.status != HandStatus.VOID and (h.seat, h.hand_index) != exclude
     )
-    return owing * draft.min_stake(hand) * draft.banker_loss_multiplier
+    return owing * draft.min_stake(hand) * draft.rules.banker_loss_multiplier
 
 
 def check_reserves(draft: Draft, player_id: str, amount: int, hand_key: tuple[int, int] | None) -> tuple[int, int]:
     """The (punter, banker) reserves of a stake of ``amount``; refuse what either side cannot cover (§7)."""
-    punter_reserve = amount * draft.punter_loss_multiplier
-    banker_reserve = amount * draft.banker_loss_multiplier
+    punter_reserve = amount * draft.rules.punter_loss_multiplier
+    banker_reserve = amount * draft.rules.banker_loss_multiplier
     room = draft.loss_room(player_id)
     if room is not None and room < punter_reserve:
         raise LimitReached(
