@@ -236,9 +236,8 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
                     self.cursor, self.resume_to = self.resume_to, None
                 read = await reads.load(self.table_id, self.cursor)
                 if not read.loaded.events:
-                    if self.resume_to is None and not self._behind():
+                    if self.resume_to is None:
                         break
-                    await asyncio.sleep(0.05)  # a read shared with a socket that began it before the change: again
                     continue
                 text, last_seq = read.message_for(self.user)
                 await pace.take(int(self.user.pk), len(text))
@@ -246,15 +245,8 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
                     return
                 await self.send(text_data=text)
                 self.cursor = last_seq
-                if len(read.loaded.events) < feed.MAX_FEED_EVENTS and self.resume_to is None and not self._behind():
+                if len(read.loaded.events) < feed.MAX_FEED_EVENTS and self.resume_to is None:
                     break
-
-    def _behind(self) -> bool:
-        """An announced version this socket has not sent: the read it joined (tables.live.reads, shared with the
-        process's other sockets) began before that change committed, and the wake-up it answered is spent, so it
-        reads again now rather than at the next change or recheck."""
-        assert self.watcher is not None
-        return self.watcher.version > self.cursor
 
     async def _keep_slot(self) -> None:
         while self.slot is not None:
