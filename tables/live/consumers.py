@@ -184,13 +184,12 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
         if self.closing:  # closing: _end releases the slot
             return
         registry().add(self._revoke, credential)
-        # before the read: nothing committed after it is missed; an announcement wakes the sending task itself
-        self.watcher = await watch().add(self.table_id, wake=self.wake)
+        self.watcher = await watch().add(self.table_id)  # before the read: nothing committed after it is missed
         read = await reads.load(self.table_id, 2**31 - 1)  # no events: the table's version now
         self.cursor = read.loaded.state.version
         await self._send({"type": "events", "events": [], "last_seq": self.cursor})
         self.tasks.append(asyncio.create_task(self._guarded(self._pump())))
-        self.tasks.append(asyncio.create_task(self._guarded(self._recheck())))
+        self.tasks.append(asyncio.create_task(self._guarded(self._follow())))
         self.tasks.append(asyncio.create_task(self._guarded(self._keep_slot())))
 
     async def _guarded(self, work: Any) -> None:
@@ -206,31 +205,26 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
             await self._close(CLOSE_INTERNAL)
             await self._end()
 
-    async def _recheck(self) -> None:
-        """Nothing heard for ``LIVE_RECHECK_S``: a notification may have been lost (Redis pub/sub down meanwhile);
-        the latest version the committing process recorded says whether to look. Sleeps while changes are heard."""
+    async def _follow(self) -> None:
+        """Turn the table's announcements into work for the sending task."""
         assert self.watcher is not None
-        loop = asyncio.get_running_loop()
         while True:
-            quiet_until = self.watcher.heard_at + settings.LIVE_RECHECK_S
-            if loop.time() < quiet_until:
-                await asyncio.sleep(quiet_until - loop.time())
-                continue
-            self.watcher.heard_at = loop.time()
-            latest = await limits.latest_version(self.table_id)
-            if latest is not None and latest > self.cursor:
-                self.watcher.announce(latest)
+            if not await self.watcher.wait(settings.LIVE_RECHECK_S):
+                # nothing heard for a while: a notification may have been lost (Redis pub/sub down meanwhile);
+                # the latest version the committing process recorded says whether to look
+                latest = await limits.latest_version(self.table_id)
+                if latest is not None and latest > self.cursor:
+                    self.watcher.announce(latest)
+            if self.watcher.version > self.cursor:
+                self.wake.set()
 
     async def _pump(self) -> None:
         """The socket's one sender: every event after ``cursor`` as this viewer may see it now, paced per user.
         A resume takes effect at the next read; however many arrive meanwhile, the last one wins."""
         pace = guards().pace
-        assert self.watcher is not None
         while True:
             await self.wake.wait()
             self.wake.clear()
-            if self.resume_to is None and self.watcher.version <= self.cursor:
-                continue  # announced what this socket already sent (it read past it): no read
             while not self.closing:
                 if self.resume_to is not None:
                     self.cursor, self.resume_to = self.resume_to, None

@@ -25,22 +25,18 @@ log = logging.getLogger(__name__)
 
 
 class Watcher:
-    """One follower of one table: ``version`` is the latest version announced since it registered, ``heard_at``
-    the loop's time of the last announcement. ``wake``, when given, is the event an announcement sets (a socket's
-    sending task waits on it directly: one wake-up per change, no task in between)."""
+    """One follower of one table: ``version`` is the latest version announced since it registered."""
 
-    __slots__ = ("_event", "heard_at", "table_id", "version")
+    __slots__ = ("_event", "table_id", "version")
 
-    def __init__(self, table_id: int, wake: asyncio.Event | None = None) -> None:
+    def __init__(self, table_id: int) -> None:
         self.table_id = table_id
         self.version = 0
-        self._event = wake or asyncio.Event()
-        self.heard_at = asyncio.get_running_loop().time()
+        self._event = asyncio.Event()
 
     def announce(self, version: int) -> None:
         if version > self.version:
             self.version = version
-        self.heard_at = asyncio.get_running_loop().time()
         self._event.set()
 
     async def wait(self, timeout: float | None = None) -> bool:
@@ -74,8 +70,8 @@ class Watch:
     def watchers(self) -> int:
         return sum(len(bucket) for bucket in self._watchers.values())
 
-    async def add(self, table_id: int, wake: asyncio.Event | None = None) -> Watcher:
-        watcher = Watcher(table_id, wake)
+    async def add(self, table_id: int) -> Watcher:
+        watcher = Watcher(table_id)
         async with self._lock:
             if self._channel is None:
                 self._channel = await self._layer.new_channel()
