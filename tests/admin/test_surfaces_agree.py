@@ -32,16 +32,17 @@ TABLES = [(preset, bank) for preset in ("classic", "italian", "spanish", "hungar
 HANDS_PER_TABLE = 2
 # the table that plays on (splitting whenever it may) until a hand was split: seeds are drawn at random, and two
 # pictures come together in about one hand in twelve
-SPLITS_AT = ("spanish", "player")
-MOST_HANDS = 80
+SPLITS_AT = (("spanish", "player"), ("hungarian", "player"))
+MOST_HANDS = 60
 
 
 def _play(preset: str, bank: str, rng: random.Random) -> int:
     """Play ``HANDS_PER_TABLE`` hands, letting the clock run out now and then (timeouts, abandoned hands); at
     ``SPLITS_AT``, go on until a hand was split."""
     table = make_table(preset, bank=bank, max_seats=4 if bank == "player" else 3)
-    players = make_players(3 if bank == "player" else 2, prefix=f"{preset[:2]}{bank[0]}")
-    until_split = (preset, bank) == SPLITS_AT
+    until_split = (preset, bank) in SPLITS_AT
+    chips = 50_000 if until_split else 5_000  # enough for every stake and split of a long run
+    players = make_players(3 if bank == "player" else 2, prefix=f"{preset[:2]}{bank[0]}", chips=chips)
     for user in players:
         services.table_sit(table_id=table.pk, user=user)
     for _ in range(MOST_HANDS * 40):
