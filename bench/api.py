@@ -4,7 +4,7 @@ Starts gunicorn (gthread workers, the project's test settings, persistent databa
 database of its own (``<DATABASE_URL's database>_bench_api``), seats one player per house-banked classic
 table, and drives them with keep-alive HTTP connections, each connection one player playing his table (bet,
 hit/stand, as his own ``you.legal_actions`` allows). Beside it, in the same run and against the same server, a
-bare endpoint of the same stack (token auth, JSON, ``@idempotent``, one INSERT; ``BENCH_ENDPOINTS``) gives the
+bare endpoint of the same stack (token auth, JSON, ``@idempotent``, one INSERT; bench/endpoint.py) gives the
 baseline.
 
 Prints, at 8 and 32 concurrent connections: requests per second, p50 and p99 latency of both, and the ratios;
@@ -16,7 +16,7 @@ sets the rounds, ``BENCH_DUMP_SQL=file`` writes every statement as sent, for EXP
 
 ``--waits`` samples what the database's backends wait on during the measurements.
 
-Usage: python -m casino.devenv bench bench/api.py [--seconds 8] [--workers 2] [--threads 16] [--profile] [--waits]
+Usage: python -m devtools.devenv bench bench/api.py [--seconds 8] [--workers 2] [--threads 16] [--profile] [--waits]
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def wsgi_app():  # type: ignore[no-untyped-def]
 
     settings.DATABASES["default"]["CONN_MAX_AGE"] = 600
     settings.DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
-    settings.BENCH_ENDPOINTS = True
+    settings.ROOT_URLCONF = "bench.endpoint"  # the production URLs and the bare endpoint (bench/endpoint.py)
     settings.TABLE_TIMERS = False
     from django.core.wsgi import get_wsgi_application
 
@@ -89,9 +89,11 @@ def _setup(players: int) -> list[tuple[str, int]]:
     django.setup()
     from django.conf import settings
     from django.contrib.auth import get_user_model
+
+    settings.ROOT_URLCONF = "bench.endpoint"  # the bare endpoint in this process too (--profile)
     from django.core.management import call_command
 
-    from casino.tokens import issue_token
+    from kit.tokens import issue_token
     from ledger import services as ledger
     from tables import services
     from tables.table_spec import TableSpec
@@ -100,7 +102,7 @@ def _setup(players: int) -> list[tuple[str, int]]:
     call_command("migrate", verbosity=0)
     from django.db import connection
 
-    with connection.cursor() as cursor:  # the bare endpoint's table (tables.api.bench)
+    with connection.cursor() as cursor:  # the bare endpoint's table (bench.endpoint)
         cursor.execute(
             "CREATE TABLE bench_ping (id bigserial PRIMARY KEY, user_id bigint NOT NULL, at timestamptz DEFAULT now())"
         )
@@ -325,7 +327,7 @@ def _profile(seats: list[tuple[str, int]]) -> None:
     from django.db import connection
     from rest_framework.test import APIClient
 
-    from casino.statements import count_sent
+    from kit.statements import count_sent
 
     token, table_id = seats[0]
     client = APIClient()
@@ -484,7 +486,6 @@ def main() -> None:
 
     database_url = _bench_database_url()
     os.environ["DATABASE_URL"] = database_url
-    os.environ["BENCH_ENDPOINTS"] = "1"  # the bare endpoint, in gunicorn and in this process (--profile)
     seats = _setup(32)
     port = _free_port()
     server = _start_gunicorn(port, args.workers, args.threads, database_url)

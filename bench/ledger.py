@@ -12,7 +12,7 @@ Prints:
      count), against summing its postings for contrast, and the time to read its first /me/ledger page;
   4. reconcile over the whole bench database.
 
-Usage: python -m casino.devenv bench bench/ledger.py [--hands 400] [--threads 4] [--postings 1000000]
+Usage: python -m devtools.devenv bench bench/ledger.py [--hands 400] [--threads 4] [--postings 1000000]
        [--house-hands 60] [--house-threads 1,4,16] [--only-house]
 (uses DATABASE_URL / REDIS_URL, or the embedded services; works in a database of its own, casino_ledger_bench,
 dropped and created afresh).
@@ -333,7 +333,7 @@ def main() -> None:
     parser.add_argument("--only-house", action="store_true", help="run only the house-bank scenarios")
     args = parser.parse_args()
     if not os.environ.get("DATABASE_URL"):
-        sys.exit("DATABASE_URL is not set: run it as `python -m casino.devenv bench bench/ledger.py`")
+        sys.exit("DATABASE_URL is not set: run it as `python -m devtools.devenv bench bench/ledger.py`")
     setup_database()
     from django.db import connection
 

@@ -15,7 +15,7 @@ the commit; an event's commit is the first notification of a version at or past 
 Prints per step: tables, sockets asked, connected and still open, the bots' actions per second, messages and
 events delivered per second, delivery p50/p99, the live processes' CPU and their CPU per delivered message.
 
-Usage: python -m casino.devenv bench bench/live.py [--floors 400x2000,32x2000] [--seconds 10] [--rate 80]
+Usage: python -m devtools.devenv bench bench/live.py [--floors 400x2000,32x2000] [--seconds 10] [--rate 80]
        [--live-workers N] [--clients 2] [--watchers 100]
 """
 
@@ -48,7 +48,7 @@ def _spectator_tokens(count: int) -> list[str]:
     from django.contrib.auth import get_user_model
     from django.db import connections
 
-    from casino.tokens import issue_token
+    from kit.tokens import issue_token
 
     User = get_user_model()
     tokens = [issue_token(User.objects.create_user(username=f"watcher{i}")) for i in range(count)]

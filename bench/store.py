@@ -7,7 +7,7 @@ Prints:
      their ratio; plus the cost of a full fold without the snapshot, for scale;
   3. the time to verify one hand (on the fresh table and on the 10,000-hand table).
 
-Usage: python -m casino.devenv bench bench/store.py [--hands 10000] [--commands 3000]
+Usage: python -m devtools.devenv bench bench/store.py [--hands 10000] [--commands 3000]
 (uses DATABASE_URL / REDIS_URL, or the embedded services; works in a database of its own, named after DATABASE_URL's:
 <database>_bench).
 """
@@ -85,8 +85,9 @@ def _table(preset: str = "classic"):  # type: ignore[no-untyped-def]
 
 def policy_step(table_id: int, users: dict[str, object], rng: random.Random, timed: list[float]) -> None:
     """One random sensible move through the service for whoever the table waits on."""
-    from tables import engine, services
-    from tables.rules import DomainError, evaluate
+    from rules import DomainError, evaluate
+    from tables import loader as engine
+    from tables import services
 
     state = engine.load_table(table_id).state
     awaiting, hand = state.awaiting, state.hand
@@ -155,8 +156,8 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
     from django.db import transaction
     from django.utils import timezone
 
-    from tables import engine, fairness, projections
-    from tables.rules import (
+    from gamemath.chainhash import HASH_FORM
+    from rules import (
         Context,
         HandOpened,
         HandSettled,
@@ -168,7 +169,8 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
         evaluate,
         handle,
     )
-    from tables.rules.chainhash import HASH_FORM
+    from tables import fairness, projections
+    from tables import loader as engine
     from tables.store import append
 
     loaded = engine.load_table(table_id)
@@ -264,8 +266,9 @@ def _median_time(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
 def bench_load_and_verify(hands: int, profile: bool = False) -> None:
     from django.db import connection
 
-    from casino.statements import count_sent
-    from tables import engine, services
+    from kit.statements import count_sent
+    from tables import loader as engine
+    from tables import services
     from tables.models import Hand
     from tables.verify import verify_hand
 

@@ -1,7 +1,7 @@
 """The simulator: many rounds of one rule set played through the pure rules core, on every core, from a seed.
 
 Nothing here implements a rule. A :class:`SimTable` is a real table of the core (``CreateTable``, ``SitDown``,
-then ``PlaceBet``/``Hit``/``Stand``/``Split``/``Assign`` through :func:`tables.rules.handle`); the strategies
+then ``PlaceBet``/``Hit``/``Stand``/``Split``/``Assign`` through :func:`rules.handle`); the strategies
 only choose which command to send, and the tally reads the core's own ``HandSettled`` results.
 
 Reproducibility: the work is cut into chunks of ``spec.chunk`` rounds, chunk ``i`` being a fresh table whose
@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tables.rules import (
+from rules import (
     PRESETS,
     Assign,
     Command,

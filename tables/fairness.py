@@ -9,7 +9,7 @@
   sealed the same way (a fresh nonce each time, bound to the table, hand and deck index): nobody who reads the
   database, the admin or a chain hash can tell the card (docs/fairness.md). Loading a table opens it again.
   The cached states (snapshots, hands' starting states), which hold the face-down cards of a hand in play, are
-  sealed the same way, bound to their row (``tables.engine.state_to_db``).
+  sealed the same way, bound to their row (``tables.loader.state_to_db``).
 - **Signed checkpoints.** When a hand ends, ``f"{table_id}:{version}:{hash}"`` of the table's last event is
   signed with the current Ed25519 signing key; each checkpoint names its key by ``key_id``, the first 16 hex of
   sha256 of the 32 raw public-key bytes (API.md), so anyone holding the public key can tell which checkpoints it
@@ -41,8 +41,8 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from tables.rules import NextSeed, Pledge, TableState
-from tables.rules.release import GAME_ID, RULES_VERSION, rules_sha256
+from gamemath.release import GAME_ID, RULES_VERSION, rules_sha256
+from rules import NextSeed, Pledge, TableState
 
 log = logging.getLogger(__name__)
 
@@ -243,7 +243,7 @@ def draw_next_seeds(table_id: int, state: TableState) -> tuple[NextSeed, ...]:
 
 @functools.cache
 def rules_release() -> tuple[str, str]:
-    """(released version, sha256) of the rules core this process deals with (``tables.rules.release``): what each
+    """(released version, sha256) of the rules core this process deals with (``gamemath.release``): what each
     hand it opens records. Computed once per process."""
     return RULES_VERSION, rules_sha256()
 

@@ -24,14 +24,10 @@ from django.db import transaction
 from django.utils import timezone
 from msgspec.structs import replace
 
-from casino.metrics import observe_command
+from gamemath.chainhash import HASH_FORM
 from ledger import selectors as ledger_selectors
 from responsible.account import AccountState
-from responsible.gate import Gate, needs_gate, open_gate
-from tables import after_commit, engine, fairness, projections, signer
-from tables.errors import ConcurrencyConflict, IdempotencyConflict, StaleVersion, TableMissing, TableNotFound
-from tables.ledger_bridge import post_ledger_entries
-from tables.rules import (
+from rules import (
     Command,
     Context,
     DomainError,
@@ -46,7 +42,12 @@ from tables.rules import (
     handle,
     wallets_after,
 )
-from tables.rules.chainhash import HASH_FORM
+from tables import after_commit, fairness, projections, signer
+from tables import loader as engine
+from tables.errors import ConcurrencyConflict, IdempotencyConflict, StaleVersion, TableMissing, TableNotFound
+from tables.ledger_bridge import post_ledger_entries
+from tables.metrics import observe_command
+from tables.responsible_gate import Gate, needs_gate, open_gate
 from tables.store import StoredEvent, Write, chain, events_of_idempotent_command, insert
 
 MAX_ATTEMPTS = 5
@@ -72,7 +73,7 @@ class Outcome:
 CommandBuilder = Callable[[Context, TableState], Command]
 
 
-@observe_command  # metrics (type, outcome, latency, statements) and the request's log line: casino/metrics.py
+@observe_command  # metrics (type, outcome, latency, statements) and the request's log line: tables/metrics.py
 def execute(
     *,
     table_id: int,
@@ -203,7 +204,7 @@ def _attempt(
         "actor_username": actor_username,
         "command_version": first_version,
         "request_id": request_id,
-        "hash_form": HASH_FORM,  # the chain hash covers what the event shows (tables.rules.chainhash)
+        "hash_form": HASH_FORM,  # the chain hash covers what the event shows (gamemath.chainhash)
     }
     if reason:
         common["reason"] = reason
@@ -281,7 +282,7 @@ def _actor_account(gate: Gate | None, actor_id: int | None) -> AccountState | No
 def _responsible_gaming(
     command: Command, state: TableState, context: Context, actor_id: int | None
 ) -> tuple[Context, Gate | None, tuple[list[Any], TableState] | None]:
-    """Responsible gaming's part of a command (responsible.gate): when its events stake, seat or open a hand,
+    """Responsible gaming's part of a command (tables.responsible_gate): when its events stake, seat or open a hand,
     lock the players' accounts and, for those with a loss limit, decide again with their loss rooms in the
     context (recorded with the command, so replays agree). Returns the context to decide with and record, the
     gate (None when the command is none of its business) and the outcome already decided, if it still holds."""

@@ -14,9 +14,7 @@ from typing import Any, Protocol
 
 from django.db import connection, transaction
 
-from tables import engine, fairness
-from tables.models import Hand, HandParticipant, Table, TableSeat
-from tables.rules import (
+from rules import (
     Event,
     HandAbandoned,
     HandOpened,
@@ -27,6 +25,9 @@ from tables.rules import (
     evolve,
     initial_state,
 )
+from tables import fairness
+from tables import loader as engine
+from tables.models import Hand, HandParticipant, Table, TableSeat
 from tables.store import StoredEvent, Write, load_stream
 
 

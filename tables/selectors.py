@@ -1,7 +1,7 @@
 """Reads of the game for the API: who is looking (the viewer), the table, its events feed, a hand's history.
 
 Nothing here decides what a viewer may see: that is the rules core's viewer projection (``view``,
-``view_event``, ``hand_history`` with a :class:`~tables.rules.Viewer`). These functions only choose the viewer
+``view_event``, ``hand_history`` with a :class:`~rules.Viewer`). These functions only choose the viewer
 and load what the projection needs:
 
 - a user seated at the table, or holding cards in its current hand, is ``Viewer.player`` (sees his own
@@ -22,11 +22,7 @@ from django.db import connection
 from django.db.models import QuerySet
 
 from ledger.selectors import hand_ledger, wallet_balances
-from tables import engine, verify
-from tables.errors import Forbidden, TableMissing
-from tables.models import Checkpoint, Hand, HandParticipant, Table
-from tables.pipeline import Outcome
-from tables.rules import (
+from rules import (
     Event,
     HandOpened,
     NotFound,
@@ -37,6 +33,11 @@ from tables.rules import (
     legal_actions,
     legal_hands,
 )
+from tables import loader as engine
+from tables import verify
+from tables.errors import Forbidden, TableMissing
+from tables.models import Checkpoint, Hand, HandParticipant, Table
+from tables.pipeline import Outcome
 from tables.store import StoredEvent, load_stream, load_stream_and_checkpoint, seed_commitments
 
 MAX_FEED_EVENTS = 500

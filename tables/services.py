@@ -18,12 +18,7 @@ from django.db.models.functions import Now
 from django.utils import timezone
 
 from ledger import services as ledger
-from tables import pipeline
-from tables.errors import DisputeAlreadyResolved, SeatLimit, SeatNotIdle, TableNotFound, TimeoutNotDue
-from tables.idle_seats import idle_seats, idleness
-from tables.models import Dispute, Hand, PlayerProfile, Table, TableSeat
-from tables.pipeline import Outcome
-from tables.rules import (
+from rules import (
     Context,
     DomainError,
     InsufficientFunds,
@@ -35,6 +30,11 @@ from tables.rules import (
     Timeout,
     command_for_action,
 )
+from tables import pipeline
+from tables.errors import DisputeAlreadyResolved, SeatLimit, SeatNotIdle, TableNotFound, TimeoutNotDue
+from tables.idle_seats import idle_seats, idleness
+from tables.models import Dispute, Hand, PlayerProfile, Table, TableSeat
+from tables.pipeline import Outcome
 from tables.selectors import hand_access
 from tables.table_spec import TableSpec
 

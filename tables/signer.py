@@ -40,9 +40,9 @@ from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from casino.monitoring import record_verification_failure
 from tables import fairness
 from tables.models import Checkpoint, Hand
+from tables.signals import report_verification_failure
 from tables.store import chain_problems, load_stream
 from tables.verify import verify_hand
 
@@ -130,7 +130,7 @@ def sign_table(table_id: int) -> Signing:
             problems = chain_problems(stretch[1:], prev_hash=stretch[0].hash) if latest > 1 else chain_problems(stretch)
             if problems:
                 refused[0] = {"chain": "; ".join(problems[:5])}
-                record_verification_failure(
+                report_verification_failure(
                     table_id=table_id, hand_id=None, hand_number=None, checks=refused[0], source="signer"
                 )
         ids = [h.pk for h in hands]

@@ -1,7 +1,7 @@
 """The event store: append with an expected version, load a stream, follow the global log, check the chain.
 
 Every event's ``hash`` is ``sha256(prev_hash || canonical JSON of ...)``, the first event of a stream chaining
-from ``GENESIS``. What the canonical JSON holds is ``tables.rules.chainhash``: events written since API v1.2
+from ``GENESIS``. What the canonical JSON holds is ``gamemath.chainhash``: events written since API v1.2
 (``metadata["hash_form"] == 2``) hash what they show and a digest of what they never show, so anyone can recompute
 the hash from the event as served and no hash lets anyone test a guess about a hidden card; older events hash
 the whole stored event. Canonical JSON is sorted keys, no spaces, UTF-8, so it survives PostgreSQL's jsonb
@@ -20,9 +20,7 @@ from django.db import IntegrityError, connection
 from django.db.models import Count, Q
 from django.db.models.functions import TruncHour
 
-from tables.errors import ConcurrencyConflict
-from tables.models import Event
-from tables.rules.chainhash import (
+from gamemath.chainhash import (
     HASH_FORM,
     canonical_time,
     form1_hash,
@@ -31,6 +29,8 @@ from tables.rules.chainhash import (
     private_sha256,
     stored_public_data,
 )
+from tables.errors import ConcurrencyConflict
+from tables.models import Event
 
 GENESIS = "0" * 64
 _COLUMNS = "position, stream_id, version, type, data, metadata, recorded_at, prev_hash, hash"
@@ -63,7 +63,7 @@ class StoredEvent:
 def event_hash(
     *, prev_hash: str, stream_id: int, version: int, type: str, data: Any, metadata: Any, recorded_at: datetime
 ) -> str:
-    """The chained hash of one stored event, in the form its metadata names (``tables.rules.chainhash``)."""
+    """The chained hash of one stored event, in the form its metadata names (``gamemath.chainhash``)."""
     if hash_form(metadata) == HASH_FORM:
         return form2_hash(
             prev_hash=prev_hash,

@@ -30,12 +30,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from msgspec.structs import replace
 
-from casino.monitoring import record_verification_failure
-from tables import engine, fairness
-from tables.errors import HandInPlay
-from tables.ledger_bridge import event_cause
-from tables.models import Hand
-from tables.rules import (
+from rules import (
     ESCROW,
     HOUSE,
     PLAIN_PREFIX,
@@ -58,6 +53,12 @@ from tables.rules import (
     seed_commitment,
     shuffle_deck,
 )
+from tables import fairness
+from tables import loader as engine
+from tables.errors import HandInPlay
+from tables.ledger_bridge import event_cause
+from tables.models import Hand
+from tables.signals import report_verification_failure
 from tables.store import (
     StoredEvent,
     chain_problems,
@@ -385,7 +386,7 @@ def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: 
 
     By default the hand starts from the state cached when it opened and the chain is checked from the event
     before it; ``full`` folds the table from its first event and checks the whole chain up to the hand.
-    ``record`` keeps the outcome on the hand's row; a failure is always kept (``casino.models.
+    ``record`` keeps the outcome on the hand's row; a failure is always kept (``backoffice.models.
     VerificationFailure``, with ``source``: who ran the check) for the dashboard and the metrics.
     """
     if hand.status == "in_play":
@@ -432,7 +433,7 @@ def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: 
     report["checkpoint"] = check_checkpoints(hand.table_id)
     result = Verification({check: report[check] for check in CHECKS}, notes)
     if not result.ok:
-        record_verification_failure(
+        report_verification_failure(
             table_id=hand.table_id, hand_id=hand.pk, hand_number=hand.number, checks=result.checks, source=source
         )
     if record:

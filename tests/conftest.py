@@ -81,7 +81,7 @@ def owner_cursor(*, triggers_off: Sequence[str] = ()) -> Iterator[Any]:
     from django.db import connection
     from psycopg import sql
 
-    from casino.testing_db.base import owner_connection_params
+    from devtools.testing_db.base import owner_connection_params
 
     with psycopg.connect(**owner_connection_params(connection.settings_dict)) as conn, conn.cursor() as cursor:
         for table in triggers_off:

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tables import engine, fairness
+from tables import fairness
+from tables import loader as engine
 from tables.store import event_hash, load_stream
 from tests.conftest import ROOT, owner_cursor
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from casino.tasks import ping
+from backoffice.tasks import ping
 from tests.conftest import celery_worker_args
 
 

@@ -19,8 +19,8 @@ import pytest
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 
-from casino import dbroles
-from casino.models import VerificationFailure
+from backoffice import dbroles
+from backoffice.models import VerificationFailure
 from tables import after_commit, fairness
 from tables.models import Checkpoint, Hand
 from tables.signer import sign_table

@@ -40,7 +40,7 @@ def test_live_serves_the_asgi_application_on_its_own_port():
 
 def test_only_the_buffering_proxy_is_published():
     """Issue 27: gunicorn's threads facing clients directly are stalled by slow senders; nginx reads requests
-    whole first (docker/nginx/), and only its own address may say who the client is (casino/proxy.py)."""
+    whole first (docker/nginx/), and only its own address may say who the client is (kit/proxy.py)."""
     nginx = SERVICES["nginx"]
     assert nginx["image"].startswith("nginx:")
     assert [name for name, service in SERVICES.items() if service.get("ports")] == ["nginx"]

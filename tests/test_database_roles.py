@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from casino import dbroles
+from backoffice import dbroles
 from ledger import services
 from ledger.accounts import wallet_for
 from tables import store

@@ -1,5 +1,5 @@
 """The buffering proxy in front of the servers (issue 27): docker/nginx/'s configuration, run by Debian's nginx
-(casino/nginx.py) in front of a real gunicorn (compose's gthread command, one small worker) and a real uvicorn.
+(devtools/nginx.py) in front of a real gunicorn (compose's gthread command, one small worker) and a real uvicorn.
 
 - 200 slow senders (one header byte at a time) hold their connections while another client's p99 stays under
   200 ms: they wait in nginx, never in a gunicorn thread (without the proxy, gunicorn's threads are theirs);
@@ -26,8 +26,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from casino.nginx import nginx_binary, running
-from casino.tokens import issue_token
+from devtools.nginx import nginx_binary, running
+from kit.tokens import issue_token
 from tables.store import load_stream
 from tests.conftest import child_database_url, free_port, healthy, wait_for
 from tests.store.play import make_players, make_table

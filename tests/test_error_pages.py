@@ -19,7 +19,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from casino.tokens import issue_token
+from kit.tokens import issue_token
 from tables import fairness, services
 from tests.store.play import make_players, make_table
 

@@ -1,10 +1,10 @@
 """A database failover that loses nothing (issue 34; docs/reliability.md, "Failover").
 
-A primary with a synchronous standby (bench/replication.py: two private clusters on this machine), the programs
+A primary with a synchronous standby (devtools/replication.py: two private clusters on this machine), the programs
 connecting with one multi-host URL (``target_session_attrs=read-write``), and the drill: while bots play, kill -9
 the primary, promote the standby, fence the old primary. Afterwards every action a client saw accepted is there
 exactly once, every hand verifies, the ledger reconciles, every waiting table moves on, and the time without
-service is measured (the soak's checks, bench/soak.py, restricted to this one fault).
+service is measured (the soak's checks, soak/__init__.py, restricted to this one fault).
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.replication import Cluster, ReplicationPair, libpq
-from bench.soak import PG_FAILOVER
-from casino import dbroles, dburl
+from backoffice import dbroles
+from devtools.replication import Cluster, ReplicationPair, libpq
+from casino import dburl
+from soak import PG_FAILOVER
 from tests.conftest import ROOT, wait_for
 from tests.test_soak import run_soak
 

@@ -19,11 +19,11 @@ import uuid
 import pytest
 from django.core.management import call_command
 
-from casino.tokens import issue_token
-from tables import engine
+from kit.tokens import issue_token
+from rules import fold
+from tables import loader as engine
 from tables.models import Hand
 from tables.projections import rebuild
-from tables.rules import fold
 from tables.store import chain_problems, load_stream
 from tables.verify import verification_ok, verify_hand
 from tests.conftest import celery_worker_args, child_database_url, free_port, wait_for

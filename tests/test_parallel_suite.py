@@ -1,4 +1,4 @@
-"""The suite runs on every core (pytest-xdist, casino/devenv.py): what keeps its workers, and several checkouts'
+"""The suite runs on every core (pytest-xdist, devtools/devenv.py): what keeps its workers, and several checkouts'
 suites on one machine, from meeting (docs/performance.md, "Test suite")."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from django.db import connection
 from hypothesis import given
 from hypothesis import strategies as st
 
-from casino.devenv import parallel_args
-from casino.testing_db.base import _referencing_first
+from devtools.devenv import parallel_args
+from devtools.testing_db.base import _referencing_first
 
 
 @pytest.mark.django_db

@@ -1,9 +1,9 @@
-"""What the casino keeps in Redis may all be lost (casino/redis_state.py; docs/reliability.md, "Redis").
+"""What the casino keeps in Redis may all be lost (kit/redis_state.py; docs/reliability.md, "Redis").
 
 The reason a Redis failover needs nothing more than the restart the soak already injects (``redis_restart``: killed
 and started again empty, every invariant held): every key the casino writes is of a family whose loss is recovered
 from PostgreSQL or not needed. Here every path that writes to Redis runs against the suite's real Redis and every
-key it left is classified; the soak does the same with the keys of a whole run under load (bench/soak.py,
+key it left is classified; the soak does the same with the keys of a whole run under load (soak/__init__.py,
 ``check_redis_keys``). The page's table and the module list the same families.
 """
 
@@ -15,8 +15,8 @@ import re
 import pytest
 import redis
 
-from casino import heartbeat
-from casino.redis_state import FAMILIES, family_of
+from kit import heartbeat
+from kit.redis_state import FAMILIES, family_of
 from tests.conftest import ROOT
 
 

@@ -60,7 +60,7 @@ def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
     env = {**os.environ, "DATABASE_URL": db, "PORT": str(port), "LIVE_PORT": str(live_port), "PYTHONPATH": str(ROOT)}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "casino.devenv", "run"],
+        [sys.executable, "-m", "devtools.devenv", "run"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -138,7 +138,7 @@ def _each_process_holds_only_the_credentials_it_uses(
     """Issue #26: the owner's URL reaches only `migrate` (gone by now), the demo password only `seed_demo`; the
     processes that deal hold the sealing key, beat and the lab's worker no fairness key; honcho and the shells
     between hold no credential at all."""
-    from casino import dbroles
+    from backoffice import dbroles
 
     owner_password = dbroles.role_password(
         (ROOT / ".local" / "db_role_secret").read_text().strip().encode(), f"{database}_owner"
@@ -182,14 +182,14 @@ def _each_process_holds_only_the_credentials_it_uses(
 def test_run_refuses_a_set_database_that_does_not_answer_instead_of_using_another():
     env = {**os.environ, "DATABASE_URL": f"postgres://nobody@127.0.0.1:{free_port()}/x", "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-m", "casino.devenv", "run"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "devtools.devenv", "run"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 1
     assert "DATABASE_URL is set but does not answer" in done.stderr
 
 
 def test_tests_fall_back_to_the_embedded_redis_when_the_set_one_does_not_answer():
-    from casino.devenv import services
+    from devtools.devenv import services
 
     dead = f"redis://127.0.0.1:{free_port()}/0"
     old = os.environ.get("REDIS_URL")

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from knox.models import AuthToken
 
-from casino.demo import DEMO_CHIPS, DEMO_PLAYERS, DEMO_TABLES
+from devtools.demo import DEMO_CHIPS, DEMO_PLAYERS, DEMO_TABLES
 from ledger import selectors as ledger_selectors
 from tables.models import Table
 

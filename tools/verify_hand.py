@@ -4,9 +4,9 @@
     python tools/verify_hand.py EXPORT_FILE --public-key KEY             # offline: GET /hands/{id}/export saved
     python tools/verify_hand.py --url https://casino.example --token YOUR_TOKEN HAND_ID [--public-key KEY]
 
-Uses only the Python standard library, the standard-library modules of the project's rules core (``tables/rules``:
-the card codes, the published shuffle, scoring, the rule sets and the chain hash's canonical form) and the
-pure-Python Ed25519 check beside this file. Against a live server it fetches the hand's export, the table's events
+Uses only the Python standard library, the game's standard-library maths (``gamemath/``: the card codes, the
+published shuffle, scoring, the rule sets and the chain hash's canonical form) and the pure-Python Ed25519 check
+beside this file. Against a live server it fetches the hand's export, the table's events
 feed and its signed checkpoints; offline it reads an export file and fetches nothing. It checks, one line each:
 
 - commitment   sha256(revealed server seed) is the hand's seed commitment;
@@ -43,7 +43,6 @@ import hashlib
 import json
 import os
 import sys
-import types
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -51,25 +50,20 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # the project's root: tables.rules
+sys.path.insert(0, str(ROOT))  # the project's root: gamemath, the game's standard-library maths
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-# Only the core's standard-library modules are loaded. The package's __init__ re-exports the whole core, whose
-# events and state records are msgspec Structs; the verifier needs none of them, and a player should be able to run
-# it with nothing installed and every line it runs readable. So ``tables.rules`` is registered as a bare package of
-# its directory (its __init__ is not run) and the modules are imported one by one. The live fairness test runs
-# this tool with ``python -I -S`` (no site-packages at all), so it fails if anything else gets imported.
-_core = types.ModuleType("tables.rules")
-_core.__path__ = [str(ROOT / "tables" / "rules")]
-sys.modules.setdefault("tables.rules", _core)
+# Only the game's standard-library maths (``gamemath/``) is imported: a player can run this with nothing installed
+# and read every line it runs. The live fairness test runs this tool with ``python -I -S`` (no site-packages at
+# all), so it fails if anything else gets imported.
+import ed25519  # noqa: E402 - after the paths above
 
-import ed25519  # noqa: E402 - after the bare package above, on purpose
+from gamemath.chainhash import served_hash  # noqa: E402
+from gamemath.release import rules_sha256  # noqa: E402
+from gamemath.ruleset import rules_from_dict  # noqa: E402
+from gamemath.scoring import evaluate, settle_hand  # noqa: E402
+from gamemath.shuffle import shuffle_deck  # noqa: E402
 
-from tables.rules.chainhash import served_hash  # noqa: E402
-from tables.rules.release import rules_sha256  # noqa: E402
-from tables.rules.ruleset import rules_from_dict  # noqa: E402
-from tables.rules.scoring import evaluate, settle_hand  # noqa: E402
-from tables.rules.shuffle import shuffle_deck  # noqa: E402
 
 GENESIS = "0" * 64
 EXPORT_FORMAT = "sevenhalf-hand-export/1"
@@ -385,7 +379,7 @@ def _print_game(report: Report, game: dict[str, Any], shown: dict[str, Any]) -> 
     if game != shown:
         report.line(False, "game", f"the export says {game}, the hand's history {shown}")
     name, version, digest = game.get("id"), game.get("version"), game.get("rules_sha256")
-    mine = rules_sha256(ROOT / "tables" / "rules")
+    mine = rules_sha256(ROOT)
     if version is None or digest is None:
         report.note("game", f"{name}: the casino does not say which rules dealt this hand (opened before it did)")
     elif digest == mine:

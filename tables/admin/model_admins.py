@@ -29,12 +29,14 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from casino.admin_lookups import DeclaredLookupsOnly, ViewOnlyAdmin
-from casino.paginator import EstimatedCountAdminMixin
+from kit.admin_lookups import DeclaredLookupsOnly, ViewOnlyAdmin
+from kit.paginator import EstimatedCountAdminMixin
 from lab.admin import house_edge_for
 from ledger.errors import LedgerError
 from ledger.models import Transaction
-from tables import engine, services
+from rules import DomainError, TableState, acted_by
+from tables import loader as engine
+from tables import services
 from tables.admin.filters import (
     EventTypeFilter,
     HandStatusFilter,
@@ -52,7 +54,6 @@ from tables.admin.present import present_rules, rules_rows, visible_event_data
 from tables.admin.views import hand_page_context, verify_view
 from tables.errors import DisputeAlreadyResolved, TableMissing
 from tables.models import Dispute, Event, Hand, HandParticipant, Table
-from tables.rules import DomainError, TableState, acted_by
 from tables.services import dispute_resolve
 from tables.store import StoredEvent, public_metadata
 
@@ -222,7 +223,7 @@ class TableAdmin(DeclaredLookupsOnly):
 
 @admin.register(Hand)
 class HandAdmin(EstimatedCountAdminMixin, ViewOnlyAdmin):
-    """Hands, newest first. At millions of rows: estimated counts (casino/paginator.py), filters that list no
+    """Hands, newest first. At millions of rows: estimated counts (kit/paginator.py), filters that list no
     values from the table (table id typed, presets and statuses from code), no date hierarchy (it reads the
     distinct dates of every hand); the rare filters have partial indexes (tables/models.py)."""
 
@@ -341,7 +342,7 @@ class HandAdmin(EstimatedCountAdminMixin, ViewOnlyAdmin):
 class EventAdmin(EstimatedCountAdminMixin, ViewOnlyAdmin):
     """The event store, read-only. Data and metadata are shown through the hiding rule (a face-down card or
     the seed of a hand in play is hidden, the command's context never shown), never as stored. Estimated
-    counts (casino/paginator.py); one table's events are read through ``UNIQUE (stream_id, version)``."""
+    counts (kit/paginator.py); one table's events are read through ``UNIQUE (stream_id, version)``."""
 
     list_display = ("position", "table_id", "version", "type", "recorded_at", "who")
     list_filter = (StreamFilter, EventTypeFilter)

@@ -18,7 +18,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
 from ledger.models import Transaction, TransactionKind
-from tables import engine
+from rules import TableState
+from tables import loader as engine
 from tables.admin.log import log_action
 from tables.admin.present import (
     TimelineRow,
@@ -30,7 +31,6 @@ from tables.admin.present import (
 )
 from tables.errors import HandInPlay
 from tables.models import Dispute, Hand
-from tables.rules import TableState
 from tables.store import StoredEvent, public_command
 from tables.verify import CHECKS, replay_hand, verification_ok, verify_hand
 

@@ -18,9 +18,9 @@ from typing import Any
 
 from msgspec import UNSET, structs
 
-from tables.api import records as api
-from tables.fairness import game_of
-from tables.rules import (
+from gamemath.chainhash import HASH_FORM, hash_form, private_sha256
+from gamemath.enums import WaitKind
+from rules import (
     ACTION_COMMANDS,
     Event,
     HandFacts,
@@ -32,9 +32,9 @@ from tables.rules import (
     view,
     view_event,
 )
-from tables.rules.chainhash import HASH_FORM, hash_form, private_sha256
-from tables.rules.enums import WaitKind
-from tables.rules.view_records import HouseAction, ParticipantView, ResultRow, ResultView, SeatRef
+from rules.view_records import HouseAction, ParticipantView, ResultRow, ResultView, SeatRef
+from tables.api import records as api
+from tables.fairness import game_of
 from tables.selectors import EventsRead, ExportRead, HandRead, TableRead, last_hand_id, legal_for
 from tables.store import StoredEvent, public_command
 
@@ -140,7 +140,7 @@ def present_event(
 
     Events up to ``chain_public_through`` (the latest signed checkpoint: only ended hands) also carry their
     chain ``hash`` and ``prev_hash``, so anyone can check the links against the signed checkpoints, and, for
-    events hashed in form 2 (``tables.rules.chainhash``), ``hash_form`` and ``private_sha256``: with them anyone
+    events hashed in form 2 (``gamemath.chainhash``), ``hash_form`` and ``private_sha256``: with them anyone
     recomputes the hash from the event as served."""
     data = view_event(event, viewer, state)
     data.pop("type", None)

@@ -2,7 +2,7 @@
 description of each answer.
 
 Each answer is one of these frozen Structs, built by :mod:`tables.api.presenters` from the core's view records
-(:mod:`tables.rules.view_records`), which it embeds wherever the API shows a core record as it is (a card, a
+(:mod:`rules.view_records`), which it embeds wherever the API shows a core record as it is (a card, a
 hand, its outcome, the pending card, a seat reference, the last hand's rows). The OpenAPI components of these
 answers are generated from the same classes (:mod:`tables.api.openapi`), field help texts included, so the
 schema cannot describe an answer the presenters do not build. The shell's additions (ids, the table's name,
@@ -18,9 +18,9 @@ from typing import Annotated, Any, Literal
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from tables.rules import view_records
-from tables.rules.enums import Phase, WaitKind
-from tables.rules.view_records import HandView, PendingCard, ResultView, SeatRef
+from gamemath.enums import Phase, WaitKind
+from rules import view_records
+from rules.view_records import HandView, PendingCard, ResultView, SeatRef
 
 
 def _doc(text: str) -> Meta:

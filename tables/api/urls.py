@@ -1,11 +1,10 @@
-"""URLs of the game endpoints, included by ``casino.api.urls`` under ``/api/v1/``."""
+"""URLs of the game endpoints, included by ``accounts.urls`` under ``/api/v1/``."""
 
 from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path, register_converter
 
 from tables.api import views
-from tables.api.bench import BenchPingView, bench_endpoints_enabled
 from tables.live import longpoll
 
 
@@ -37,6 +36,3 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("hands/<dbid:hand_id>/export", views.HandExportView.as_view(), name="api-hand-export"),
     path("hands/<dbid:hand_id>/disputes", views.DisputesView.as_view(), name="api-hand-disputes"),
 ]
-
-if bench_endpoints_enabled():  # bench/api.py's baseline: the same stack inserting one row
-    urlpatterns.append(path("_bench/ping", BenchPingView.as_view(), name="api-bench-ping"))

@@ -22,19 +22,19 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino.api.idempotency import idempotency_key, idempotent
-from casino.api.pagination import ApiPagination
-from casino.api.permissions import CanCreateTables
-from casino.api.schema import api_errors
+from kit.idempotency import idempotency_key, idempotent
+from kit.pagination import ApiPagination
+from kit.permissions import CanCreateTables
+from kit.schema import api_errors
 from responsible.account import AccountState
 from responsible.clock import now_ms
 from responsible.selectors import table_limits
+from rules import NotFound
 from tables import fairness, feed, selectors, services
 from tables.api import presenters, records
 from tables.api import serializers as io
 from tables.api.openapi import published, record_serializer
 from tables.models import Checkpoint, Table
-from tables.rules import NotFound
 from tables.services import hand_dispute_open
 from tables.table_spec import TableSpec
 

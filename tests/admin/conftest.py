@@ -15,10 +15,10 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import Group
 from django.test import Client
 
+from rules import TableState, Viewer, card_visible
 from tables import services
 from tables.admin.roles import AUDITOR, OPERATOR, sync_roles
 from tables.models import Dispute, Hand, Table
-from tables.rules import TableState, Viewer, card_visible
 from tables.services import hand_dispute_open
 from tests.store.play import make_players, make_table, play_hands, state_of, step
 
@@ -121,8 +121,8 @@ def played(db: Any) -> Played:
 
 def secret_seed_and_deck(table_id: int, state: TableState) -> tuple[str, list[str]]:
     """The seed of the hand in play (unsealed with the key, as only the pipeline does) and its whole deck."""
+    from rules import shuffle_deck
     from tables import fairness
-    from tables.rules import shuffle_deck
 
     hand = state.hand
     assert hand is not None

@@ -11,10 +11,10 @@ import pytest
 from django.contrib import admin
 from django.core.management import call_command
 
-from tables import engine
+from rules import CANONICAL_DECK
+from tables import loader as engine
 from tables.models import Event as EventRow
 from tables.models import Hand
-from tables.rules import CANONICAL_DECK
 from tables.verify import replay_hand
 from tests.admin.conftest import play_table
 

@@ -1,6 +1,6 @@
 """The auditor's attack of issue #25: the admin shows every event's chain hash, and a face-down card was one of 40
 cards at one of 40 deck positions, so 1,600 sha256 guesses recovered it. Now a face-down ``CardDealt`` is stored
-with its card sealed (AES-GCM, a fresh nonce) and its hash (form 2, ``tables.rules.chainhash``) covers no card in
+with its card sealed (AES-GCM, a fresh nonce) and its hash (form 2, ``gamemath.chainhash``) covers no card in
 clear: the same search, with everything the auditor can read (the admin's pages, and every column of the row as
 anyone reading the database sees it), matches nothing; while the hash itself is recomputed exactly from the row,
 so the search is not failing for want of the right formula."""
@@ -12,8 +12,8 @@ from datetime import UTC
 
 import pytest
 
+from gamemath.chainhash import canonical_time, form1_hash, form2_hash, private_sha256, stored_public_data
 from tables.models import Event, Hand
-from tables.rules.chainhash import canonical_time, form1_hash, form2_hash, private_sha256, stored_public_data
 from tables.store import event_hash, load_stream
 from tests.admin.conftest import hidden_cards, html_card_codes, play_until_face_down_in_play
 

@@ -1,4 +1,4 @@
-"""Sign-ins lock out after repeated failures (django-axes with casino/login_lockout.py's handler; API.md v1.2
+"""Sign-ins lock out after repeated failures (django-axes with accounts/login_lockout.py's handler; API.md v1.2
 "Conventions"): the admin login and ``POST /api/v1/auth/token`` share the counts, per account and address pair
 and per account over all addresses; the right password is refused while locked; the delay grows; a success
 clears only its own pair; other accounts at the same address are never locked; an operator unlocks (audited)."""
@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from casino.login_lockout import lock_delay
+from accounts.login_lockout import lock_delay
 from tests.admin.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db

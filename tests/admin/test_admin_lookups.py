@@ -20,8 +20,8 @@ from django.db.models import Field, ForeignObjectRel, Model
 from django.test import Client
 from django.urls import reverse
 
-from casino.admin_lookups import SECRET_FIELDS, DeclaredLookupsOnly, sortable_targets
-from tables import engine
+from kit.admin_lookups import SECRET_FIELDS, DeclaredLookupsOnly, sortable_targets
+from tables import loader as engine
 from tables.models import Event, Hand
 from tables.store import load_stream
 from tests.admin.conftest import play_table, play_until_face_down_in_play, secret_seed_and_deck

@@ -44,7 +44,7 @@ def test_the_data_migration_makes_the_groups_with_the_historical_models(db):
     Group.objects.filter(name__in=[AUDITOR, OPERATOR]).delete()
     Permission.objects.filter(content_type__app_label="casino").delete()  # as before Django's post_migrate ran
     state = MigrationExecutor(connection).loader.project_state(("casino", "0002_admin_roles"))
-    migration = importlib.import_module("casino.migrations.0002_admin_roles")
+    migration = importlib.import_module("backoffice.migrations.0002_admin_roles")
     migration.forwards(state.apps, None)
     migration.forwards(state.apps, None)  # idempotent
     for name, wanted in role_permissions().items():

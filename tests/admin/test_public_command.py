@@ -17,7 +17,7 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from casino.tokens import issue_token
+from kit.tokens import issue_token
 from tables.models import Event
 from tables.store import load_stream, public_command, public_metadata
 

@@ -17,12 +17,12 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from casino.tokens import issue_token
+from kit.tokens import issue_token
+from rules import CANONICAL_DECK
 from tables import services
 from tables.admin.views import load_replay
 from tables.models import Event as EventRow
 from tables.models import Hand
-from tables.rules import CANONICAL_DECK
 from tables.verify import verify_hand
 from tests.store.play import make_players, make_table, state_of, step
 

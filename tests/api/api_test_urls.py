@@ -1,4 +1,4 @@
-"""A URLconf for the API tests: the project's URLs, Django's error handlers of casino.api.errors (as
+"""A URLconf for the API tests: the project's URLs, Django's error handlers of kit.api_errors (as
 casino/urls.py wires them), and a few views that exist only to exercise the error handler and the
 idempotency layer."""
 
@@ -11,16 +11,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino.api.idempotency import idempotent
 from casino.urls import urlpatterns as project_urlpatterns
+from gamemath.errors import DomainError
+from kit.idempotency import idempotent
 from ledger.errors import InsufficientFunds, SettlementMismatch
 from tables.models import Table
-from tables.rules.errors import DomainError
 
-handler400 = "casino.api.errors.bad_request"
-handler403 = "casino.api.errors.permission_denied"
-handler404 = "casino.api.errors.page_not_found"
-handler500 = "casino.api.errors.server_error"
+handler400 = "kit.api_errors.bad_request"
+handler403 = "kit.api_errors.permission_denied"
+handler404 = "kit.api_errors.page_not_found"
+handler500 = "kit.api_errors.server_error"
 
 calls: list[str] = []
 

@@ -18,7 +18,7 @@ from django.core.management import call_command
 from game_helpers import ok
 from rest_framework.test import APIClient
 
-from casino.tokens import issue_token
+from kit.tokens import issue_token
 from ledger import services as ledger
 from tables.admin.roles import OPERATOR, sync_roles
 

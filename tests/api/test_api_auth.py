@@ -7,7 +7,7 @@ from api_helpers import assert_error, field_errors, ledger_state
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from casino.tokens import user_for_token
+from kit.tokens import user_for_token
 from tables.models import PlayerProfile
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ import pytest
 from api_helpers import assert_error, field_errors, ledger_state
 from django.contrib.auth.base_user import AbstractBaseUser
 
-from casino.api.serializers import MAX_CHIP_AMOUNT
+from kit.serializers import MAX_CHIP_AMOUNT
 from ledger.models import Transaction
 from ledger.selectors import balance, wallet_balance
 

@@ -13,10 +13,10 @@ import yaml
 from api_helpers import assert_error, field_errors, ledger_state
 from game_helpers import ok
 
+from rules import InvalidRequest, SetClientSeed
+from rules.client_seed import client_seed_error, is_valid_client_seed
 from tables.models import PlayerProfile, Table
 from tables.pipeline import execute
-from tables.rules import InvalidRequest, SetClientSeed
-from tables.rules.client_seed import client_seed_error, is_valid_client_seed
 
 pytestmark = pytest.mark.django_db
 

@@ -8,10 +8,10 @@ from api_helpers import assert_error, field_errors
 from django.db import connection
 from rest_framework.test import APIClient
 
-from casino.api.errors import STATUS_BY_CODE, error_response, status_for
+from kit.api_errors import STATUS_BY_CODE, error_response, status_for
 from ledger.errors import BankCannotCover, IdempotencyConflict, InvalidEntry, LedgerInvariantError, UnknownAccount
+from rules import errors as rules_errors
 from tables.models import IdempotencyRecord, Table
-from tables.rules import errors as rules_errors
 
 pytestmark = pytest.mark.django_db
 
@@ -134,8 +134,8 @@ def test_an_unknown_url_outside_the_api_keeps_django_s_page(anon):
 
 
 def test_the_test_urlconf_wires_the_handlers_of_casino_api_errors():
-    assert api_test_urls.handler404 == "casino.api.errors.page_not_found"
-    assert api_test_urls.handler500 == "casino.api.errors.server_error"
+    assert api_test_urls.handler404 == "kit.api_errors.page_not_found"
+    assert api_test_urls.handler500 == "kit.api_errors.server_error"
 
 
 # --- what a client can send ------------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ import pytest
 from api_helpers import assert_error, field_errors
 from game_helpers import ok
 
-from tables import engine, services
+from tables import loader as engine
+from tables import services
 from tables.models import Dispute, Hand
 
 pytestmark = pytest.mark.django_db

@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 from game_helpers import HttpTable, Player, Step, create_table, deposit, ok, register
 
-from tables import engine, fairness
-from tables.rules import TableState, shuffle_deck
+from rules import TableState, shuffle_deck
+from tables import fairness
+from tables import loader as engine
 from tables.store import load_stream
 
 pytestmark = pytest.mark.django_db

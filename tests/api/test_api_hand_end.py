@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from game_helpers import create_table, deposit, ok, register
 
-from tables import engine, services
+from tables import loader as engine
+from tables import services
 
 pytestmark = pytest.mark.django_db
 

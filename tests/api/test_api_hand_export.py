@@ -18,10 +18,10 @@ from api_helpers import assert_error
 from django.core.management import call_command
 from game_helpers import HttpTable, create_table, deposit, ok, register
 
-from tables import engine
+from gamemath.chainhash import served_hash
+from gamemath.release import RULES_VERSION, rules_sha256
+from tables import loader as engine
 from tables.models import Hand
-from tables.rules.chainhash import served_hash
-from tables.rules.release import RULES_VERSION, rules_sha256
 from tests.conftest import owner_cursor
 from tests.fairness_tools import current_key as _current_key
 from tests.fairness_tools import run_verifier as _verify

@@ -104,7 +104,7 @@ def test_a_body_longer_than_its_content_length_says_is_read_no_further(as_staff,
 @pytest.mark.django_db(transaction=True)
 def test_a_chunked_body_over_the_limit_is_413_on_the_asgi_server(asgi_server, staff, settings):
     """No Content-Length (chunked transfer): the limit applies to what is read, not to what is announced."""
-    from casino.tokens import issue_token
+    from kit.tokens import issue_token
 
     token = issue_token(staff)
     host, port = asgi_server.split(":")

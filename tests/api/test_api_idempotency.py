@@ -17,7 +17,7 @@ from django.urls import get_resolver
 from django.urls.resolvers import URLPattern, URLResolver
 from rest_framework.test import APIClient
 
-from casino.api.idempotency import is_idempotent
+from kit.idempotency import is_idempotent
 from ledger.models import Transaction
 from ledger.selectors import wallet_balance
 from tables.models import IdempotencyRecord, Table
@@ -221,7 +221,7 @@ def test_every_post_view_of_the_api_is_idempotent():
                 found.append(pattern.callback.cls)
         return found
 
-    api = get_resolver("casino.api.urls").url_patterns
+    api = get_resolver("accounts.urls").url_patterns
     post_views = [view for view in views(api) if hasattr(view, "post")]
     assert post_views, "no POST views found"
     assert [view.__name__ for view in post_views if not is_idempotent(view.post)] == []

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from game_helpers import ok
 
+from rules import legal_actions
 from tables import selectors
 from tables.api.presenters import API_ACTIONS
-from tables.rules import legal_actions
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from api_helpers import assert_error, field_errors, ledger_state
 
-from casino.services import set_client_seed
+from accounts.services import set_client_seed
 from tables.models import Hand, HandParticipant, PlayerProfile, Table
 
 pytestmark = pytest.mark.django_db

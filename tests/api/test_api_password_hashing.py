@@ -1,4 +1,4 @@
-"""Password hashing cannot starve the API (issue 27; casino/hashing.py): a burst of sign-ins hashes at most
+"""Password hashing cannot starve the API (issue 27; kit/hashing.py): a burst of sign-ins hashes at most
 ``PASSWORD_HASH_CONCURRENCY`` passwords at once per process, one that waits too long for a slot is 429
 ``throttled`` with ``Retry-After``, and a request that hashes nothing is answered at once meanwhile.
 
@@ -17,7 +17,7 @@ from django.contrib.auth.hashers import check_password, make_password
 from django.db import connection
 from rest_framework.test import APIClient
 
-from casino.hashing import BoundedPBKDF2PasswordHasher
+from kit.hashing import BoundedPBKDF2PasswordHasher
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,7 +27,7 @@ HASH_S = 0.3
 
 @pytest.fixture
 def slow_hashes(settings: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    settings.PASSWORD_HASHERS = ["casino.hashing.BoundedPBKDF2PasswordHasher"]
+    settings.PASSWORD_HASHERS = ["kit.hashing.BoundedPBKDF2PasswordHasher"]
     settings.PASSWORD_HASH_CONCURRENCY = 2
     settings.PASSWORD_HASH_WAIT_S = 1.0
     hashers.get_hashers.cache_clear()
@@ -54,7 +54,7 @@ def slow_hashes(settings: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, int
 
 
 def test_the_hasher_keeps_djangos_algorithm_and_verifies_its_hashes(settings):
-    settings.PASSWORD_HASHERS = ["casino.hashing.BoundedPBKDF2PasswordHasher"]
+    settings.PASSWORD_HASHERS = ["kit.hashing.BoundedPBKDF2PasswordHasher"]
     hashers.get_hashers.cache_clear()
     hashers.get_hashers_by_algorithm.cache_clear()
     try:

@@ -20,7 +20,7 @@ from responsible.account import AccountEvent as AccountEventRecord
 from responsible.account import replay
 from responsible.models import AccountEvent, GamingAccount
 from responsible.store import append, lock_account, read_account, stream
-from tables import engine
+from tables import loader as engine
 from tables import services as table_services
 from tables.models import TableSeat
 from tables.store import load_stream

@@ -21,7 +21,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from casino.tokens import issue_token
+from kit.tokens import issue_token
 from tables import services
 from tables.models import Hand
 from tables.table_spec import TableSpec

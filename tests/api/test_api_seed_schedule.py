@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from game_helpers import HttpTable, create_table, deposit, ok, register
 
+from rules import NextSeed, TableState, shuffle_deck
 from tables import fairness
-from tables.rules import NextSeed, TableState, shuffle_deck
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ import pytest
 from django.db import connection
 from game_helpers import ok
 
-from casino.statements import Sent, count_sent
+from kit.statements import Sent, count_sent
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -12,7 +12,7 @@ from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 
 from casino import settings as project_settings
-from casino.api.throttling import UserBurstThrottle, UserSustainedThrottle, parse_rate
+from kit.throttling import UserBurstThrottle, UserSustainedThrottle, parse_rate
 
 pytestmark = pytest.mark.django_db
 
@@ -67,7 +67,7 @@ def test_the_default_auth_rates_stop_a_burst(anon, settings, monkeypatch):
     # the burst is one instant for the throttle's clock: a loaded machine (the parallel suite, other suites)
     # may take more than the one-second window to send it
     frozen = time.time()
-    monkeypatch.setattr("casino.api.throttling.time", type("FrozenClock", (), {"time": staticmethod(lambda: frozen)}))
+    monkeypatch.setattr("kit.throttling.time", type("FrozenClock", (), {"time": staticmethod(lambda: frozen)}))
     ip = fresh_ip()
     statuses = [anon.post(TOKEN, WRONG, format="json", REMOTE_ADDR=ip).status_code for _ in range(limit + 1)]
     assert statuses == [400] * limit + [429]

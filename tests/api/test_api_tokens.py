@@ -12,7 +12,7 @@ from django.utils import timezone
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 
-from casino.tokens import issue_token, user_for_token
+from kit.tokens import issue_token, user_for_token
 
 pytestmark = pytest.mark.django_db
 

@@ -1,6 +1,6 @@
 """A database or Redis out of reach is 503 ``service_unavailable`` with ``Retry-After``, never a 500 (issue 16).
 
-Found by the soak (bench/soak.py): requests whose database connection was cut (a restarted server,
+Found by the soak (soak/__init__.py): requests whose database connection was cut (a restarted server,
 ``pg_terminate_backend``) answered 500, and /healthz's 503 had no ``Retry-After``. The connection is cut here
 for real: the test's own backend is terminated from a second connection.
 """
@@ -98,7 +98,7 @@ def test_a_page_outside_the_api_is_503_too() -> None:
 
 
 def test_healthz_503_carries_retry_after_when_the_database_is_out_of_reach(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The probe connects afresh (casino/health.py: never a slot of the request pool), so a cut request connection
+    """The probe connects afresh (kit/health.py: never a slot of the request pool), so a cut request connection
     does not fool it either way; here the server is out of reach for real: nothing listens where it connects."""
     client = Client(raise_request_exception=False)
     monkeypatch.setitem(connection.settings_dict, "HOST", "127.0.0.1")

@@ -13,7 +13,7 @@ from api_helpers import assert_error
 from django.utils import translation
 from game_helpers import create_table, deposit, ok, register
 
-from casino.api.messages import CODE_MESSAGES
+from kit.messages import CODE_MESSAGES
 from tables.live.words import client_words
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -15,8 +15,8 @@ from fractions import Fraction
 import pytest
 
 from lab.sim import SimTable, Spec, run
-from tables.rules import CANONICAL_DECK, TableState, value_hp
-from tables.rules.testing import rig_next_hand
+from rules import CANONICAL_DECK, TableState, value_hp
+from rules.testing import rig_next_hand
 from tests.houseedge.exact import Toggles, exact_edge, leaves, punter_net
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -14,7 +14,7 @@ from lab.models import DONE, HouseEdge
 from lab.report import HOUSE_RULES, PRESETS, published_spec
 from lab.services import compute, request_house_edge, table_spec
 from lab.sim import run
-from tables.rules import make_table_config
+from rules import make_table_config
 from tests.conftest import ROOT
 
 DOCS = (ROOT / "docs" / "house-edge.md").read_text()

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from casino.charts import bar_chart, nice_ticks
+from backoffice.charts import bar_chart, nice_ticks
 from ledger.models import Account, Posting
 from tables.models import Event, Hand
 from tests.admin.conftest import play_table

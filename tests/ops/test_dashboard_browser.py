@@ -14,8 +14,8 @@ from django.core.management.base import CommandError
 from django.db.models import Sum
 from django.test.utils import CaptureQueriesContext
 
-from casino.demo import DEMO_AUDITOR
-from casino.models import ReconcileRun, VerificationFailure
+from backoffice.models import ReconcileRun, VerificationFailure
+from devtools.demo import DEMO_AUDITOR
 from ledger.models import Balance, Posting
 from tables import services
 from tables.models import Event, Hand, Table

@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from casino import heartbeat
+from kit import heartbeat
 from tests.conftest import ROOT, celery_worker_args, wait_for
 
 pytestmark = pytest.mark.django_db
@@ -59,7 +59,7 @@ def test_the_signer_joins_readiness_when_required(client, prefix, settings):
 def _healthcheck(kind: str, env: dict[str, str], *extra: str) -> int:
     """The compose healthcheck command of a worker or beat container."""
     return subprocess.run(
-        [sys.executable, "-m", "casino.heartbeat", kind, *extra], cwd=ROOT, env=env, capture_output=True, timeout=30
+        [sys.executable, "-m", "kit.heartbeat", kind, *extra], cwd=ROOT, env=env, capture_output=True, timeout=30
     ).returncode
 
 
@@ -94,7 +94,7 @@ def test_a_real_worker_lab_worker_and_beat_write_the_heartbeats_the_healthchecks
 def test_the_healthcheck_command_loads_no_django_and_says_why():
     env = {"PATH": os.environ["PATH"], "REDIS_URL": os.environ["REDIS_URL"], "HEARTBEAT_PREFIX": "casino:none:"}
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "casino.heartbeat", "beat", "--here"],
+        [sys.executable, "-X", "importtime", "-m", "kit.heartbeat", "beat", "--here"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=30,
     )  # fmt: skip
     assert done.returncode == 1 and "beat: no heartbeat on this host" in done.stderr

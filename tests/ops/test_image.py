@@ -194,7 +194,7 @@ def test_every_app_and_every_module_imports_from_the_image_files(image):
     """Every app, its models, admin, tasks, the URLs, the WSGI and ASGI applications and the gunicorn config."""
     script = (
         "import django, importlib, pkgutil, sys; django.setup(); from django.apps import apps; "
-        "import casino.urls, casino.wsgi, casino.asgi, casino.gunicorn_conf, casino.heartbeat; "
+        "import casino.urls, casino.wsgi, casino.asgi, casino.gunicorn_conf, kit.heartbeat; "
         "roots = [a.module.__name__ for a in apps.get_app_configs() if a.path.startswith(sys.argv[1])]; "
         "names = [m.name for r in roots for m in pkgutil.walk_packages(importlib.import_module(r).__path__, r + '.') "
         "if not any(p in m.name for p in ('.migrations', '.management.commands', '__main__'))]; "
@@ -248,7 +248,7 @@ def test_every_compose_service_has_a_healthcheck(name):
     assert check["test"][0] in {"CMD", "CMD-SHELL"}
     test = check["test"]
     if test[:3] == ["CMD", "python", "-m"]:
-        assert test[3] == "casino.heartbeat" and test[5] == "--here"
+        assert test[3] == "kit.heartbeat" and test[5] == "--here"
         assert test[4] in {"worker", "lab_worker", "beat", "signer"}
 
 

@@ -14,9 +14,9 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from casino.requestlog import JsonUTCFormatter
-from casino.tasks import purge_idempotency, purge_idempotency_records
-from casino.tokens import issue_token
+from backoffice.tasks import purge_idempotency, purge_idempotency_records
+from kit.requestlog import JsonUTCFormatter
+from kit.tokens import issue_token
 from tables.models import Event, IdempotencyRecord, Table
 from tables.tasks import sweep_timeouts
 from tests.store.play import make_players, make_table
@@ -93,7 +93,7 @@ def test_the_sweeper_logs_only_when_it_fires_something(caplog, settings):
 
 
 def test_json_log_format_carries_the_fields():
-    assert settings.LOGGING["formatters"]["json"]["()"] == "casino.requestlog.JsonUTCFormatter"
+    assert settings.LOGGING["formatters"]["json"]["()"] == "kit.requestlog.JsonUTCFormatter"
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     config = settings.LOGGING["formatters"]["json"]

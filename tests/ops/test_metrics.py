@@ -12,11 +12,11 @@ from django.core.management import call_command
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
-from casino import metrics
-from casino.models import VerificationFailure
+from backoffice.models import VerificationFailure
+from kit import metrics
+from rules import DomainError
 from tables import services
 from tables.errors import TimeoutNotDue
-from tables.rules import DomainError
 from tests.conftest import celery_worker_args, child_database_url, free_port, wait_for
 from tests.store.play import make_players, make_table, state_of
 

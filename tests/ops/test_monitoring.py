@@ -15,7 +15,7 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
-from casino import heartbeat
+from kit import heartbeat
 from tests.conftest import ROOT, child_database_url, free_port, wait_for
 
 pytestmark = pytest.mark.django_db

@@ -1,5 +1,5 @@
 """Long commands show progress on stderr (a bar on a terminal, plain lines elsewhere) and print one JSON
-document on stdout with --json (casino/progress.py)."""
+document on stdout with --json (kit/progress.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from casino.progress import progress, resolve_style
+from kit.progress import progress, resolve_style
 from tests.conftest import ROOT, child_database_url, owner_cursor
 from tests.store.play import make_players, make_table, play_hands
 

@@ -1,4 +1,4 @@
-"""The README's tour works word for word (issue 32): a real `make run` (casino.devenv run, as the Makefile runs it)
+"""The README's tour works word for word (issue 32): a real `make run` (devtools.devenv run, as the Makefile runs it)
 on a fresh database, then the README's "Try it" block run by bash as written, with only the ports changed to this
 test's free ones. Every curl must answer without an HTTP error (``--fail-with-body``), the hand it plays must
 verify, and its last line, `make manage ARGS="verify_hands --all"`, must reach that same `make run`."""
@@ -46,7 +46,7 @@ def make_run():
     for variable in ("DJANGO_SETTINGS_MODULE", "MIGRATE_DATABASE_URL", "DATABASE_SUPERUSER_URL"):
         env.pop(variable, None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "casino.devenv", "run"],
+        [sys.executable, "-m", "devtools.devenv", "run"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,

@@ -31,7 +31,7 @@ def record(tables: int, steps: int) -> Iterator[dict[str, Any]]:
     sys.path.insert(0, str(Path(__file__).parent))
     from rules_random_play import PRESETS, RandomTable
 
-    from tables.rules import command_to_json, context_to_json, event_to_json, state_to_json
+    from rules import command_to_json, context_to_json, event_to_json, state_to_json
 
     for n in range(tables):
         table = RandomTable(random.Random(n), PRESETS[n % len(PRESETS)], "house" if n % 3 == 0 else "player")
@@ -55,7 +55,7 @@ def check(checkout: Path, recorded: Path) -> int:
     """Re-run ``recorded`` through ``checkout``'s core (call in a process of its own); print and count the steps
     it answers differently."""
     sys.path.insert(0, str(checkout))
-    from tables import rules
+    import rules
 
     beside = "context" in inspect.signature(rules.handle).parameters
     differ = steps = 0

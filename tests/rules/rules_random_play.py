@@ -9,7 +9,7 @@ from typing import Any
 
 from rules_helpers import apply_ledger, entropy_for
 
-from tables.rules import (
+from rules import (
     ACTION_NAMES,
     CANONICAL_DECK,
     HOUSE,
@@ -48,7 +48,7 @@ from tables.rules import (
     is_picture,
     legal_actions,
 )
-from tables.rules.testing import rig_next_hand
+from rules.testing import rig_next_hand
 
 PRESETS = ("classic", "italian", "spanish", "hungarian")
 WEIGHTS = {

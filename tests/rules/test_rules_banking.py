@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rules_helpers import Table
 
-from tables.rules import (
+from rules import (
     BankCannotCover,
     BankPassed,
     BankRetirementRequested,

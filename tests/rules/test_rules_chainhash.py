@@ -1,4 +1,4 @@
-"""The chain hash's canonical form (``tables.rules.chainhash``, docs/fairness.md "The hash chain"), as properties:
+"""The chain hash's canonical form (``gamemath.chainhash``, docs/fairness.md "The hash chain"), as properties:
 the server's hash of a stored event is what anyone recomputes from the event as served, whatever the served
 event shows of a face-down card; a face-down card never changes a hash (so no hash can test a guess about it),
 while every other field does; and every way the API may write a time gives the same canonical time."""
@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tables.rules.chainhash import (
+from gamemath.chainhash import (
     HASH_FORM,
     canonical_time,
     form2_hash,

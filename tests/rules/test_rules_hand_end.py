@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from rules_helpers import Table
 from rules_random_play import PRESETS, RandomTable
 
-from tables.rules import (
+from rules import (
     BankPassed,
     HandAbandoned,
     HandSettled,
@@ -26,7 +26,7 @@ from tables.rules import (
     Timeout,
     hand_history,
 )
-from tables.rules.state import replace
+from rules.state import replace
 from tests.rules.rules_helpers import as_json
 
 

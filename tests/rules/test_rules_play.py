@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rules_helpers import Table
 
-from tables.rules import (
+from rules import (
     Assign,
     CardDealt,
     HandSplit,
@@ -21,7 +21,7 @@ from tables.rules import (
     shuffle_deck,
     verify_deck,
 )
-from tables.rules.state import replace
+from rules.state import replace
 from tests.rules.rules_helpers import as_json
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from rules_helpers import apply_ledger
 from rules_random_play import PRESETS, RandomTable, Witness, escrow_after
 
-from tables.rules import (
+from rules import (
     HAND_ACTIONS,
     HOUSE,
     ActionAwaited,

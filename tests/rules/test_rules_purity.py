@@ -6,7 +6,7 @@ import ast
 import sys
 from pathlib import Path
 
-import tables.rules
+import rules
 
 FORBIDDEN_MODULES = ("django", "rest_framework", "celery", "redis", "psycopg", "random", "secrets", "kombu")
 #: The one library beside the standard library the core may use, and why: msgspec's ``Struct`` gives the core's
@@ -14,7 +14,7 @@ FORBIDDEN_MODULES = ("django", "rest_framework", "celery", "redis", "psycopg", "
 #: conversion turns them into plain JSON and back, checking every field's type. It does no I/O and reads no clock
 #: or randomness.
 ALLOWED_LIBRARIES = {"msgspec": {"msgspec", "msgspec.structs", "msgspec.json"}}
-PACKAGE = Path(tables.rules.__file__).parent
+PACKAGE = Path(rules.__file__).parent
 
 
 def _modules() -> list[Path]:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tables.rules import PRESETS, InvalidRequest, make_table_config, resolve_rules
+from rules import PRESETS, InvalidRequest, make_table_config, resolve_rules
 
 
 def test_presets_match_the_published_table() -> None:

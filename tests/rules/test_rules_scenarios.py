@@ -9,8 +9,8 @@ import pytest
 import yaml
 from rules_helpers import SCENARIOS, Table
 
-from tables.rules import Assign as AssignCmd
-from tables.rules import (
+from rules import Assign as AssignCmd
+from rules import (
     BankerTurnSkipped,
     BankerTurnStarted,
     CardDealt,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tables.rules import PRESETS, Score, evaluate, resolve_rules, settle_hand, value_hp
+from rules import PRESETS, Score, evaluate, resolve_rules, settle_hand, value_hp
 
 CLASSIC = PRESETS["classic"]
 ITALIAN = PRESETS["italian"]

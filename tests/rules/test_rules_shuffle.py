@@ -8,7 +8,7 @@ import struct
 
 import pytest
 
-from tables.rules import CANONICAL_DECK, seed_commitment, shuffle_deck, verify_deck
+from rules import CANONICAL_DECK, seed_commitment, shuffle_deck, verify_deck
 
 # The published test vector (also in docs/rules-engine.md).
 VECTOR_SEED = bytes.fromhex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f")
@@ -91,7 +91,7 @@ def test_verify_deck_accepts_the_dealt_prefix_and_rejects_a_wrong_seed_or_card()
 
 
 def test_uniform_below_drops_values_at_or_above_the_largest_multiple_of_n() -> None:
-    from tables.rules.shuffle import uniform_below
+    from gamemath.shuffle import uniform_below
 
     n = 3
     limit = 2**32 - (2**32 % n)  # 4294967295: the only rejected value for n = 3 is 2**32 - 1
@@ -101,7 +101,7 @@ def test_uniform_below_drops_values_at_or_above_the_largest_multiple_of_n() -> N
 
 
 def test_uniform_below_keeps_values_just_under_the_limit_and_maps_them_by_modulo() -> None:
-    from tables.rules.shuffle import uniform_below
+    from gamemath.shuffle import uniform_below
 
     for n in (1, 2, 7, 40):
         limit = 2**32 - (2**32 % n)
@@ -111,7 +111,7 @@ def test_uniform_below_keeps_values_just_under_the_limit_and_maps_them_by_modulo
 
 def test_a_shuffle_with_rejected_values_matches_the_published_loop() -> None:
     """Fisher-Yates over a stream that contains rejected values gives the pseudo-code's deck, which skips them."""
-    from tables.rules.shuffle import shuffle_cards
+    from gamemath.shuffle import shuffle_cards
 
     values = []
     for i in range(39, 0, -1):
@@ -139,7 +139,7 @@ def test_a_shuffle_with_rejected_values_matches_the_published_loop() -> None:
 def test_the_stream_is_hmac_sha256_of_prefix_colon_block() -> None:
     from itertools import islice
 
-    from tables.rules.shuffle import u32_stream
+    from gamemath.shuffle import u32_stream
 
     first_two_blocks = list(islice(u32_stream(VECTOR_SEED, "alice:bob:1"), 16))
     expected = []

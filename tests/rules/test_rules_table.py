@@ -7,7 +7,7 @@ import hashlib
 import pytest
 from rules_helpers import Table, entropy_for
 
-from tables.rules import (
+from rules import (
     AlreadySeated,
     BetOutOfLimits,
     CardDealt,
@@ -41,7 +41,7 @@ from tables.rules import (
     handle,
     initial_state,
 )
-from tables.rules.draft import simulated_seed
+from rules.draft import simulated_seed
 
 
 def ctx(n: int = 1, wallets: dict[str, int] | None = None) -> Context:

@@ -10,9 +10,10 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger
-from tables import engine, services
+from rules import DomainError, TableState, legal_actions
+from tables import loader as engine
+from tables import services
 from tables.models import Table
-from tables.rules import DomainError, TableState, legal_actions
 from tables.table_spec import TableSpec
 
 PRESET_TABLES: dict[str, dict[str, object]] = {

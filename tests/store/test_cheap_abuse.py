@@ -8,9 +8,9 @@ import random
 
 import pytest
 
+from rules import IllegalAction
 from tables import selectors, services, verify
 from tables.models import Event, Hand
-from tables.rules import IllegalAction
 from tables.verify import verification_ok
 from tests.store.play import make_players, make_table, play_hands, state_of
 

@@ -3,10 +3,10 @@ the same for a command's inline checkpoint and for the signer, never into the ne
 
 from __future__ import annotations
 
+from gamemath.enums import AbandonReason, BankReason, LeaveReason
+from rules import BankPassed, CardDealt, HandAbandoned, SeatLeft, SeedCommitted
 from tables import fairness, signer
 from tables.pipeline import _checkpoint_position
-from tables.rules import BankPassed, CardDealt, HandAbandoned, SeatLeft, SeedCommitted
-from tables.rules.enums import AbandonReason, BankReason, LeaveReason
 
 ABANDONED = HandAbandoned(number=3, reason=AbandonReason.NO_STAKES, server_seed="ab" * 32)
 RETIRED = BankPassed(from_seat=1, to_seat=2, player_id="8", reason=BankReason.RETIRED)

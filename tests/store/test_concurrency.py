@@ -10,10 +10,11 @@ import pytest
 from django.db import connection
 
 from ledger.models import Transaction
-from tables import engine, services
+from rules import DomainError, fold, legal_actions
+from tables import loader as engine
+from tables import services
 from tables.errors import IdempotencyConflict, StaleVersion
 from tables.models import Snapshot, Table
-from tables.rules import DomainError, fold, legal_actions
 from tables.store import chain_problems, load_stream
 from tests.store.play import make_players, make_table, play_hands, state_of
 

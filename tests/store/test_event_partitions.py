@@ -17,7 +17,8 @@ from django.db import connection, transaction
 from django.db.utils import DatabaseError
 from django.utils import timezone
 
-from tables import engine, store
+from tables import loader as engine
+from tables import store
 from tables.models import Table
 from tests.conftest import owner_cursor
 from tests.store.play import make_players, make_table, play_hands

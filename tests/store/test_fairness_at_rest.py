@@ -12,9 +12,9 @@ import pytest
 from django.core.management import call_command
 
 from ledger import selectors as ledger_selectors
+from rules import shuffle_deck
 from tables import fairness, services
 from tables.models import Hand
-from tables.rules import shuffle_deck
 from tables.store import load_stream
 from tables.verify import verification_ok, verify_hand
 from tests.conftest import owner_cursor
@@ -103,7 +103,7 @@ def test_hands_of_the_old_form_still_verify_and_the_table_switches_over(monkeypa
     """Hands recorded before seeds were committed ahead: no SeedCommitted, the seed in HandOpened (the opening
     command's entropy), the client seed fixed at the opening. They are written here by the core as it ran then
     (no seed in the context, no commitment at the table's creation)."""
-    from tables.rules.draft import Draft
+    from rules.draft import Draft
 
     monkeypatch.setattr(Draft, "commit_seed", lambda self, number: None)
     monkeypatch.setattr(fairness, "draw_next_seeds", lambda table_id, state: ())

@@ -7,8 +7,8 @@ import random
 import pytest
 
 from ledger import selectors as ledger_selectors
+from rules import DomainError
 from tables.models import Hand, Table
-from tables.rules import DomainError
 from tables.store import load_stream
 from tests.store.play import make_players, make_table, play_hands, state_of
 

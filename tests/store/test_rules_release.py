@@ -1,5 +1,5 @@
 """``game.rules_sha256`` (API.md "Hand history", docs/fairness.md "Which rules dealt a hand"): the digest of the
-rules core is exactly what ``LC_ALL=C sha256sum tables/rules/*.py | sha256sum`` prints, and any byte of any of its
+rules core is exactly what ``LC_ALL=C sha256sum rules/*.py | sha256sum`` prints, and any byte of any of its
 files changes it."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tables.rules.release import rules_sha256
+from gamemath.release import rules_sha256
 from tests.conftest import ROOT
 
 
 def test_the_digest_is_the_documented_shell_pipeline() -> None:
     done = subprocess.run(
-        "sha256sum tables/rules/*.py | sha256sum",
+        "sha256sum rules/*.py | sha256sum",
         shell=True,
         cwd=ROOT,
         env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"},

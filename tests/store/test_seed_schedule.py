@@ -14,9 +14,10 @@ from django.db import connection, transaction
 from django.utils import timezone
 from msgspec.structs import replace
 
-from tables import engine, pipeline, services
+from rules import PLAIN_PREFIX, Context, shuffle_deck
+from tables import loader as engine
+from tables import pipeline, services
 from tables.models import Hand
-from tables.rules import PLAIN_PREFIX, Context, shuffle_deck
 from tables.store import NewEvent, append, load_stream
 from tables.verify import verification_ok, verify_hand
 from tests.store.play import make_players, make_table, play_hands, state_of, step

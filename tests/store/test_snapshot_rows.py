@@ -17,9 +17,9 @@ import pytest
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from django.db import connection
 
-from tables import engine
+from rules import fold, state_to_json
+from tables import loader as engine
 from tables.models import Hand, Snapshot
-from tables.rules import fold, state_to_json
 from tables.store import load_stream
 from tables.verify import verification_ok, verify_hand
 from tests.conftest import owner_cursor
@@ -57,7 +57,7 @@ def test_a_snapshot_row_that_does_not_decode_is_ignored_and_rebuilt(played, garb
     with owner_cursor() as cursor:  # written as the owner could (the application's role could too: a cache)
         cursor.execute("UPDATE tables_snapshot SET state = %s::jsonb WHERE table_id = %s", [garbage, table_id])
     engine.forget_all()
-    with caplog.at_level(logging.WARNING, logger="tables.engine"):
+    with caplog.at_level(logging.WARNING, logger="tables.loader"):
         loaded = engine.load_table(table_id)
     assert loaded.source == "events" and loaded.snapshot_version == 0
     assert loaded.state == from_scratch
@@ -71,7 +71,7 @@ def test_a_snapshot_of_another_version_is_ignored(played, caplog):
     with owner_cursor() as cursor:
         cursor.execute("UPDATE tables_snapshot SET version = version - 1 WHERE table_id = %s", [table_id])
     engine.forget_all()
-    with caplog.at_level(logging.WARNING, logger="tables.engine"):
+    with caplog.at_level(logging.WARNING, logger="tables.loader"):
         loaded = engine.load_table(table_id)
     assert loaded.source == "events" and loaded.state == from_scratch
     assert f"is not sealed by this server for snapshot:{table_id}:{snapshot.version - 1}:" in caplog.text
@@ -120,7 +120,7 @@ def test_a_planted_state_is_not_believed_even_with_a_copied_seal(played, change,
     table_id, from_scratch = played
     _plant(table_id, change)
     engine.forget_all()
-    with caplog.at_level(logging.WARNING, logger="tables.engine"):
+    with caplog.at_level(logging.WARNING, logger="tables.loader"):
         loaded = engine.load_table(table_id)
     assert loaded.source == "events" and loaded.state == from_scratch
     assert f"the snapshot of table {table_id} is not sealed by this server" in caplog.text
@@ -138,7 +138,7 @@ def test_a_snapshot_copied_from_another_table_is_not_believed(played, caplog):
             [json.dumps(other_row.state), other_row.version, other_row.last_hash, table_id],
         )
     engine.forget_all()
-    with caplog.at_level(logging.WARNING, logger="tables.engine"):
+    with caplog.at_level(logging.WARNING, logger="tables.loader"):
         loaded = engine.load_table(table_id)
     assert loaded.source == "events"
     assert "is not sealed by this server" in caplog.text
@@ -153,7 +153,7 @@ def test_a_cached_starting_state_that_does_not_decode_is_ignored(played, garbage
     with owner_cursor() as cursor:
         cursor.execute("UPDATE tables_hand SET start_state = %s::jsonb WHERE id = %s", [garbage, hand.pk])
     hand.refresh_from_db()
-    with caplog.at_level(logging.WARNING, logger="tables.engine"):
+    with caplog.at_level(logging.WARNING, logger="tables.loader"):
         report = verify_hand(hand)
     assert verification_ok(report)
     assert not marker.exists()

@@ -9,9 +9,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from msgspec import to_builtins
 from msgspec.structs import replace
 
-from tables import engine
+from rules import HandFacts, TableState, Viewer, acted_by, describe_event, hand_facts, view
+from tables import loader as engine
 from tables.models import Hand
-from tables.rules import HandFacts, TableState, Viewer, acted_by, describe_event, hand_facts, view
 from tables.verify import replay_hand
 
 AUDITOR = Viewer.auditor()

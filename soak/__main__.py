@@ -1,0 +1,7 @@
+"""``python -m soak [options]``: the soak under faults (soak/__init__.py; docs/reliability.md)."""
+
+import sys
+
+from soak import main
+
+sys.exit(main())
