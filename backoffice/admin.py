@@ -47,7 +47,7 @@ admin.site.site_header = "Seven and a Half: casino administration"
 admin.site.site_title = "Seven and a Half admin"
 admin.site.index_title = "Tables, hands, players and chips"
 admin.site.site_url = "/play/"  # "View site": the player client (developer "client" serves it)
-# The lists' columns need the width (tests/ops/test_admin_columns_browser.py: everything fits 1400 px); the home
+# The lists' columns need the width (tests/backoffice/test_admin_columns_browser.py: everything fits 1400 px); the home
 # page and the breadcrumbs lead everywhere the sidebar did.
 admin.site.enable_nav_sidebar = False
 admin.site.unregister(User)  # registered again below, with the project's lookup rule

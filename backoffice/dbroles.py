@@ -16,8 +16,8 @@
     ``CREATE`` in it; ``CONNECT`` on the database and no ``TEMPORARY`` (a temporary table would shadow a table
     for anything that names it without a schema).
 
-  The reviewed list of what it holds is ``tests/app_role_privileges.txt`` (``tests/test_database_roles.py``
-  compares it with the catalog, so a new grant is a visible change).
+  The reviewed list of what it holds is ``tests/backoffice/app_role_privileges.txt``
+  (``tests/backoffice/test_database_roles.py`` compares it with the catalog, so a new grant is a visible change).
 
   So it cannot UPDATE/DELETE/TRUNCATE events or postings, cannot ALTER a table or disable a trigger (only an
   owner can), cannot set ``session_replication_role`` (superusers only) and cannot create objects. Grants are
@@ -229,7 +229,7 @@ SELECT 'function ' || f.oid::regprocedure::text || ' EXECUTE' FROM pg_proc f
 
 def privileges_held(cursor: Cursor, role: str) -> list[str]:
     """Every privilege ``role`` holds on the current database and schema, granted to it or to PUBLIC, one
-    sorted line each (what ``tests/app_role_privileges.txt`` lists for the application role)."""
+    sorted line each (what ``tests/backoffice/app_role_privileges.txt`` lists for the application role)."""
     cursor.execute(_PRIVILEGES_HELD, {"role": role, "privileges": list(_TABLE_PRIVILEGES)})
     return sorted(row[0] for row in cursor.fetchall())
 

@@ -2,7 +2,8 @@
 
 A failed verification is announced by the game (``tables.signals.verification_failed``, wherever the check runs:
 the admin, the management commands, the API, the signer) and kept here; a reconciliation is run and kept here
-(``manage.py reconcile``, the beat task). Neither is ever edited. They are small tables read newest first through an index on ``at``.
+(``manage.py reconcile``, the beat task). Neither is ever edited. They are small tables read newest first
+through an index on ``at``.
 """
 
 from __future__ import annotations

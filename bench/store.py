@@ -86,10 +86,9 @@ def _table(preset: str = "classic"):  # type: ignore[no-untyped-def]
 def policy_step(table_id: int, users: dict[str, object], rng: random.Random, timed: list[float]) -> None:
     """One random sensible move through the service for whoever the table waits on."""
     from rules import DomainError, evaluate
-    from tables import loader as engine
-    from tables import services
+    from tables import loader, services
 
-    state = engine.load_table(table_id).state
+    state = loader.load_table(table_id).state
     awaiting, hand = state.awaiting, state.hand
     assert awaiting is not None and hand is not None and state.config is not None
 
@@ -169,11 +168,10 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
         evaluate,
         handle,
     )
-    from tables import fairness, projections
-    from tables import loader as engine
+    from tables import fairness, loader, projections
     from tables.store import append
 
-    loaded = engine.load_table(table_id)
+    loaded = loader.load_table(table_id)
     state, last_hash, written = loaded.state, loaded.last_hash, loaded.state
     rng = random.Random(7)
     wallets = {str(u.pk): 10**12 for u in users}
@@ -192,7 +190,7 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
                 recorded_at=timezone.now(),
             )
             last_hash, written = stored[-1].hash, state
-            engine.save_snapshot(table_id, state, last_hash)
+            loader.save_snapshot(table_id, state, last_hash)
         pending.clear()
 
     while settled < hands:
@@ -221,7 +219,7 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
         command_json = command_to_json(command)
         first = {**meta, "command": command_json, "context": context_to_json(ctx)}
         pending.extend(
-            engine.encode(e, first if i == 0 else meta, table_id=table_id) for i, e in enumerate(events)
+            loader.encode(e, first if i == 0 else meta, table_id=table_id) for i, e in enumerate(events)
         )
         for offset, event in enumerate(events, start=1):
             if isinstance(event, HandOpened):
@@ -267,8 +265,7 @@ def bench_load_and_verify(hands: int, profile: bool = False) -> None:
     from django.db import connection
 
     from kit.statements import count_sent
-    from tables import loader as engine
-    from tables import services
+    from tables import loader, services
     from tables.models import Hand
     from tables.verify import verify_hand
 
@@ -286,28 +283,28 @@ def bench_load_and_verify(hands: int, profile: bool = False) -> None:
     timed: list[float] = []
     for table, users in ((fresh, fresh_users), (big, big_users)):
         by_id = {str(u.pk): u for u in users}
-        target = engine.load_table(table.pk).state.settled_through + 2
-        while engine.load_table(table.pk).state.settled_through < target:
+        target = loader.load_table(table.pk).state.settled_through + 2
+        while loader.load_table(table.pk).state.settled_through < target:
             policy_step(table.pk, by_id, rng, timed)
         for _ in range(3):  # a few moves into the next hand
             policy_step(table.pk, by_id, rng, timed)
     connection.ensure_connection()
-    engine.forget_all()
-    big_state = engine.load_table(big.pk)
-    fresh_state = engine.load_table(fresh.pk)
+    loader.forget_all()
+    big_state = loader.load_table(big.pk)
+    fresh_state = loader.load_table(fresh.pk)
     assert big_state.state.settled_through >= hands
     # interleaved, so drift in the machine's load hits both alike; first as a process that has not seen the
     # table (snapshot + events after it), then warm (this process's cache of the latest committed state)
     for label, forget in (("from the snapshot", True), ("warm process cache", False)):
         fresh_samples: list[float] = []
         big_samples: list[float] = []
-        engine.load_table(fresh.pk), engine.load_table(big.pk)  # warm-up
+        loader.load_table(fresh.pk), loader.load_table(big.pk)  # warm-up
         for _ in range(500):
             for table_id, samples in ((fresh.pk, fresh_samples), (big.pk, big_samples)):
                 if forget:
-                    engine.forget_all()
+                    loader.forget_all()
                 start = time.perf_counter()
-                loaded = engine.load_table(table_id)
+                loaded = loader.load_table(table_id)
                 samples.append(time.perf_counter() - start)
                 assert loaded.source == ("snapshot" if forget else "cache"), loaded.source
         t_fresh, t_big = statistics.median(fresh_samples), statistics.median(big_samples)
@@ -320,8 +317,8 @@ def bench_load_and_verify(hands: int, profile: bool = False) -> None:
 
     saved = Snapshot.objects.get(table_id=big.pk)
     Snapshot.objects.filter(table_id=big.pk).delete()
-    engine.forget_all()
-    t_full = _median_time(lambda: (engine.forget_all(), engine.load_table(big.pk)), 3)
+    loader.forget_all()
+    t_full = _median_time(lambda: (loader.forget_all(), loader.load_table(big.pk)), 3)
     saved.save()
     print(f"  (for scale: the same table folded from its first event, no snapshot, no cache: {t_full * 1000:.0f} ms)")
 

@@ -50,7 +50,7 @@ def check_borrowed(conn: Connection[Any]) -> None:
     terminates a backend (a restart, ``pg_terminate_backend``, a failover) sends an error and closes the socket,
     both of which make it readable at once. (A server that vanished without a word is not seen by the empty
     query either: it would wait for TCP.) Anything else readable (a notice, a parameter change) just costs the
-    round trip. ``tests/test_dbpool.py`` terminates a pooled connection's backend and borrows again.
+    round trip. ``tests/casino/test_dbpool.py`` terminates a pooled connection's backend and borrows again.
     """
     if conn.closed or conn.pgconn.status != pq.ConnStatus.OK or _readable(conn.pgconn.socket):
         ConnectionPool.check_connection(conn)

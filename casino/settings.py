@@ -454,7 +454,7 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Security defaults (production) ----------------------------------------------------------------------------
-# In production the site is HTTPS only (`manage.py check --deploy` reports nothing; tests/test_deploy_check.py).
+# In production the site is HTTPS only (`manage.py check --deploy` reports nothing; tests/casino/test_deploy_check.py).
 # Behind a TLS-terminating proxy (a load balancer speaking plain HTTP to the app) set BEHIND_TLS_PROXY=1: the
 # proxy's X-Forwarded-Proto then tells whether the client used HTTPS (the proxy must set it, never pass it on).
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -5,8 +5,9 @@ the header, the view then runs like this, in one database transaction:
 
 1. ``pg_advisory_xact_lock`` on (user, key): a concurrent request with the same key waits here until the first
    one commits or rolls back (taken before anything else, so it cannot deadlock with the view's own locks);
-2. a stored :class:`~tables.models.IdempotencyRecord` (the model ``settings.IDEMPOTENCY_RECORD_MODEL`` names, as ``AUTH_USER_MODEL`` names the user's: the kit imports no app) for (user, key) is the answer: the same fingerprint
-   (method, path and the canonical JSON body) replays its status and body (header ``Idempotent-Replayed:
+2. a stored record for (user, key) is the answer (the model ``settings.IDEMPOTENCY_RECORD_MODEL`` names,
+   ``tables.IdempotencyRecord``, as ``AUTH_USER_MODEL`` names the user's: the kit imports no app): the same
+   fingerprint (method, path and the canonical JSON body) replays its status and body (header ``Idempotent-Replayed:
    true``); another fingerprint is 409 ``idempotency_conflict``;
 3. otherwise the view runs inside a savepoint. Its final outcome is stored with it, in the same transaction:
    a success, and also a 4xx (a validation error, a refusal such as 409 ``insufficient_funds``: the error

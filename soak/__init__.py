@@ -53,12 +53,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parents[1]
-
-from devtools.replication import ReplicationPair, postgres_bindir
 from devtools.nginx import configuration as nginx_configuration
 from devtools.nginx import nginx_binary
+from devtools.replication import ReplicationPair, postgres_bindir
 from kit.progress import add_output_arguments, progress, write_json
+
+ROOT = Path(__file__).resolve().parents[1]
+
 
 PRESETS: dict[str, dict[str, int]] = {
     "classic": {"min_bet": 5, "max_bet": 50},

@@ -42,8 +42,7 @@ from rules import (
     handle,
     wallets_after,
 )
-from tables import after_commit, fairness, projections, signer
-from tables import loader as engine
+from tables import after_commit, fairness, loader, projections, signer
 from tables.errors import ConcurrencyConflict, IdempotencyConflict, StaleVersion, TableMissing, TableNotFound
 from tables.ledger_bridge import post_ledger_entries
 from tables.metrics import observe_command
@@ -144,7 +143,7 @@ def _attempt(
     retry: bool,
 ) -> Outcome:
     try:
-        loaded = engine.load_table(
+        loaded = loader.load_table(
             table_id, lock=True, use_cache=not retry, wallets_of=(*extra_wallets, *([actor_id] if actor_id else []))
         )
     except TableMissing:
@@ -218,7 +217,7 @@ def _attempt(
         "fingerprint": _fingerprint(command_json),
     }
     encoded = [
-        engine.encode(event, first_metadata if i == 0 else common, table_id=table_id)
+        loader.encode(event, first_metadata if i == 0 else common, table_id=table_id)
         for i, event in enumerate(new_events)
     ]
     now = timezone.now()
@@ -239,7 +238,7 @@ def _attempt(
             writes=writes,
         )
         if any(isinstance(e, (HandOpened, HandSettled, HandAbandoned)) for e in new_events):
-            writes.append(engine.snapshot_write(table_id, new_state, chained[-1].hash))
+            writes.append(loader.snapshot_write(table_id, new_state, chained[-1].hash))
         signed = _checkpoint_position(new_events)
         if signed is not None and settings.CHECKPOINT_SIGNER == "inline":
             # a hand ended: this process signs its end, and the signer's role writes it once this commits (before
@@ -254,7 +253,7 @@ def _attempt(
             gate.record(table_id=table_id, events=new_events)
 
     last_hash = stored[-1].hash
-    transaction.on_commit(lambda: engine.remember(table_id, new_state, last_hash))
+    transaction.on_commit(lambda: loader.remember(table_id, new_state, last_hash))
     transaction.on_commit(lambda: after_commit.table_changed(table_id, new_state))
     ended_hand_id = None
     if new_state.last_hand is not None and new_state.last_hand is not state.last_hand:

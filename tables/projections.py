@@ -25,8 +25,7 @@ from rules import (
     evolve,
     initial_state,
 )
-from tables import fairness
-from tables import loader as engine
+from tables import fairness, loader
 from tables.models import Hand, HandParticipant, Table, TableSeat
 from tables.store import StoredEvent, Write, load_stream
 
@@ -186,9 +185,9 @@ class DatabaseSink:
                     row["banker_username"],
                     row["house_banked"],
                     row["start_version"],
-                    engine.SNAPSHOT_SCHEMA,
-                    engine.state_to_db(
-                        row["start_state"], binding=engine.hand_start_binding(table_id, row["start_version"])
+                    loader.SNAPSHOT_SCHEMA,
+                    loader.state_to_db(
+                        row["start_state"], binding=loader.hand_start_binding(table_id, row["start_version"])
                     ),
                     rules_version,
                     rules_sha256,
@@ -352,7 +351,7 @@ def _rebuild(table_ids: Sequence[int] | None, on_table: Callable[[int], None] | 
         batch: list[tuple[StoredEvent, Event]] = []
         stream = load_stream(table_id)
         for index, stored in enumerate(stream):
-            batch.append((stored, engine.decode(stored)))
+            batch.append((stored, loader.decode(stored)))
             batch_start = stored.metadata.get("command_version", stored.version)
             is_last = (
                 index + 1 == len(stream)

@@ -33,8 +33,7 @@ from rules import (
     legal_actions,
     legal_hands,
 )
-from tables import loader as engine
-from tables import verify
+from tables import loader, verify
 from tables.errors import Forbidden, TableMissing
 from tables.models import Checkpoint, Hand, HandParticipant, Table
 from tables.pipeline import Outcome
@@ -180,7 +179,7 @@ def _wallets(state: TableState, user: AbstractBaseUser) -> dict[str, int]:
 def table_read(*, table_id: int, user: AbstractBaseUser) -> TableRead:
     """The table now, for ``user``. Raises ``not_found``."""
     try:
-        loaded = engine.load_table(table_id, wallets_of=[int(user.pk)])
+        loaded = loader.load_table(table_id, wallets_of=[int(user.pk)])
     except TableMissing:
         raise _not_found(table_id) from None
     state = loaded.state
@@ -197,7 +196,7 @@ def table_read(*, table_id: int, user: AbstractBaseUser) -> TableRead:
 def outcome_read(*, outcome: Outcome, user: AbstractBaseUser) -> TableRead:
     """The table after a command of ``user`` and the events the command appended (the pipeline already knows
     the table's name, its hand id and the wallets after the command: no query, unless it was a repeat)."""
-    decoded = [(stored, engine.decode(stored)) for stored in outcome.events]
+    decoded = [(stored, loader.decode(stored)) for stored in outcome.events]
     state = outcome.state
     if outcome.wallets is None or not outcome.name or str(user.pk) not in outcome.wallets:
         return dataclasses.replace(_read(outcome.table_id, state, user), events=decoded)
@@ -250,13 +249,13 @@ class LoadedEvents:
 def load_events(table_id: int, after: int, limit: int = MAX_FEED_EVENTS) -> LoadedEvents:
     """Events with ``seq > after`` (at most ``limit``) and the table's state now. Raises ``not_found``."""
     try:
-        state = engine.load_table(table_id).state
+        state = loader.load_table(table_id).state
     except TableMissing:
         raise _not_found(table_id) from None
     stored, public = load_stream_and_checkpoint(
         table_id, after_version=after, upto_version=min(state.version, after + limit)
     )
-    return LoadedEvents(table_id, state, [(s, engine.decode(s)) for s in stored], public)
+    return LoadedEvents(table_id, state, [(s, loader.decode(s)) for s in stored], public)
 
 
 def events_read(loaded: LoadedEvents, user: AbstractBaseUser) -> EventsRead:
@@ -309,7 +308,7 @@ def hand_read(*, hand_id: int, user: AbstractBaseUser) -> HandRead:
     hand, viewer = hand_access(hand_id=hand_id, user=user)
     hand = Hand.objects.get(pk=hand.pk)  # with the cached starting state
     loaded = verify.load_hand(hand)
-    decoded = [(stored, engine.decode(stored)) for stored in loaded.events]
+    decoded = [(stored, loader.decode(stored)) for stored in loaded.events]
     state = loaded.start_state
     for _, event in decoded:
         state = evolve(state, event)
@@ -361,11 +360,11 @@ def hand_export_read(*, hand_id: int, user: AbstractBaseUser) -> ExportRead:
     before = checkpoints.filter(version__lt=hand.opened_version).last()
     last = covering.version if covering is not None else hand.closed_version
     stored = load_stream(hand.table_id, after_version=first - 1, upto_version=last)
-    table_state = engine.load_table(hand.table_id).state
+    table_state = loader.load_table(hand.table_id).state
     return ExportRead(
         history=read,
         table_state=table_state,
-        events=[(s, engine.decode(s)) for s in stored],
+        events=[(s, loader.decode(s)) for s in stored],
         checkpoints=[c for c in (before, covering) if c is not None],
         chain_public_through=last,
         seed_committed_at=committed_at,

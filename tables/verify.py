@@ -53,8 +53,7 @@ from rules import (
     seed_commitment,
     shuffle_deck,
 )
-from tables import fairness
-from tables import loader as engine
+from tables import fairness, loader
 from tables.errors import HandInPlay
 from tables.ledger_bridge import event_cause
 from tables.models import Hand
@@ -118,11 +117,11 @@ def _batch_start(event: StoredEvent) -> int:
 
 def _cached_start(hand: Hand) -> TableState | None:
     """The state before the hand's first command, cached when the hand opened (None if unusable)."""
-    if hand.start_state is None or hand.start_schema != engine.SNAPSHOT_SCHEMA or hand.start_version is None:
+    if hand.start_state is None or hand.start_schema != loader.SNAPSHOT_SCHEMA or hand.start_version is None:
         return None
-    return engine.state_from_db(
+    return loader.state_from_db(
         hand.start_state,
-        binding=engine.hand_start_binding(hand.table_id, hand.start_version),
+        binding=loader.hand_start_binding(hand.table_id, hand.start_version),
         version=hand.start_version,
         what=f"the cached starting state of hand {hand.pk}",
     )
@@ -161,7 +160,7 @@ def load_hand(hand: Hand, *, full: bool = False) -> HandEvents:
         before, rest = stream[: first - 1], stream[first - 1 :]
         start = initial_state()
         for stored in before:
-            start = evolve(start, engine.decode(stored))
+            start = evolve(start, loader.decode(stored))
     upto = len(rest)
     if hand.closed_version is not None:
         # up to the end of the command that closed the hand
@@ -179,7 +178,7 @@ def replay_hand(hand: Hand) -> list[tuple[StoredEvent, TableState]]:
     state = loaded.start_state
     steps: list[tuple[StoredEvent, TableState]] = []
     for stored in loaded.events:
-        state = evolve(state, engine.decode(stored))
+        state = evolve(state, loader.decode(stored))
         if stored.version >= loaded.opened and (loaded.closed is None or stored.version <= loaded.closed):
             steps.append((stored, state))
     return steps
@@ -295,7 +294,7 @@ def _check_replay(start: TableState, events: Sequence[StoredEvent]) -> str:
             return f"command at event {first_version}: cannot be replayed ({exc.__class__.__name__}: {exc})"
         produced_json = [event_to_json(e) for e in produced]
         try:  # decoded and encoded again: fields added since (with their defaults) compare equal
-            recorded_json = [event_to_json(engine.decode(s)) for s in recorded]
+            recorded_json = [event_to_json(loader.decode(s)) for s in recorded]
         except DomainError:
             recorded_json = [{"type": s.type, **s.data} for s in recorded]
         if (
@@ -392,7 +391,7 @@ def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: 
     if hand.status == "in_play":
         raise HandInPlay("the hand is still in play: it can be verified once it is settled", {"hand": hand.pk})
     loaded = load_hand(hand, full=full)
-    decoded = [(s, engine.decode(s)) for s in loaded.events]
+    decoded = [(s, loader.decode(s)) for s in loaded.events]
     in_hand = [
         (s, e)
         for s, e in decoded

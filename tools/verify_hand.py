@@ -64,7 +64,6 @@ from gamemath.ruleset import rules_from_dict  # noqa: E402
 from gamemath.scoring import evaluate, settle_hand  # noqa: E402
 from gamemath.shuffle import shuffle_deck  # noqa: E402
 
-
 GENESIS = "0" * 64
 EXPORT_FORMAT = "sevenhalf-hand-export/1"
 

@@ -35,8 +35,7 @@ from lab.admin import house_edge_for
 from ledger.errors import LedgerError
 from ledger.models import Transaction
 from rules import DomainError, TableState, acted_by
-from tables import loader as engine
-from tables import services
+from tables import loader, services
 from tables.admin.filters import (
     EventTypeFilter,
     HandStatusFilter,
@@ -145,7 +144,7 @@ class TableAdmin(DeclaredLookupsOnly):
     def _state(self, obj: Table) -> TableState | None:
         if not hasattr(obj, "_admin_state"):
             try:
-                obj._admin_state = engine.load_table(obj.pk).state
+                obj._admin_state = loader.load_table(obj.pk).state
             except TableMissing:
                 obj._admin_state = None
         state: TableState | None = obj._admin_state
@@ -373,7 +372,7 @@ class EventAdmin(EstimatedCountAdminMixin, ViewOnlyAdmin):
     @admin.display(description="who")
     def who(self, event: Event) -> str:
         try:
-            decoded = engine.decode(_stored(event))
+            decoded = loader.decode(_stored(event))
         except DomainError as error:  # a row the core cannot read: the list still shows it, and says so
             return f"(cannot be read: {error.message})"
         return acted_by(decoded, event.metadata or {}).label
@@ -381,10 +380,10 @@ class EventAdmin(EstimatedCountAdminMixin, ViewOnlyAdmin):
     @admin.display(description="data (as an auditor may see it now)")
     def visible_data(self, event: Event) -> SafeString:
         try:
-            state = engine.load_table(event.table_id).state
+            state = loader.load_table(event.table_id).state
         except TableMissing:
             return SafeString("—")
-        decoded = engine.decode(_stored(event))
+        decoded = loader.decode(_stored(event))
         data = visible_event_data(decoded, state)
         return format_html("<pre>{}</pre>", json.dumps(data, indent=2, sort_keys=True))
 

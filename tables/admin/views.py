@@ -19,7 +19,7 @@ from django.urls import reverse
 
 from ledger.models import Transaction, TransactionKind
 from rules import TableState
-from tables import loader as engine
+from tables import loader
 from tables.admin.log import log_action
 from tables.admin.present import (
     TimelineRow,
@@ -70,7 +70,7 @@ class HandReplay:
             if command is not None and stored.metadata.get("command_version") == stored.version:
                 args = {k: v for k, v in command.items() if k not in COMMAND_SHOWN_ELSEWHERE and v is not None}
                 shown = {"type": command.get("type"), "args": args}
-            rows.append(timeline_row(stored, engine.decode(stored), self.final, self.seat_names, shown))
+            rows.append(timeline_row(stored, loader.decode(stored), self.final, self.seat_names, shown))
         return rows
 
 
@@ -89,7 +89,7 @@ def load_replay(hand: Hand) -> HandReplay:
     for stored, _ in steps:
         if stored.type == "SeatTaken":
             names[str(stored.data.get("player_id"))] = str(stored.data.get("username"))
-    dealt = dealt_faces((engine.decode(s) for s, _ in steps if s.type == "CardDealt"), hand.number)
+    dealt = dealt_faces((loader.decode(s) for s, _ in steps if s.type == "CardDealt"), hand.number)
     return HandReplay(hand, steps, public, names, seat_names, dealt)
 
 

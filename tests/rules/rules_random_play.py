@@ -7,8 +7,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules_helpers import apply_ledger, entropy_for
-
 from rules import (
     ACTION_NAMES,
     CANONICAL_DECK,
@@ -49,6 +47,7 @@ from rules import (
     legal_actions,
 )
 from rules.testing import rig_next_hand
+from tests.rules.rules_helpers import apply_ledger, entropy_for
 
 PRESETS = ("classic", "italian", "spanish", "hungarian")
 WEIGHTS = {

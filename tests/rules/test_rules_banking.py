@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from rules_helpers import Table
-
 from rules import (
     BankCannotCover,
     BankPassed,
@@ -24,6 +22,7 @@ from rules import (
     SitIn,
     Stand,
 )
+from tests.rules.rules_helpers import Table
 
 
 def test_stake_events_carry_the_ledger_data() -> None:

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from msgspec.structs import replace
-from rules_helpers import Table
 
 from gamemath.enums import SitInReason, StandReason
 from rules import (
@@ -35,6 +34,7 @@ from rules import (
     recorded_command,
 )
 from rules.codec import COMMAND_TYPES, UPCASTERS, added, upcast_event
+from tests.rules.rules_helpers import Table
 
 
 def test_event_json_has_a_stable_type_name_and_round_trips() -> None:
@@ -128,9 +128,8 @@ def test_every_state_of_random_play_round_trips_through_plain_json() -> None:
     """Snapshots and the cached starting states of hands are stored as this JSON (issue #12)."""
     import random
 
-    from rules_random_play import PRESETS, RandomTable
-
     from rules import TableState, initial_state, state_from_json, state_to_json
+    from tests.rules.rules_random_play import PRESETS, RandomTable
 
     seen = 0
     for n, preset in enumerate(PRESETS * 2):

@@ -12,8 +12,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from msgspec.structs import replace
-from rules_helpers import entropy_for
-from rules_random_play import PRESETS, RandomTable
 
 from rules import (
     CardDealt,
@@ -43,7 +41,8 @@ from rules import (
     view,
 )
 from rules.view import Viewer
-from tests.rules.rules_helpers import as_json
+from tests.rules.rules_helpers import as_json, entropy_for
+from tests.rules.rules_random_play import PRESETS, RandomTable
 
 
 class Shell:

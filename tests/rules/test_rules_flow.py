@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from rules_helpers import Table
-
 from rules import (
     ActionAwaited,
     BankerTurnStarted,
@@ -24,6 +22,7 @@ from rules import (
 )
 from rules.draft import Draft
 from rules.flow import next_automatic_step
+from tests.rules.rules_helpers import Table
 
 
 def _kinds(events: list[object]) -> list[str]:

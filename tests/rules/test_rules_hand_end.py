@@ -8,8 +8,6 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rules_helpers import Table
-from rules_random_play import PRESETS, RandomTable
 
 from rules import (
     BankPassed,
@@ -27,7 +25,8 @@ from rules import (
     hand_history,
 )
 from rules.state import replace
-from tests.rules.rules_helpers import as_json
+from tests.rules.rules_helpers import Table, as_json
+from tests.rules.rules_random_play import PRESETS, RandomTable
 
 
 def _classic_in_betting() -> Table:

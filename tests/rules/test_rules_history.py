@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from rules_helpers import Table
-
 from rules import CardDealt, HandStood, PlaceBet, SitIn, Stand, hand_history
 from rules.describe import ActorKind, acted_by
 from rules.view_records import HouseAction
+from tests.rules.rules_helpers import Table
 
 
 def test_the_house_bankers_draws_and_stand_are_its_own_action_rows() -> None:

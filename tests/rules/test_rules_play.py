@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from rules_helpers import Table
-
 from rules import (
     Assign,
     CardDealt,
@@ -22,7 +20,7 @@ from rules import (
     verify_deck,
 )
 from rules.state import replace
-from tests.rules.rules_helpers import as_json
+from tests.rules.rules_helpers import Table, as_json
 
 
 def test_at_turn_after_peek_the_punter_must_bet_before_anything_else() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from rules_helpers import Table, entropy_for
 
 from rules import (
     AlreadySeated,
@@ -42,6 +41,7 @@ from rules import (
     initial_state,
 )
 from rules.draft import simulated_seed
+from tests.rules.rules_helpers import Table, entropy_for
 
 
 def ctx(n: int = 1, wallets: dict[str, int] | None = None) -> Context:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from rules_helpers import Table
-
 from rules import (
     ActionAwaited,
     Assign,
@@ -24,6 +22,7 @@ from rules import (
     TimeoutStreakReset,
     WaitKind,
 )
+from tests.rules.rules_helpers import Table
 
 
 def test_every_wait_carries_a_deadline_from_the_clock_and_the_table_timeouts() -> None:

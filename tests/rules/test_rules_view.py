@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from rules_helpers import Table
-
 from rules import (
     CardDealt,
     HandOpened,
@@ -18,7 +16,7 @@ from rules import (
     view,
     view_event,
 )
-from tests.rules.rules_helpers import as_json
+from tests.rules.rules_helpers import Table, as_json
 
 
 def _cards(data: dict, seat: int | None) -> list[str | None]:  # type: ignore[type-arg]

@@ -10,7 +10,7 @@ from msgspec import to_builtins
 from msgspec.structs import replace
 
 from rules import HandFacts, TableState, Viewer, acted_by, describe_event, hand_facts, view
-from tables import loader as engine
+from tables import loader
 from tables.models import Hand
 from tables.verify import replay_hand
 
@@ -42,7 +42,7 @@ class Command(BaseCommand):
         public = final is not None and final.number == hand.number and not final.in_play
         names = {s.seat: s.username for _, state in (steps[0], steps[-1]) for s in state.seats}
         for stored, state in steps:
-            event = engine.decode(stored)
+            event = loader.decode(stored)
             actor = acted_by(event, stored.metadata)
             facts = _hand_at(state, hand.number, public, names)
             if options["json"]:
