@@ -301,7 +301,10 @@ HEARTBEAT_PREFIX = os.environ.get("HEARTBEAT_PREFIX", f"{REDIS_KEY_PREFIX}casino
 HEARTBEAT_INTERVAL_S = float(os.environ.get("HEARTBEAT_INTERVAL_S", "5"))
 HEARTBEAT_STALE_S = float(os.environ.get("HEARTBEAT_STALE_S", "30"))
 
-# --- Metrics (GET /metrics, kit/metrics.py) ------------------------------------------------------------------
+# --- Metrics (GET /metrics, backoffice/metrics.py; kit/metrics.py, tables/metrics.py) -------------------------
+# prometheus-client's multiprocess mode: each process writes its values there, created before any metric exists
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
 # Off unless one is set: a bearer token Prometheus sends, and/or the addresses (or networks) allowed to scrape.
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 METRICS_ALLOW_IPS = env_list("METRICS_ALLOW_IPS")

@@ -4,7 +4,7 @@ lists them with example alerts).
 Counters, histograms and gauges live in each process (web workers, Celery workers). With
 ``PROMETHEUS_MULTIPROC_DIR`` set (``make run`` and the compose file set it), every process writes its values to
 files there and a scrape adds them up (prometheus-client's multiprocess mode; gauges of dead processes are dropped
-by ``mark_process_dead`` in ``casino/gunicorn_conf.py``).
+by ``mark_process_dead`` in ``casino/gunicorn_conf.py``). The settings create the directory, before any metric.
 
 Here: the metrics any app may feed (HTTP requests, the database pool, Celery tasks, waits and sockets) and the
 middleware that counts requests. The game's own (commands, timeouts) are in tables/metrics.py.
@@ -15,7 +15,6 @@ For the live work (WebSockets, async waits): :func:`track_wait` and :func:`track
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -23,9 +22,6 @@ from contextlib import contextmanager
 from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from prometheus_client import Counter, Gauge, Histogram
-
-if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):  # each process writes its values there (created on first use)
-    os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
 
 OPEN_WAITS = Gauge(
     "casino_open_waits",
