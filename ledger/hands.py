@@ -177,7 +177,7 @@ def _settlement_refusal(
     expected: dict[int | str | None, int] = {party: -moved for party, moved in hand.moved.items()}
     for party, net in [*nets.items(), (banker, -sum(nets.values()))]:
         expected[party] = expected.get(party, 0) + net
-    paid_to: dict[int | str | None, int] = dict(payouts)
+    paid_to: dict[int | str | None, int] = {party: amount for party, amount in payouts.items()}
     differences = [
         {"party": party, "expected": expected.get(party, 0), "payout": paid_to.get(party, 0)}
         for party in sorted({*expected, *paid_to}, key=_party_order)
