@@ -2,6 +2,6 @@
 
 import sys
 
-from soak import main
+from soak.run import main
 
 sys.exit(main())

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from backoffice import dbroles
 from devtools.replication import Cluster, ReplicationPair, libpq
 from kit import dburl
-from soak import PG_FAILOVER
+from soak.run import PG_FAILOVER
 from tests.conftest import ROOT, wait_for
 from tests.soak.test_soak import run_soak
 

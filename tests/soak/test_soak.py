@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from devtools.nginx import nginx_binary
-from soak import FAULT_KINDS, ONCE_PER_RUN
+from soak.run import FAULT_KINDS, ONCE_PER_RUN
 from tests.conftest import ROOT
 
 
