@@ -20,6 +20,11 @@ services were back; every closed hand verifies (``verify_hands --all``); ``recon
 models equal ``rebuild_projections``; no command was applied twice; no 5xx other than 503 with ``Retry-After``
 while a service was down, and ``/healthz`` answered 503 exactly then.
 
+The modules: ``cli`` (the options, ``python -m soak``), ``run`` (the run, step by step), ``stack`` (the casino's
+processes on the private services of ``services``), ``seating`` (players and tables), ``bots`` and their HTTP
+``client``, ``faults`` (the injector), ``monitors`` (health and the timers' watchdog), ``record`` (what happened),
+``checks`` (the invariants), ``report`` (the summary), ``timing`` and ``log``.
+
 Usage:
     python -m devtools.devenv bench -m soak --seconds 600 --faults 120 --seed 1
     python -m soak --seconds 60 --faults 14      # with DATABASE_URL / REDIS_URL of your own
