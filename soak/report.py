@@ -73,7 +73,7 @@ def write_timeline(record: Record, path: Path) -> None:
             {k: (v - t0 if isinstance(v, float) else v) for k, v in w.__dict__.items()} for w in record.windows
         ],
         "health": [(h.sent - t0, h.received - t0, h.status, h.error) for h in record.health],
-        "server_errors": [(path, a.sent - t0, a.status, a.retry_after) for path, a in record.server_errors],
+        "server_errors": [(where, a.sent - t0, a.status, a.retry_after) for where, a in record.server_errors],
     }
     path.write_text(json.dumps(timeline, indent=1, default=str))
 
