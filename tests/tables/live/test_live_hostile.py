@@ -20,16 +20,16 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from conftest import (
+from websockets.exceptions import ConnectionClosed
+
+from tables import services
+from tests.support.api_fixtures import (
     LIVE_TEST_AUTH_TIMEOUT_S,
     LIVE_TEST_CAP,
     LIVE_TEST_MAX_UNAUTHENTICATED,
     LIVE_TEST_SEND_BURST_BYTES,
     LIVE_TEST_SEND_BYTES_PER_S,
 )
-from websockets.exceptions import ConnectionClosed
-
-from tables import services
 from tests.support.game_helpers import create_table
 from tests.support.live_helpers import Socket, token_of, wait_for_free_slot
 

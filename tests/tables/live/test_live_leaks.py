@@ -12,10 +12,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_api_game_leaks import Truth, assert_no_leak, current_hand_events, strings
 
 from tests.support.game_helpers import HttpTable, Player, Step, create_table, deposit, register
 from tests.support.live_helpers import Socket, token_of
+from tests.tables.api.test_api_game_leaks import Truth, assert_no_leak, current_hand_events, strings
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,10 +9,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from conftest import LIVE_TEST_CAP
 from django.db import connection
 
 from tables import services
+from tests.support.api_fixtures import LIVE_TEST_CAP
 from tests.support.game_helpers import ok
 from tests.support.live_helpers import Socket, http, token_of, wait_for_free_slot
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from test_api_game_leaks import Truth
 
 from tests.support.game_helpers import create_table, deposit, register
 from tests.support.live_helpers import token_of
+from tests.tables.api.test_api_game_leaks import Truth
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

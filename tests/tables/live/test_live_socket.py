@@ -8,9 +8,9 @@ import random
 import time
 
 import pytest
-from conftest import LIVE_TEST_AUTH_TIMEOUT_S, LIVE_TEST_CAP, LIVE_TEST_RECHECK_S
 
 from tables import notify, services
+from tests.support.api_fixtures import LIVE_TEST_AUTH_TIMEOUT_S, LIVE_TEST_CAP, LIVE_TEST_RECHECK_S
 from tests.support.game_helpers import HttpTable, create_table, deposit, ok, register
 from tests.support.live_helpers import Socket, token_of, wait_for_free_slot
 
