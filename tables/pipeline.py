@@ -42,7 +42,7 @@ from rules import (
     handle,
     wallets_after,
 )
-from tables import after_commit, fairness, loader, projections, signer
+from tables import after_commit, fairness, loader, projections, signer, snapshots
 from tables.errors import ConcurrencyConflict, IdempotencyConflict, StaleVersion, TableMissing, TableNotFound
 from tables.ledger_bridge import post_ledger_entries
 from tables.metrics import observe_command
@@ -238,7 +238,7 @@ def _attempt(
             writes=writes,
         )
         if any(isinstance(e, (HandOpened, HandSettled, HandAbandoned)) for e in new_events):
-            writes.append(loader.snapshot_write(table_id, new_state, chained[-1].hash))
+            writes.append(snapshots.snapshot_write(table_id, new_state, chained[-1].hash))
         signed = _checkpoint_position(new_events)
         if signed is not None and settings.CHECKPOINT_SIGNER == "inline":
             # a hand ended: this process signs its end, and the signer's role writes it once this commits (before

@@ -22,7 +22,7 @@ from rules import (
     SeatTaken,
     TableState,
 )
-from tables import fairness, loader
+from tables import fairness, snapshots
 from tables.store import StoredEvent, Write
 
 
@@ -190,9 +190,9 @@ class DatabaseSink:
                     row["banker_username"],
                     row["house_banked"],
                     row["start_version"],
-                    loader.SNAPSHOT_SCHEMA,
-                    loader.state_to_db(
-                        row["start_state"], binding=loader.hand_start_binding(table_id, row["start_version"])
+                    snapshots.SNAPSHOT_SCHEMA,
+                    snapshots.state_to_db(
+                        row["start_state"], binding=snapshots.hand_start_binding(table_id, row["start_version"])
                     ),
                     rules_version,
                     rules_sha256,
