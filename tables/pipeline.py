@@ -44,10 +44,11 @@ from rules import (
 )
 from tables import after_commit, fairness, loader, projections, signer, snapshots
 from tables.errors import ConcurrencyConflict, IdempotencyConflict, StaleVersion, TableMissing, TableNotFound
+from tables.event_queries import events_of_idempotent_command
 from tables.ledger_bridge import post_ledger_entries
 from tables.metrics import observe_command
 from tables.responsible_gate import Gate, needs_gate, open_gate
-from tables.store import StoredEvent, Write, chain, events_of_idempotent_command, insert
+from tables.store import StoredEvent, Write, chain, insert
 
 MAX_ATTEMPTS = 5
 

@@ -55,17 +55,11 @@ from rules import (
 )
 from tables import fairness, loader, snapshots
 from tables.errors import HandInPlay
+from tables.event_queries import checkpoints_against_chain, seed_commitments, seed_pledges
 from tables.ledger_bridge import event_cause
 from tables.models import Hand
 from tables.signals import report_verification_failure
-from tables.store import (
-    StoredEvent,
-    chain_problems,
-    checkpoints_against_chain,
-    load_stream,
-    seed_commitments,
-    seed_pledges,
-)
+from tables.store import StoredEvent, chain_problems, load_stream
 
 CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain", "checkpoint")
 NOTES = ("deck",)
