@@ -199,7 +199,7 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
             now_ms=n,
             wallets=wallets,
             entropy=hashlib.sha256(str(n).encode()).hexdigest(),
-            seeds=fairness.unseal_all(table_id, state.pledges),  # as the pipeline does (tables/pipeline.py)
+            seeds=fairness.unseal_all(table_id, state.pledges),  # as the pipeline does (tables/decision.py)
             next_seeds=fairness.draw_next_seeds(table_id, state),
         )
         awaiting, hand = state.awaiting, state.hand
