@@ -31,8 +31,8 @@ from django.utils import timezone
 from backoffice.charts import bar_chart, line_chart
 from backoffice.models import ReconcileRun, VerificationFailure
 from ledger.models import Balance
+from tables.event_queries import timeout_commands_by_hour
 from tables.models import Dispute, Hand, Table
-from tables.store import timeout_commands_by_hour
 
 DAYS = 30
 TIMEOUT_HOURS = 24

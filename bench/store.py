@@ -168,7 +168,7 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
         evaluate,
         handle,
     )
-    from tables import fairness, loader, projections
+    from tables import fairness, loader, projections, snapshots
     from tables.store import append
 
     loaded = loader.load_table(table_id)
@@ -190,7 +190,7 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
                 recorded_at=timezone.now(),
             )
             last_hash, written = stored[-1].hash, state
-            loader.save_snapshot(table_id, state, last_hash)
+            snapshots.save_snapshot(table_id, state, last_hash)
         pending.clear()
 
     while settled < hands:
@@ -199,7 +199,7 @@ def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[ty
             now_ms=n,
             wallets=wallets,
             entropy=hashlib.sha256(str(n).encode()).hexdigest(),
-            seeds=fairness.unseal_all(table_id, state.pledges),  # as the pipeline does (tables/pipeline.py)
+            seeds=fairness.unseal_all(table_id, state.pledges),  # as the pipeline does (tables/decision.py)
             next_seeds=fairness.draw_next_seeds(table_id, state),
         )
         awaiting, hand = state.awaiting, state.hand

@@ -9,7 +9,7 @@
   sealed the same way (a fresh nonce each time, bound to the table, hand and deck index): nobody who reads the
   database, the admin or a chain hash can tell the card (docs/fairness.md). Loading a table opens it again.
   The cached states (snapshots, hands' starting states), which hold the face-down cards of a hand in play, are
-  sealed the same way, bound to their row (``tables.loader.state_to_db``).
+  sealed the same way, bound to their row (``tables.snapshots.state_to_db``).
 - **Signed checkpoints.** When a hand ends, ``f"{table_id}:{version}:{hash}"`` of the table's last event is
   signed with the current Ed25519 signing key; each checkpoint names its key by ``key_id``, the first 16 hex of
   sha256 of the 32 raw public-key bytes (API.md), so anyone holding the public key can tell which checkpoints it

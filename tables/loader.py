@@ -1,24 +1,19 @@
-"""The bridge between the pure rules core and the store: event/command encoding, loading a table's state.
+"""The bridge between the pure rules core and the store: event encoding, and loading a table's state.
 
 Loading costs the events of the current hand, not the table's history: the state is folded from the latest
-snapshot (taken at hand boundaries) plus the events after it. A snapshot is a disposable cache: one that is
-missing, unreadable or written by another version of the rules core is ignored and rebuilt from events.
-Snapshots (and the hands' cached starting states) are plain JSON (``rules.state_to_json``), decoded and
-type-checked field by field: a row that does not decode is logged and ignored, and no stored row can run code.
-Each process also keeps the latest committed state it has seen of each table, used when it is exactly the
-stream's latest version (one statement, nothing to fold) or as a newer base than the snapshot.
+snapshot (taken at hand boundaries, ``tables.snapshots``) plus the events after it. Each process also keeps the
+latest committed state it has seen of each table, used when it is exactly the stream's latest version (one
+statement, nothing to fold) or as a newer base than the snapshot. A face-down card is stored sealed
+(``tables.fairness``) and opened as events are decoded.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from django.db import connection, transaction
@@ -28,80 +23,8 @@ from ledger.selectors import wallet_balances_sql
 from rules import Event, TableState
 from tables import fairness
 from tables.errors import TableMissing
-from tables.store import GENESIS, NewEvent, StoredEvent, Write, fold_rows
-
-
-def _schema_fingerprint() -> str:
-    """Changes whenever any module of the rules core changes, so an old snapshot is never trusted."""
-    digest = hashlib.sha256()
-    for path in sorted(Path(rules.__file__).parent.glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:32]
-
-
-SNAPSHOT_SCHEMA = _schema_fingerprint()
-
-log = logging.getLogger(__name__)
-
-
-def snapshot_binding(table_id: int, version: int) -> str:
-    """What a table's snapshot at ``version`` is sealed to (see :func:`state_to_db`)."""
-    return f"snapshot:{table_id}:{version}:{SNAPSHOT_SCHEMA}"
-
-
-def hand_start_binding(table_id: int, start_version: int) -> str:
-    """What the cached starting state of a hand (of ``table_id``, from ``start_version``) is sealed to."""
-    return f"hand-start:{table_id}:{start_version}:{SNAPSHOT_SCHEMA}"
-
-
-def state_to_db(state: TableState, *, binding: str) -> str:
-    """The stored (JSON) form of a state (snapshots, cached starting states of hands): ``{"sealed": ...}``, the
-    rules codec's JSON encrypted with AES-256-GCM under the current seed-sealing key (held outside the database),
-    ``binding`` (which row it is for) as associated data.
-
-    Encrypted, because a state holds the face-down cards of a hand in play (nobody reading the database may see
-    them); authenticated, because the application's role may write these caches, so without the seal its
-    credentials could plant a state (a deck of its choosing) that the next load would trust. A row is believed
-    only if sealed by this server for exactly this table, version and rules core.
-    """
-    data = json.dumps(rules.state_to_json(state), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return json.dumps({"sealed": fairness.seal_blob(binding, data.encode())}, separators=(",", ":"))
-
-
-def state_json_from_db(stored: Any, *, binding: str) -> Any:
-    """The rules codec's JSON a snapshot-like row seals; raises ValueError if it is not such a row and
-    ``fairness.NotSealedHere`` if it was not sealed by this server for ``binding``."""
-    row = json.loads(stored) if isinstance(stored, (str, bytes, bytearray)) else stored
-    if not isinstance(row, dict) or set(row) != {"sealed"} or not isinstance(row["sealed"], str):
-        raise ValueError("not a sealed state")
-    return json.loads(fairness.open_blob(binding, row["sealed"]))
-
-
-def state_from_db(stored: Any, *, binding: str, version: int | None, what: str) -> TableState | None:
-    """The state a snapshot-like row holds, or None (logged) when it does not decode to a state at ``version``
-    sealed for ``binding``.
-
-    The row is data only: decoding checks every field's type and builds nothing but rules values.
-    """
-    try:
-        data = state_json_from_db(stored, binding=binding)
-    except fairness.NotSealedHere:
-        log.warning("%s is not sealed by this server for %s: ignored, rebuilt from the events", what, binding)
-        return None
-    except (ValueError, TypeError) as exc:
-        log.warning("%s does not decode (%s): ignored, rebuilt from the events", what, exc)
-        return None
-    try:
-        state = rules.state_from_json(data)
-    except (ValueError, TypeError, rules.InvalidRequest) as exc:
-        log.warning("%s does not decode (%s): ignored, rebuilt from the events", what, exc)
-        return None
-    if version is not None and state.version != version:
-        log.warning("%s holds version %s, not %s: ignored, rebuilt from the events", what, state.version, version)
-        return None
-    return state
-
+from tables.snapshots import SNAPSHOT_SCHEMA, snapshot_binding, state_from_db
+from tables.store import GENESIS, NewEvent, StoredEvent, fold_rows
 
 #: What a face-down card whose sealed form cannot be opened (a lost key) decodes to; logged by ``tables.fairness``.
 UNKNOWN_CARD = "?"
@@ -257,14 +180,63 @@ def load_table(
     the lock while another command committed (the row's version then differs from the one the statement's
     snapshot holds), those balances may be older than that command: ``wallets`` is then None.
     """
-    seated = "SELECT user_id FROM tables_tableseat WHERE table_id = t.id"
     cached = None
     if use_cache:
         with _CACHE_LOCK:
             cached = _CACHE.get(table_id)
-    # the snapshot's state travels (and is parsed) only when it may be needed: newer than the cached state, or
-    # the cached state is newer than the database's (never used)
-    cached_version = cached[0].version if cached is not None else -1
+    row = _read_table_row(
+        table_id, lock=lock, cached_version=cached[0].version if cached is not None else -1, wallets_of=wallets_of
+    )
+    if cached is not None and cached[0].version == row.latest:
+        state, last_hash, base, source, folded = cached[0], cached[1], row.latest, "cache", 0
+    else:
+        state, last_hash, base, source = _base_state(table_id, row, cached)
+        rows = fold_rows(table_id, after_version=base)
+        for _version, type_name, data, digest in rows:
+            state = rules.evolve(state, event_from_stored(table_id, type_name, data))
+            last_hash = digest
+        if rows or source != "cache":
+            loaded_state, loaded_hash = state, last_hash
+            transaction.on_commit(lambda: remember(table_id, loaded_state, loaded_hash))
+        folded = len(rows)
+    return LoadedTable(
+        table_id,
+        state,
+        last_hash,
+        base,
+        folded,
+        row.current_hand_id,
+        row.name,
+        source,
+        row.wallets,
+        row.wallet_users,
+        row.latest,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _TableRow:
+    """What the load's one statement read: the table row, its snapshot (if any) and the wallet balances."""
+
+    current_hand_id: int | None
+    name: str
+    latest: int  # the stream's latest version: the table row's own, re-read after waiting for its lock
+    snapshot_version: int | None  # None: the table has no snapshot
+    snapshot_schema: str
+    snapshot_state: Any  # the sealed state, read only when it may be needed (else None)
+    snapshot_hash: str
+    wallets: dict[int, int] | None  # None when the balances may predate the latest command (see load_table)
+    wallet_users: frozenset[int]
+
+
+def _read_table_row(table_id: int, *, lock: bool, cached_version: int, wallets_of: Iterable[int]) -> _TableRow:
+    """Read the table row (locked when ``lock``), its snapshot and the wallet balances of its seated players and of
+    ``wallets_of``, in one statement; raises TableMissing if there is no table.
+
+    The snapshot's state travels (and is parsed) only when it may be needed: newer than this process's cached
+    state (at ``cached_version``; -1: none), or the cached state is newer than the database's (never used)."""
+    asked = list(wallets_of)
+    seated = "SELECT user_id FROM tables_tableseat WHERE table_id = t.id"
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT t.current_hand_id, t.name, t.version, "
@@ -274,72 +246,44 @@ def load_table(
             + wallet_balances_sql(f"ARRAY({seated})::bigint[] || %s::bigint[]")
             + " FROM tables_table t LEFT JOIN tables_snapshot s ON s.table_id = t.id WHERE t.id = %s"
             + (" FOR NO KEY UPDATE OF t" if lock else ""),
-            [cached_version, cached_version, list(wallets_of), table_id],
+            [cached_version, cached_version, asked, table_id],
         )
         row = cursor.fetchone()
     if row is None:
         raise TableMissing(table_id)
-    current_hand_id, name, latest = row[0], row[1], row[2] or 0
     wallets: dict[int, int] | None = None
-    wallet_users = frozenset(int(uid) for uid in row[8]) | frozenset(wallets_of)
+    wallet_users = frozenset(int(uid) for uid in row[8]) | frozenset(asked)
     if row[7] == row[2]:  # the statement's snapshot holds the latest command: its balances are not older
         found = json.loads(row[9]) if isinstance(row[9], str) else row[9]
         wallets = dict.fromkeys(wallet_users, 0) | {int(uid): int(balance) for uid, balance in found}
-    if cached is not None and cached[0].version == latest:
-        return LoadedTable(
-            table_id, cached[0], cached[1], latest, 0, current_hand_id, name, "cache", wallets, wallet_users, latest
-        )
+    return _TableRow(row[0], row[1], row[2] or 0, row[3], row[4] or "", row[5], row[6] or "", wallets, wallet_users)
 
+
+def _base_state(
+    table_id: int, row: _TableRow, cached: tuple[TableState, str] | None
+) -> tuple[TableState, str, int, str]:
+    """The newest usable state to fold the later events onto: this process's cached state, the snapshot or the
+    table before its first event; with the hash its next event chains from, its version and its source
+    (``LoadedTable.source``). Never a cached state the database does not hold."""
     state: TableState = rules.initial_state()
     last_hash = GENESIS
     base = 0
     # the snapshot is decoded (its seal checked) only when it is newer than this process's usable cached state
-    cache_covers_snapshot = cached is not None and row[3] is not None and row[3] <= cached[0].version <= latest
-    if row[3] is not None and row[4] == SNAPSHOT_SCHEMA and not cache_covers_snapshot:
+    snapshot_version = row.snapshot_version
+    cache_covers_snapshot = (
+        cached is not None and snapshot_version is not None and snapshot_version <= cached[0].version <= row.latest
+    )
+    if snapshot_version is not None and row.snapshot_schema == SNAPSHOT_SCHEMA and not cache_covers_snapshot:
         candidate = state_from_db(
-            row[5],
-            binding=snapshot_binding(table_id, row[3]),
-            version=row[3],
+            row.snapshot_state,
+            binding=snapshot_binding(table_id, snapshot_version),
+            version=snapshot_version,
             what=f"the snapshot of table {table_id}",
         )
         if candidate is not None:
-            state, base, last_hash = candidate, row[3], row[6]
+            state, base, last_hash = candidate, snapshot_version, row.snapshot_hash
     source = "snapshot" if base else "events"
-    if cached is not None and base < cached[0].version <= latest:  # never a state the database does not hold
+    if cached is not None and base < cached[0].version <= row.latest:  # never a state the database does not hold
         state, last_hash = cached
         base, source = state.version, "cache"
-    rows = fold_rows(table_id, after_version=base)
-    for _version, type_name, data, digest in rows:
-        state = rules.evolve(state, event_from_stored(table_id, type_name, data))
-        last_hash = digest
-    if rows or source != "cache":
-        loaded_state, loaded_hash = state, last_hash
-        transaction.on_commit(lambda: remember(table_id, loaded_state, loaded_hash))
-    return LoadedTable(
-        table_id, state, last_hash, base, len(rows), current_hand_id, name, source, wallets, wallet_users, latest
-    )
-
-
-def snapshot_write(table_id: int, state: TableState, last_hash: str) -> Write:
-    """The statement storing ``state`` (at a hand boundary) as the table's snapshot (see :func:`save_snapshot`)."""
-    return (
-        "INSERT INTO tables_snapshot (table_id, version, schema, state, last_hash, updated_at) "
-        "VALUES (%s, %s, %s, %s::jsonb, %s, now()) "
-        "ON CONFLICT (table_id) DO UPDATE SET version = EXCLUDED.version, schema = EXCLUDED.schema, "
-        "state = EXCLUDED.state, last_hash = EXCLUDED.last_hash, updated_at = now() "
-        "WHERE tables_snapshot.version < EXCLUDED.version OR tables_snapshot.schema <> EXCLUDED.schema",
-        [
-            table_id,
-            state.version,
-            SNAPSHOT_SCHEMA,
-            state_to_db(state, binding=snapshot_binding(table_id, state.version)),
-            last_hash,
-        ],
-    )
-
-
-def save_snapshot(table_id: int, state: TableState, last_hash: str) -> None:
-    """Store ``state`` (at a hand boundary) as the table's snapshot, in the caller's transaction."""
-    sql, params = snapshot_write(table_id, state, last_hash)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+    return state, last_hash, base, source

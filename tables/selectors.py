@@ -35,9 +35,10 @@ from rules import (
 )
 from tables import loader, verify
 from tables.errors import Forbidden, TableMissing
+from tables.event_queries import load_stream_and_checkpoint, seed_commitments
 from tables.models import Checkpoint, Hand, HandParticipant, Table
 from tables.pipeline import Outcome
-from tables.store import StoredEvent, load_stream, load_stream_and_checkpoint, seed_commitments
+from tables.store import StoredEvent, load_stream
 
 MAX_FEED_EVENTS = 500
 

@@ -53,19 +53,13 @@ from rules import (
     seed_commitment,
     shuffle_deck,
 )
-from tables import fairness, loader
+from tables import fairness, loader, snapshots
 from tables.errors import HandInPlay
+from tables.event_queries import checkpoints_against_chain, seed_commitments, seed_pledges
 from tables.ledger_bridge import event_cause
 from tables.models import Hand
 from tables.signals import report_verification_failure
-from tables.store import (
-    StoredEvent,
-    chain_problems,
-    checkpoints_against_chain,
-    load_stream,
-    seed_commitments,
-    seed_pledges,
-)
+from tables.store import StoredEvent, chain_problems, load_stream
 
 CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain", "checkpoint")
 NOTES = ("deck",)
@@ -117,11 +111,11 @@ def _batch_start(event: StoredEvent) -> int:
 
 def _cached_start(hand: Hand) -> TableState | None:
     """The state before the hand's first command, cached when the hand opened (None if unusable)."""
-    if hand.start_state is None or hand.start_schema != loader.SNAPSHOT_SCHEMA or hand.start_version is None:
+    if hand.start_state is None or hand.start_schema != snapshots.SNAPSHOT_SCHEMA or hand.start_version is None:
         return None
-    return loader.state_from_db(
+    return snapshots.state_from_db(
         hand.start_state,
-        binding=loader.hand_start_binding(hand.table_id, hand.start_version),
+        binding=snapshots.hand_start_binding(hand.table_id, hand.start_version),
         version=hand.start_version,
         what=f"the cached starting state of hand {hand.pk}",
     )

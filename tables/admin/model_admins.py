@@ -53,8 +53,9 @@ from tables.admin.present import present_rules, rules_rows, visible_event_data
 from tables.admin.views import hand_page_context, verify_view
 from tables.errors import DisputeAlreadyResolved, TableMissing
 from tables.models import Dispute, Event, Hand, HandParticipant, Table
+from tables.public_metadata import public_metadata
 from tables.services import dispute_resolve
-from tables.store import StoredEvent, public_metadata
+from tables.store import StoredEvent
 
 RECENT_HANDS = 10
 

@@ -31,7 +31,8 @@ from tables.admin.present import (
 )
 from tables.errors import HandInPlay
 from tables.models import Dispute, Hand
-from tables.store import StoredEvent, public_command
+from tables.public_metadata import public_command
+from tables.store import StoredEvent
 from tables.verify import CHECKS, replay_hand, verification_ok, verify_hand
 
 VERIFY_SESSION_KEY = "admin-verify:{hand}"

@@ -23,7 +23,7 @@ from kit.tokens import issue_token
 from rules import fold
 from tables import loader
 from tables.models import Hand
-from tables.projections import rebuild
+from tables.projection_rebuild import rebuild
 from tables.store import chain_problems, load_stream
 from tables.verify import verification_ok, verify_hand
 from tests.conftest import celery_worker_args, child_database_url, free_port, wait_for

@@ -70,7 +70,7 @@ def test_a_256_character_admin_username_is_a_400_not_a_500():
 
 
 def test_a_500_inside_a_command_under_debug_shows_no_secret_on_the_page_or_in_the_log(debug, monkeypatch, caplog):
-    from tables import pipeline
+    from tables import decision
 
     player = make_players(1, prefix="leak")[0]
     table = make_table("classic")
@@ -82,7 +82,7 @@ def test_a_500_inside_a_command_under_debug_shows_no_secret_on_the_page_or_in_th
         seen["ctx"] = context
         raise RuntimeError("the rules core failed inside a command")
 
-    monkeypatch.setattr(pipeline, "handle", broken_core)
+    monkeypatch.setattr(decision, "handle", broken_core)
     client = Client(raise_request_exception=False, HTTP_AUTHORIZATION=f"Token {token}")
     with caplog.at_level(logging.INFO):
         response = client.post(

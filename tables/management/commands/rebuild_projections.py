@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from kit.progress import add_output_arguments, progress, write_json
 from tables.models import Table
-from tables.projections import rebuild
+from tables.projection_rebuild import rebuild
 
 
 class Command(BaseCommand):

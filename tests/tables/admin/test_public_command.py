@@ -1,4 +1,4 @@
-"""A recorded command is shown in one form everywhere: ``tables.store.public_command``, without its context.
+"""A recorded command is shown in one form everywhere: ``tables.public_metadata.public_command``, without its context.
 
 The context of a recorded command holds the command's entropy, every seated player's wallet balance and the next
 hand's sealed seed (a security rule, docs/security.md). This walks every place that shows a recorded command --
@@ -19,7 +19,8 @@ from rest_framework.test import APIClient
 
 from kit.tokens import issue_token
 from tables.models import Event
-from tables.store import load_stream, public_command, public_metadata
+from tables.public_metadata import public_command, public_metadata
+from tables.store import load_stream
 
 pytestmark = pytest.mark.django_db
 

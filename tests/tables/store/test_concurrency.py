@@ -11,7 +11,7 @@ from django.db import connection
 
 from ledger.models import Transaction
 from rules import DomainError, fold, legal_actions
-from tables import loader, services
+from tables import loader, services, snapshots
 from tables.errors import IdempotencyConflict, StaleVersion
 from tables.models import Snapshot, Table
 from tables.store import chain_problems, load_stream
@@ -193,7 +193,7 @@ def test_loading_uses_the_snapshot_and_a_missing_or_outdated_one_is_rebuilt():
     missing = loader.load_table(table.pk)
     assert missing.source == "events" and missing.snapshot_version == 0 and missing.state == from_scratch
     play_hands(table, players, 1, random.Random(6))  # the next hand boundary writes a fresh snapshot
-    assert Snapshot.objects.get(table_id=table.pk).schema == loader.SNAPSHOT_SCHEMA
+    assert Snapshot.objects.get(table_id=table.pk).schema == snapshots.SNAPSHOT_SCHEMA
 
 
 def test_a_command_that_waited_for_the_table_lock_is_decided_on_the_wallets_after_the_command_it_waited_for():

@@ -17,7 +17,7 @@ from django.db import connection, transaction
 from django.db.utils import DatabaseError
 from django.utils import timezone
 
-from tables import loader, store
+from tables import event_queries, loader, store
 from tables.models import Table
 from tests.conftest import owner_cursor
 from tests.support.play import make_players, make_table, play_hands
@@ -159,11 +159,11 @@ def test_a_tables_reads_scan_its_own_partition_only():
     with _statements() as seen:
         loader.load_table(table.pk, use_cache=False)
         store.load_stream(table.pk)
-        store.load_stream_and_checkpoint(table.pk, after_version=0, upto_version=10)
+        event_queries.load_stream_and_checkpoint(table.pk, after_version=0, upto_version=10)
         store.fold_rows(table.pk, after_version=0)
-        store.seed_pledges(table.pk, number=1)
-        store.events_of_idempotent_command(table.pk, actor=None, key="k")
-        store.checkpoints_against_chain(table.pk)
+        event_queries.seed_pledges(table.pk, number=1)
+        event_queries.events_of_idempotent_command(table.pk, actor=None, key="k")
+        event_queries.checkpoints_against_chain(table.pk)
     reads = [(sql, params) for sql, params in seen if "tables_event" in sql and sql.lstrip().startswith("SELECT")]
     assert len(reads) >= 6
     own = _one("SELECT tableoid::regclass::text FROM tables_event WHERE stream_id = %s LIMIT 1", [table.pk])

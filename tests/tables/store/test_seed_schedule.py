@@ -15,7 +15,7 @@ from django.utils import timezone
 from msgspec.structs import replace
 
 from rules import PLAIN_PREFIX, Context, shuffle_deck
-from tables import loader, pipeline, services
+from tables import decision, loader, services
 from tables.models import Hand
 from tables.store import NewEvent, append, load_stream
 from tables.verify import verification_ok, verify_hand
@@ -100,7 +100,7 @@ def _v11_context(**fields: Any) -> Context:
 @pytest.mark.parametrize("preset", ["classic", "spanish"])
 def test_hands_of_contract_v11_still_verify_and_the_table_moves_to_committing_a_hand_ahead(monkeypatch, preset):
     players = make_players(3, prefix=f"v11{preset[:2]}")
-    monkeypatch.setattr(pipeline, "Context", _v11_context)
+    monkeypatch.setattr(decision, "Context", _v11_context)
     table = make_table(preset)
     rng = random.Random(11)
     play_hands(table, players, 2, rng)

@@ -45,7 +45,7 @@ def test_a_snapshot_no_newer_than_the_cached_state_is_not_read(table_id: int, ca
     latest = stream[-1].version
     _plant_snapshot(table_id, latest - 2)
     _cache_at(table_id, latest - 1)
-    with caplog.at_level(logging.WARNING, logger="tables.loader"):
+    with caplog.at_level(logging.WARNING, logger="tables.snapshots"):
         loaded = loader.load_table(table_id)
     assert loaded.source == "cache" and loaded.snapshot_version == latest - 1 and loaded.state.version == latest
     assert loaded.state == fold(loader.decode(e) for e in stream)
@@ -59,7 +59,7 @@ def test_a_snapshot_newer_than_the_cached_state_is_read_and_checked(
     latest = stream[-1].version
     _plant_snapshot(table_id, latest - 1)
     _cache_at(table_id, latest - 2)
-    with caplog.at_level(logging.WARNING, logger="tables.loader"):
+    with caplog.at_level(logging.WARNING, logger="tables.snapshots"):
         loaded = loader.load_table(table_id)
     assert f"the snapshot of table {table_id} does not decode" in caplog.text  # read, refused
     assert loaded.source == "cache" and loaded.state == fold(loader.decode(e) for e in stream)

@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from django.db import connection
 
 from rules import fold, state_to_json
-from tables import loader
+from tables import loader, snapshots
 from tables.models import Hand, Snapshot
 from tables.store import load_stream
 from tables.verify import verification_ok, verify_hand
@@ -57,7 +57,7 @@ def test_a_snapshot_row_that_does_not_decode_is_ignored_and_rebuilt(played, garb
     with owner_cursor() as cursor:  # written as the owner could (the application's role could too: a cache)
         cursor.execute("UPDATE tables_snapshot SET state = %s::jsonb WHERE table_id = %s", [garbage, table_id])
     loader.forget_all()
-    with caplog.at_level(logging.WARNING, logger="tables.loader"):
+    with caplog.at_level(logging.WARNING, logger="tables.snapshots"):
         loaded = loader.load_table(table_id)
     assert loaded.source == "events" and loaded.snapshot_version == 0
     assert loaded.state == from_scratch
@@ -71,7 +71,7 @@ def test_a_snapshot_of_another_version_is_ignored(played, caplog):
     with owner_cursor() as cursor:
         cursor.execute("UPDATE tables_snapshot SET version = version - 1 WHERE table_id = %s", [table_id])
     loader.forget_all()
-    with caplog.at_level(logging.WARNING, logger="tables.loader"):
+    with caplog.at_level(logging.WARNING, logger="tables.snapshots"):
         loaded = loader.load_table(table_id)
     assert loaded.source == "events" and loaded.state == from_scratch
     assert f"is not sealed by this server for snapshot:{table_id}:{snapshot.version - 1}:" in caplog.text
@@ -80,15 +80,17 @@ def test_a_snapshot_of_another_version_is_ignored(played, caplog):
 def test_snapshots_are_stored_as_the_json_of_the_rules_codec(played):
     table_id, _ = played
     snapshot = Snapshot.objects.get(table_id=table_id)
-    assert snapshot.schema == loader.SNAPSHOT_SCHEMA
+    assert snapshot.schema == snapshots.SNAPSHOT_SCHEMA
     events = load_stream(table_id)[: snapshot.version]
-    sealed = loader.state_json_from_db(snapshot.state, binding=loader.snapshot_binding(table_id, snapshot.version))
+    sealed = snapshots.state_json_from_db(
+        snapshot.state, binding=snapshots.snapshot_binding(table_id, snapshot.version)
+    )
     assert sealed == json.loads(json.dumps(state_to_json(fold(loader.decode(e) for e in events))))
     assert set(snapshot.state) == {"sealed"} and snapshot.state["sealed"].startswith("v1:")
     hand = Hand.objects.filter(table_id=table_id).order_by("number").last()
-    binding = loader.hand_start_binding(table_id, hand.start_version)
+    binding = snapshots.hand_start_binding(table_id, hand.start_version)
     assert isinstance(hand.start_state, dict)
-    assert loader.state_json_from_db(hand.start_state, binding=binding)["version"] == hand.start_version
+    assert snapshots.state_json_from_db(hand.start_state, binding=binding)["version"] == hand.start_version
     loader.forget_all()
     assert loader.load_table(table_id).source == "snapshot"  # a sealed snapshot of this server is used
 
@@ -97,11 +99,11 @@ def _plant(table_id: int, change) -> None:  # type: ignore[no-untyped-def]
     """Rewrite the table's snapshot as the application's role can (it writes snapshots): a changed state sealed
     in the same form under the same key id, but with a key of the attacker's own (he holds none of the server's)."""
     snapshot = Snapshot.objects.get(table_id=table_id)
-    state = loader.state_json_from_db(snapshot.state, binding=loader.snapshot_binding(table_id, snapshot.version))
+    state = snapshots.state_json_from_db(snapshot.state, binding=snapshots.snapshot_binding(table_id, snapshot.version))
     change(state)
     version, key_id, _, _ = snapshot.state["sealed"].split(":")
     nonce = os.urandom(12)
-    binding = f"casino-state:{loader.snapshot_binding(table_id, snapshot.version)}".encode()
+    binding = f"casino-state:{snapshots.snapshot_binding(table_id, snapshot.version)}".encode()
     forged = AESGCM(os.urandom(32)).encrypt(nonce, json.dumps(state).encode(), binding)
     row = {"sealed": ":".join((version, key_id, base64.b64encode(nonce).decode(), base64.b64encode(forged).decode()))}
     with connection.cursor() as cursor:
@@ -120,7 +122,7 @@ def test_a_planted_state_is_not_believed_even_with_a_copied_seal(played, change,
     table_id, from_scratch = played
     _plant(table_id, change)
     loader.forget_all()
-    with caplog.at_level(logging.WARNING, logger="tables.loader"):
+    with caplog.at_level(logging.WARNING, logger="tables.snapshots"):
         loaded = loader.load_table(table_id)
     assert loaded.source == "events" and loaded.state == from_scratch
     assert f"the snapshot of table {table_id} is not sealed by this server" in caplog.text
@@ -138,7 +140,7 @@ def test_a_snapshot_copied_from_another_table_is_not_believed(played, caplog):
             [json.dumps(other_row.state), other_row.version, other_row.last_hash, table_id],
         )
     loader.forget_all()
-    with caplog.at_level(logging.WARNING, logger="tables.loader"):
+    with caplog.at_level(logging.WARNING, logger="tables.snapshots"):
         loaded = loader.load_table(table_id)
     assert loaded.source == "events"
     assert "is not sealed by this server" in caplog.text
@@ -153,7 +155,7 @@ def test_a_cached_starting_state_that_does_not_decode_is_ignored(played, garbage
     with owner_cursor() as cursor:
         cursor.execute("UPDATE tables_hand SET start_state = %s::jsonb WHERE id = %s", [garbage, hand.pk])
     hand.refresh_from_db()
-    with caplog.at_level(logging.WARNING, logger="tables.loader"):
+    with caplog.at_level(logging.WARNING, logger="tables.snapshots"):
         report = verify_hand(hand)
     assert verification_ok(report)
     assert not marker.exists()

@@ -8,8 +8,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tables.models import Hand
-from tables.projections import rebuild
+from tables.models import Hand, HandParticipant, TableSeat
+from tables.projection_rebuild import rebuild
 from tables.verify import replay_hand, verification_ok, verify_hand
 from tests.conftest import owner_cursor
 from tests.support.play import make_players, make_table, play_hands
@@ -118,3 +118,27 @@ def test_replay_steps_through_every_event_of_the_hand(rng):
     assert steps[-1][0].type == "HandSettled"
     assert [s.version for s, _ in steps] == list(range(hand.opened_version, hand.closed_version + 1))
     assert steps[-1][1].hand.phase == "settled"
+
+
+def test_rebuild_names_each_read_model_that_differs_from_the_events(rng):
+    hand = _settled_hand(rng)
+    table_id = hand.table_id
+    assert rebuild([table_id])[1] == []
+    seated = TableSeat.objects.filter(table_id=table_id).order_by("seat").first()
+    participant = HandParticipant.objects.filter(hand=hand).order_by("user_id").first()
+    _tamper("UPDATE tables_table SET hands_played = hands_played + 7 WHERE id = %s", [table_id])
+    _tamper("UPDATE tables_hand SET banker_net = coalesce(banker_net, 0) + 1 WHERE id = %s", [hand.pk])
+    _tamper("DELETE FROM tables_handparticipant WHERE hand_id = %s AND user_id = %s", [hand.pk, participant.user_id])
+    _tamper("DELETE FROM tables_tableseat WHERE table_id = %s AND user_id = %s", [table_id, seated.user_id])
+    sink, differences = rebuild([table_id])
+    assert len(differences) == 4, differences
+    lobby, hand_row, people, seats = differences
+    assert lobby.startswith(f"table {table_id}: hands_played is ") and lobby.endswith(
+        f"events say {sink.lobby[table_id]['hands_played']!r}"
+    )
+    assert hand_row.startswith(f"table {table_id} hand #{hand.number}: banker_net is ")
+    assert people.startswith(f"table {table_id} hand #{hand.number}: participants are ")
+    assert (
+        seats.startswith("seats are ")
+        and f"({table_id}, {seated.user_id}): {seated.seat}" in seats.split("events say")[1]
+    )
