@@ -33,7 +33,7 @@ from rules import (
     legal_actions,
     legal_hands,
 )
-from tables import loader, verify
+from tables import hand_events, loader, verify
 from tables.errors import Forbidden, TableMissing
 from tables.models import Checkpoint, Hand, HandParticipant, Table
 from tables.pipeline import Outcome
@@ -307,7 +307,7 @@ def hand_read(*, hand_id: int, user: AbstractBaseUser) -> HandRead:
     """A hand's events and ledger for its history. Raises ``not_found`` and ``forbidden``."""
     hand, viewer = hand_access(hand_id=hand_id, user=user)
     hand = Hand.objects.get(pk=hand.pk)  # with the cached starting state
-    loaded = verify.load_hand(hand)
+    loaded = hand_events.load_hand(hand)
     decoded = [(stored, loader.decode(stored)) for stored in loaded.events]
     state = loaded.start_state
     for _, event in decoded:
