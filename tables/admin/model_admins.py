@@ -51,9 +51,9 @@ from tables.admin.forms import RULE_PREFIX, RULE_TOGGLES, DisputeResolveForm, Ta
 from tables.admin.log import log_action
 from tables.admin.present import present_rules, rules_rows, visible_event_data
 from tables.admin.views import hand_page_context, verify_view
+from tables.disputes import dispute_resolve
 from tables.errors import DisputeAlreadyResolved, TableMissing
 from tables.models import Dispute, Event, Hand, HandParticipant, Table
-from tables.services import dispute_resolve
 from tables.store import StoredEvent, public_metadata
 
 RECENT_HANDS = 10

@@ -30,12 +30,12 @@ from responsible.account import AccountState
 from responsible.clock import now_ms
 from responsible.selectors import table_limits
 from rules import NotFound
-from tables import fairness, feed, selectors, services
+from tables import fairness, feed, hand_reads, selectors, services
 from tables.api import presenters, records
 from tables.api import serializers as io
 from tables.api.openapi import published, record_serializer
+from tables.disputes import hand_dispute_open
 from tables.models import Checkpoint, Table
-from tables.services import hand_dispute_open
 from tables.table_spec import TableSpec
 
 ACTION_ERRORS = (
@@ -276,7 +276,7 @@ class HandView(APIView):
     )
     @api_errors("not_found", "forbidden")
     def get(self, request: Request, hand_id: int) -> Response:
-        return Response(published(presenters.present_history(selectors.hand_read(hand_id=hand_id, user=request.user))))
+        return Response(published(presenters.present_history(hand_reads.hand_read(hand_id=hand_id, user=request.user))))
 
 
 class HandVerifyView(APIView):
@@ -293,7 +293,7 @@ class HandVerifyView(APIView):
     )
     @api_errors("not_found", "forbidden", "wrong_phase")
     def get(self, request: Request, hand_id: int) -> Response:
-        report = selectors.hand_verification(hand_id=hand_id, user=request.user)
+        report = hand_reads.hand_verification(hand_id=hand_id, user=request.user)
         return Response(published(msgspec.convert(report, records.HandVerification)))
 
 
@@ -315,7 +315,7 @@ class HandExportView(APIView):
     )
     @api_errors("not_found", "forbidden", "wrong_phase")
     def get(self, request: Request, hand_id: int) -> Response:
-        read = selectors.hand_export_read(hand_id=hand_id, user=request.user)
+        read = hand_reads.hand_export_read(hand_id=hand_id, user=request.user)
         return Response(published(presenters.present_export(read, fairness.public_keys())))
 
 

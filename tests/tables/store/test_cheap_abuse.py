@@ -9,7 +9,7 @@ import random
 import pytest
 
 from rules import IllegalAction
-from tables import hand_events, selectors, services, verify
+from tables import hand_events, hand_reads, services, verify
 from tables.models import Event, Hand
 from tables.verify import verification_ok
 from tests.support.play import make_players, make_table, play_hands, state_of
@@ -103,5 +103,5 @@ def test_verify_and_the_hand_history_read_only_the_hands_own_events(monkeypatch,
     monkeypatch.setattr(hand_events, "load_stream", recording)
     assert verification_ok(verify.verify_hand(hand, record=False, full=full))
     hand_events.replay_hand(hand)
-    selectors.hand_read(hand_id=hand.pk, user=players[0])  # GET /hands/{id}
+    hand_reads.hand_read(hand_id=hand.pk, user=players[0])  # GET /hands/{id}
     assert read and max(read) <= _closing_command_end(hand) + hand_events._CLOSING_SLACK  # one bounded read past it
