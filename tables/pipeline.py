@@ -42,7 +42,7 @@ from rules import (
     handle,
     wallets_after,
 )
-from tables import after_commit, fairness, loader, projections, signer
+from tables import after_commit, checkpoint_signing, fairness, loader, projections, signer
 from tables.errors import ConcurrencyConflict, IdempotencyConflict, StaleVersion, TableMissing, TableNotFound
 from tables.ledger_bridge import post_ledger_entries
 from tables.metrics import observe_command
@@ -310,6 +310,6 @@ def _checkpoint_position(events: list[Any]) -> int | None:
     if not ends:
         return None
     position = ends[-1]
-    while position + 1 < len(events) and type(events[position + 1]).__name__ in fairness.END_OF_HAND:
+    while position + 1 < len(events) and type(events[position + 1]).__name__ in checkpoint_signing.END_OF_HAND:
         position += 1
     return position

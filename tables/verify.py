@@ -41,7 +41,7 @@ from rules import (
     seed_commitment,
     shuffle_deck,
 )
-from tables import fairness, loader
+from tables import checkpoint_signing, loader
 from tables.errors import HandInPlay
 from tables.hand_events import HandEvents, load_hand
 from tables.models import Hand
@@ -239,7 +239,7 @@ def check_checkpoints(table_id: int, *, after: int = 0) -> str:
         return "ok"
     last_good: int | None = None
     for version, signed_hash, key_id, signature, at, stored_hash in rows:
-        if not fairness.checkpoint_signature_ok(table_id, version, signed_hash, key_id, signature):
+        if not checkpoint_signing.checkpoint_signature_ok(table_id, version, signed_hash, key_id, signature):
             return f"the checkpoint at version {version} ({at:%Y-%m-%d %H:%M:%S}) is not signed by key {key_id}"
         if stored_hash != signed_hash:
             since = f"; it matched the checkpoint at version {last_good}" if last_good is not None else ""
