@@ -1,6 +1,8 @@
 """Services of the tables (HackSoft style: ``<entity>_<action>``, keyword-only, one transaction each).
 
-Every table command goes through :func:`tables.pipeline.execute`.
+Every table command goes through :func:`tables.pipeline.execute`: creating a table, sitting, leaving, a player's
+action, the client seed, the timeouts and the idle seats (and their sweeps). A hand's disputes are
+``tables.disputes``.
 """
 
 from __future__ import annotations
