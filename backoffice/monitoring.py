@@ -30,7 +30,7 @@ def record_verification_failure(
 
 
 def record_reconcile_run(report: Any, *, seconds: float, source: str) -> ReconcileRun:
-    """Keep the outcome of a reconciliation (``ledger.reconcile.Report``)."""
+    """Keep the outcome of a reconciliation (``ledger.reconcile_report.Report``)."""
     failed = [check.name for check in report.checks if not check.ok]
     if failed:
         differences = report.total_differences

@@ -10,7 +10,7 @@ attempt may come seconds after the server (or the promoted standby) is back. So:
   sleeps through the server's return;
 - when it gives up (:func:`fail_waiting`, the pool's ``reconnect_failed``), every request waiting for a
   connection is answered at once with the pool's own ``PoolTimeout`` (a lost database connection: 503 with
-  ``Retry-After``, kit/api_errors.py) instead of waiting out its timeout; threads come free, probes are answered.
+  ``Retry-After``, kit/error_views.py) instead of waiting out its timeout; threads come free, probes are answered.
 
 A borrowed connection is checked without a round trip (:func:`check_borrowed`): an idle connection has nothing to
 read, so a socket with something to read (the server's "terminating connection" and its close) or a connection

@@ -28,7 +28,7 @@ urlpatterns = [
 ]
 
 # JSON error bodies on /api/ paths (API.md), Django's pages elsewhere
-handler400 = "kit.api_errors.bad_request"
-handler403 = "kit.api_errors.permission_denied"
-handler404 = "kit.api_errors.page_not_found"
-handler500 = "kit.api_errors.server_error"
+handler400 = "kit.error_views.bad_request"
+handler403 = "kit.error_views.permission_denied"
+handler404 = "kit.error_views.page_not_found"
+handler500 = "kit.error_views.server_error"

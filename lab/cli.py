@@ -17,7 +17,8 @@ from rules import DomainError
 
 from .progress import PRESETS, add_progress_argument, pct, run_with_progress
 from .report import add_report_arguments, report
-from .sim import CHUNK, Result, Spec
+from .runner import Result
+from .sim import CHUNK, Spec
 from .stats import PUNTER_KEYS, ROUND_KEYS
 from .strategies import BANKER_STRATEGIES, DEFAULT_BANKER, DEFAULT_PUNTER, PUNTER_STRATEGIES
 

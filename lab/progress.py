@@ -9,7 +9,8 @@ import sys
 import time
 from typing import TextIO
 
-from .sim import Progress, Result, Spec, run
+from .runner import Progress, Result, run
+from .sim import Spec
 
 PRESETS = ("classic", "italian", "spanish", "hungarian")
 

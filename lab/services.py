@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from lab.models import COMPUTING, DONE, FAILED, HouseEdge
 from lab.report import published_spec
-from lab.sim import ENGINE_VERSION, Spec, run
+from lab.runner import run
+from lab.sim import ENGINE_VERSION, Spec
 from rules import PRESETS, TableConfig
 
 COMPUTE_HOUSE_EDGE = "lab.compute_house_edge"  # the task's name (lab.tasks.compute_house_edge): (key,)

@@ -1,6 +1,7 @@
 """The pure rules core of Seven and a Half (RULES.md), in the Decider shape of STYLE.md.
 
-Standard library only: no Django, DRF, Celery, Redis, psycopg, ``random``, ``secrets`` nor clock reads.
+The standard library, the game's maths (``gamemath``: cards, shuffle, scoring, rule sets) and msgspec for its
+records only: no Django, DRF, Celery, Redis, psycopg, ``random``, ``secrets`` nor clock reads.
 Randomness and time enter as data in the :class:`Context` passed beside each command (``now_ms``, ``wallets``,
 ``entropy``, seeds); the same command, state and context always give the same events.
 

@@ -2,7 +2,8 @@
 each fact updates the hand it names.
 
 No rules here: whatever ``decide`` computed is on the event. Every event makes a new state one version later
-(``_next``); named tuples are copied with the fields that change (``replace``), unchanged parts are shared.
+(``_next``); records (msgspec Structs) are copied with the fields that change (``replace``), unchanged parts
+are shared.
 """
 
 from __future__ import annotations

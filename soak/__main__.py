@@ -1,7 +1,7 @@
-"""``python -m soak [options]``: the soak under faults (soak/__init__.py; docs/reliability.md)."""
+"""``python -m soak [options]``: the soak under faults (soak/cli.py; docs/reliability.md)."""
 
 import sys
 
-from soak import main
+from soak.cli import main
 
 sys.exit(main())

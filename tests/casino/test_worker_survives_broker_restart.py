@@ -18,7 +18,7 @@ import psycopg
 import pytest
 from celery import Celery
 
-from soak import PrivateRedis
+from soak.services import PrivateRedis
 from tests.conftest import child_database_url, wait_for
 from tests.support.play import make_table
 

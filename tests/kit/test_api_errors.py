@@ -133,9 +133,9 @@ def test_an_unknown_url_outside_the_api_keeps_django_s_page(anon):
     assert not response["Content-Type"].startswith("application/json")
 
 
-def test_the_test_urlconf_wires_the_handlers_of_casino_api_errors():
-    assert api_test_urls.handler404 == "kit.api_errors.page_not_found"
-    assert api_test_urls.handler500 == "kit.api_errors.server_error"
+def test_the_test_urlconf_wires_the_handlers_of_kit_error_views():
+    assert api_test_urls.handler404 == "kit.error_views.page_not_found"
+    assert api_test_urls.handler500 == "kit.error_views.server_error"
 
 
 # --- what a client can send ------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """A database or Redis out of reach is 503 ``service_unavailable`` with ``Retry-After``, never a 500 (issue 16).
 
-Found by the soak (soak/__init__.py): requests whose database connection was cut (a restarted server,
+Found by the soak (soak/): requests whose database connection was cut (a restarted server,
 ``pg_terminate_backend``) answered 500, and /healthz's 503 had no ``Retry-After``. The connection is cut here
 for real: the test's own backend is terminated from a second connection.
 """

@@ -3,7 +3,7 @@
 The reason a Redis failover needs nothing more than the restart the soak already injects (``redis_restart``: killed
 and started again empty, every invariant held): every key the casino writes is of a family whose loss is recovered
 from PostgreSQL or not needed. Here every path that writes to Redis runs against the suite's real Redis and every
-key it left is classified; the soak does the same with the keys of a whole run under load (soak/__init__.py,
+key it left is classified; the soak does the same with the keys of a whole run under load (soak/checks.py,
 ``check_redis_keys``). The page's table and the module list the same families.
 """
 

@@ -14,7 +14,8 @@ from fractions import Fraction
 
 import pytest
 
-from lab.sim import SimTable, Spec, run
+from lab.runner import run
+from lab.sim import SimTable, Spec
 from rules import CANONICAL_DECK, TableState, value_hp
 from rules.testing import rig_next_hand
 from tests.lab.exact import Toggles, exact_edge, leaves, punter_net

@@ -12,8 +12,8 @@ import pytest
 
 from lab.models import DONE, HouseEdge
 from lab.report import HOUSE_RULES, PRESETS, published_spec
+from lab.runner import run
 from lab.services import compute, request_house_edge, table_spec
-from lab.sim import run
 from rules import make_table_config
 from tests.conftest import ROOT
 

@@ -15,7 +15,8 @@ from django.core.management import call_command
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lab.sim import Spec, chunk_seed, chunks, hand_seed, run
+from lab.runner import chunks, run
+from lab.sim import Spec, chunk_seed, hand_seed
 from lab.stats import Tally
 from lab.strategies import punter_strategy
 

@@ -4,7 +4,7 @@ A primary with a synchronous standby (devtools/replication.py: two private clust
 connecting with one multi-host URL (``target_session_attrs=read-write``), and the drill: while bots play, kill -9
 the primary, promote the standby, fence the old primary. Afterwards every action a client saw accepted is there
 exactly once, every hand verifies, the ledger reconciles, every waiting table moves on, and the time without
-service is measured (the soak's checks, soak/__init__.py, restricted to this one fault).
+service is measured (the soak's checks, soak/checks.py, restricted to this one fault).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from backoffice import dbroles
 from devtools.replication import Cluster, ReplicationPair, libpq
 from kit import dburl
-from soak import PG_FAILOVER
+from soak.faults import PG_FAILOVER
 from tests.conftest import ROOT, wait_for
 from tests.soak.test_soak import run_soak
 

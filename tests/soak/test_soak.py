@@ -1,7 +1,7 @@
 """The short soak (issue 16): the whole stack on private services, every kind of fault, every invariant.
 
-soak/__init__.py starts its own PostgreSQL cluster and Redis (never the suite's), gunicorn, a Celery worker and
-beat, lets bots play every preset with both bank modes for about a minute while it kills and restarts
+``python -m soak`` (soak/) starts its own PostgreSQL cluster and Redis (never the suite's), gunicorn, a Celery
+worker and beat, lets bots play every preset with both bank modes for about a minute while it kills and restarts
 processes and services, then checks everything (docs/reliability.md). The ten-minute run is a documented
 command.
 """
@@ -14,12 +14,12 @@ import sys
 from typing import Any
 
 from devtools.nginx import nginx_binary
-from soak import FAULT_KINDS, ONCE_PER_RUN
+from soak.faults import FAULT_KINDS, ONCE_PER_RUN
 from tests.conftest import ROOT
 
 
 def run_soak(*args: str) -> dict[str, Any]:
-    """soak/__init__.py with ``args``: its JSON summary, once it held every invariant."""
+    """``python -m soak`` with ``args``: its JSON summary, once it held every invariant."""
     done = subprocess.run(
         [sys.executable, "-m", "soak", *args, "--json", "--progress", "off"],
         cwd=ROOT, capture_output=True, text=True, timeout=900, check=False,

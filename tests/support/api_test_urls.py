@@ -1,4 +1,4 @@
-"""A URLconf for the API tests: the project's URLs, Django's error handlers of kit.api_errors (as
+"""A URLconf for the API tests: the project's URLs, Django's error handlers of kit.error_views (as
 casino/urls.py wires them), and a few views that exist only to exercise the error handler and the
 idempotency layer."""
 
@@ -17,10 +17,10 @@ from kit.idempotency import idempotent
 from ledger.errors import InsufficientFunds, SettlementMismatch
 from tables.models import Table
 
-handler400 = "kit.api_errors.bad_request"
-handler403 = "kit.api_errors.permission_denied"
-handler404 = "kit.api_errors.page_not_found"
-handler500 = "kit.api_errors.server_error"
+handler400 = "kit.error_views.bad_request"
+handler403 = "kit.error_views.permission_denied"
+handler404 = "kit.error_views.page_not_found"
+handler500 = "kit.error_views.server_error"
 
 calls: list[str] = []
 

@@ -64,17 +64,19 @@ def test_a_checkpoint_that_names_its_key_as_configured_still_verifies_on_the_ser
     assert checkpoint_signing.checkpoint_signature_ok(3, 9, "ef" * 32, key.name, signature)
     assert checkpoint_signing.checkpoint_signature_ok(3, 9, "ef" * 32, key.key_id, signature)
     assert not checkpoint_signing.checkpoint_signature_ok(3, 9, "ef" * 32, "someone-else", signature)
-    import verify_hand
+    from verifier.chain import check_checkpoints
+    from verifier.keys import key_id_of
+    from verifier.report import Report
 
     checkpoint = {"version": 9, "hash": "ef" * 32, "signature": signature, "key_id": key.name}
     stranger = Ed25519PrivateKey.generate().public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
     for trusted, failed in (([key.raw], 0), ([stranger], 1), ([stranger, key.raw], 0)):
-        report = verify_hand.Report()
-        keys = {verify_hand.key_id_of(raw): raw for raw in trusted}
-        verify_hand._check_checkpoints(report, 3, [checkpoint], keys, {9: "ef" * 32}, 9)
+        report = Report()
+        keys = {key_id_of(raw): raw for raw in trusted}
+        check_checkpoints(report, 3, [checkpoint], keys, {9: "ef" * 32}, 9)
         assert report.failed == failed, trusted
-    report = verify_hand.Report()  # a derived id that no trusted key has is never tried against other keys
-    verify_hand._check_checkpoints(report, 3, [dict(checkpoint, key_id="0" * 16)], {"x": key.raw}, {9: "ef" * 32}, 9)
+    report = Report()  # a derived id that no trusted key has is never tried against other keys
+    check_checkpoints(report, 3, [dict(checkpoint, key_id="0" * 16)], {"x": key.raw}, {9: "ef" * 32}, 9)
     assert report.failed == 1
 
 
