@@ -35,7 +35,16 @@ from rules import (
     command_to_json,
     wallets_after,
 )
-from tables import after_commit, command_record, decision, fairness, loader, projections, signer, snapshots
+from tables import (
+    after_commit,
+    checkpoint_signing,
+    command_record,
+    decision,
+    loader,
+    projections,
+    signer,
+    snapshots,
+)
 from tables.errors import ConcurrencyConflict, StaleVersion, TableMissing, TableNotFound
 from tables.ledger_bridge import post_ledger_entries
 from tables.loader import LoadedTable
@@ -294,11 +303,11 @@ def _checkpoint_position(events: list[Any]) -> int | None:
     """Where a command's checkpoint goes: after the event that ended a hand and what the end itself brings (the
     players who leave with it, the bank passing on, the next hand's seed commitment), before anything of the next
     hand, whose hidden cards must not be exposed through the chain hashes published up to a checkpoint
-    (``fairness.END_OF_HAND``)."""
+    (``checkpoint_signing.END_OF_HAND``)."""
     ends = [i for i, e in enumerate(events) if isinstance(e, (HandSettled, HandAbandoned))]
     if not ends:
         return None
     position = ends[-1]
-    while position + 1 < len(events) and type(events[position + 1]).__name__ in fairness.END_OF_HAND:
+    while position + 1 < len(events) and type(events[position + 1]).__name__ in checkpoint_signing.END_OF_HAND:
         position += 1
     return position

@@ -6,7 +6,7 @@
 - Hands are read from their events; the hand page is ``tables.admin.views``. Events are read-only for
   everybody, superusers included (the database refuses UPDATE and DELETE anyway).
 - Disputes are resolved with a note and, when chips are owed, a compensating ledger entry
-  (``tables.services.dispute_resolve``), never an edit.
+  (``tables.disputes.dispute_resolve``), never an edit.
 - What a card or a seed shows goes through ``tables.admin.present`` (the core's hiding rule). Every operator
   action writes a ``LogEntry``.
 See docs/admin.md.
@@ -51,10 +51,10 @@ from tables.admin.forms import RULE_PREFIX, RULE_TOGGLES, DisputeResolveForm, Ta
 from tables.admin.log import log_action
 from tables.admin.present import present_rules, rules_rows, visible_event_data
 from tables.admin.views import hand_page_context, verify_view
+from tables.disputes import dispute_resolve
 from tables.errors import DisputeAlreadyResolved, TableMissing
 from tables.models import Dispute, Event, Hand, HandParticipant, Table
 from tables.public_metadata import public_metadata
-from tables.services import dispute_resolve
 from tables.store import StoredEvent
 
 RECENT_HANDS = 10

@@ -1,7 +1,7 @@
 """The admin's hand page: the table card, the participants' cards, results and nets, the timeline of every
 event, the ledger, the step-by-step replay and the verification (DESIGN.md principle 10).
 
-The page is built from the hand's events (``tables.verify.replay_hand``), never from a cache, and everything it
+The page is built from the hand's events (``tables.hand_events.replay_hand``), never from a cache, and everything it
 shows goes through ``tables.admin.present`` (the core's hiding rule): while the hand is in play there is no
 face-down card, no undealt card and no server seed in the HTML.
 """
@@ -30,10 +30,11 @@ from tables.admin.present import (
     timeline_row,
 )
 from tables.errors import HandInPlay
+from tables.hand_events import replay_hand
 from tables.models import Dispute, Hand
 from tables.public_metadata import public_command
 from tables.store import StoredEvent
-from tables.verify import CHECKS, replay_hand, verification_ok, verify_hand
+from tables.verify import CHECKS, verification_ok, verify_hand
 
 VERIFY_SESSION_KEY = "admin-verify:{hand}"
 #: What the timeline leaves out of a public command: the ids the actor column already gives.

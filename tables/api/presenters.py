@@ -35,8 +35,9 @@ from rules import (
 from rules.view_records import HouseAction, ParticipantView, ResultRow, ResultView, SeatRef
 from tables.api import records as api
 from tables.fairness import game_of
+from tables.hand_reads import ExportRead, HandRead
 from tables.public_metadata import public_command
-from tables.selectors import EventsRead, ExportRead, HandRead, TableRead, last_hand_id, legal_for
+from tables.selectors import EventsRead, TableRead, last_hand_id, legal_for
 from tables.store import StoredEvent
 
 #: What ``POST /tables/{id}/actions`` accepts (sit_down and leave are the seat endpoints).

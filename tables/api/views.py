@@ -30,12 +30,12 @@ from responsible.account import AccountState
 from responsible.clock import now_ms
 from responsible.selectors import table_limits
 from rules import NotFound
-from tables import fairness, feed, selectors, services
+from tables import checkpoint_signing, feed, hand_reads, selectors, services
 from tables.api import presenters, records
 from tables.api import serializers as io
 from tables.api.openapi import published, record_serializer
+from tables.disputes import hand_dispute_open
 from tables.models import Checkpoint, Table
-from tables.services import hand_dispute_open
 from tables.table_spec import TableSpec
 
 ACTION_ERRORS = (
@@ -276,7 +276,7 @@ class HandView(APIView):
     )
     @api_errors("not_found", "forbidden")
     def get(self, request: Request, hand_id: int) -> Response:
-        return Response(published(presenters.present_history(selectors.hand_read(hand_id=hand_id, user=request.user))))
+        return Response(published(presenters.present_history(hand_reads.hand_read(hand_id=hand_id, user=request.user))))
 
 
 class HandVerifyView(APIView):
@@ -293,7 +293,7 @@ class HandVerifyView(APIView):
     )
     @api_errors("not_found", "forbidden", "wrong_phase")
     def get(self, request: Request, hand_id: int) -> Response:
-        report = selectors.hand_verification(hand_id=hand_id, user=request.user)
+        report = hand_reads.hand_verification(hand_id=hand_id, user=request.user)
         return Response(published(msgspec.convert(report, records.HandVerification)))
 
 
@@ -315,8 +315,8 @@ class HandExportView(APIView):
     )
     @api_errors("not_found", "forbidden", "wrong_phase")
     def get(self, request: Request, hand_id: int) -> Response:
-        read = selectors.hand_export_read(hand_id=hand_id, user=request.user)
-        return Response(published(presenters.present_export(read, fairness.public_keys())))
+        read = hand_reads.hand_export_read(hand_id=hand_id, user=request.user)
+        return Response(published(presenters.present_export(read, checkpoint_signing.public_keys())))
 
 
 class DisputesView(APIView):
@@ -397,7 +397,7 @@ class PublicKeyView(APIView):
             records.FairnessPublicKeyEntry(
                 key_id=key.key_id, public_key=base64.b64encode(key.raw).decode(), valid_from=_first_use(key)
             )
-            for key in fairness.published_keys()
+            for key in checkpoint_signing.published_keys()
         )
         body = records.FairnessPublicKey(
             algorithm="ed25519", public_key=keys[0].public_key, key_id=keys[0].key_id, keys=keys
@@ -405,7 +405,7 @@ class PublicKeyView(APIView):
         return Response(published(body))
 
 
-def _first_use(key: fairness.PublicKey) -> Any:
+def _first_use(key: checkpoint_signing.PublicKey) -> Any:
     """When ``key`` signed its first checkpoint (None if it has signed none): the key's ``valid_from``. Checkpoints
     signed before key ids were derived name it by its configured name."""
     return Checkpoint.objects.filter(key_id__in=key.aliases).order_by("at").values_list("at", flat=True).first()

@@ -43,11 +43,11 @@ def test_every_admin_list_fits_1400_pixels(page: Any, live_server: Any, superuse
     assert page.viewport_size["width"] == 1400
     played = play_table("classic", hands=3, seed=21, prefix="wide")
     play_table("spanish", hands=2, seed=5, prefix="wider", bank="house")
-    from tables import services
+    from tables import disputes
     from tables.models import Hand
 
     hand = Hand.objects.filter(table=played.table, status="settled").first()
-    services.hand_dispute_open(hand_id=hand.pk, user=played.players[0], reason="a reason long enough to be wide " * 3)
+    disputes.hand_dispute_open(hand_id=hand.pk, user=played.players[0], reason="a reason long enough to be wide " * 3)
     _sign_in(page, live_server, superuser.username, "/admin/")
     too_wide = {}
     for url in LISTS:

@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from backoffice.models import ReconcileRun, VerificationFailure
 from devtools.demo import DEMO_AUDITOR
 from ledger.models import Balance, Posting
-from tables import services
+from tables import disputes, services
 from tables.models import Event, Hand, Table
 from tests.backoffice.test_admin_browser import _shot
 from tests.conftest import owner_cursor
@@ -50,7 +50,7 @@ def _demo_casino() -> dict[str, Any]:
         services.table_timeout(table_id=hetedfel.pk, version=waiting.version, now_ms=deadline)
 
     disputed = Hand.objects.filter(table=house, status="settled").order_by("number").first()
-    services.hand_dispute_open(hand_id=disputed.pk, user=users["alice"], reason="I stood on seven and a half")
+    disputes.hand_dispute_open(hand_id=disputed.pk, user=users["alice"], reason="I stood on seven and a half")
 
     tampered = Hand.objects.filter(table=italian, status="settled").order_by("number").first()
     with owner_cursor(triggers_off=("tables_event",)) as cursor:

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.test import Client
 
 from kit.tokens import issue_token
-from tables import fairness, services
+from tables import key_rings, services
 from tests.support.play import make_players, make_table
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +41,7 @@ def _secrets_of_the_process() -> dict[str, str]:
     for name, value in os.environ.items():
         if value and ((name.endswith("_URL") and urlsplit(value).password) or "KEY" in name or "PASSWORD" in name):
             found[f"${name}"] = value
-    for ring_name, ring in (("sealing", fairness.sealing_keys()), ("signing", fairness.signing_keys())):
+    for ring_name, ring in (("sealing", key_rings.sealing_keys()), ("signing", key_rings.signing_keys())):
         for key_id, raw in ring.keys.items():
             found[f"{ring_name} key {key_id}"] = base64.b64encode(raw).decode()
             found[f"{ring_name} key {key_id} (hex)"] = raw.hex()

@@ -18,8 +18,8 @@ from django.test import Client
 from rules import TableState, Viewer, card_visible
 from tables import services
 from tables.admin.roles import AUDITOR, OPERATOR, sync_roles
+from tables.disputes import hand_dispute_open
 from tables.models import Dispute, Hand, Table
-from tables.services import hand_dispute_open
 from tests.support.play import make_players, make_table, play_hands, state_of, step
 
 PASSWORD = "correct horse 42"

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tables import fairness, loader
+from tables import checkpoint_signing, loader
 from tables.store import event_hash, load_stream
 from tests.conftest import ROOT, owner_cursor
 
@@ -31,7 +31,7 @@ def run_verifier(path: Path, *args: str) -> tuple[int, str]:
 
 def current_key() -> str:
     """``--public-key`` for the casino's current checkpoint key, as a user who got it elsewhere passes it."""
-    key_id, raw = fairness.public_keys()[0]
+    key_id, raw = checkpoint_signing.public_keys()[0]
     return f"{key_id}:{base64.b64encode(raw).decode()}"
 
 

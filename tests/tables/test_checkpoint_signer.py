@@ -21,7 +21,7 @@ from django.db import DatabaseError, connection, transaction
 
 from backoffice import dbroles
 from backoffice.models import VerificationFailure
-from tables import after_commit, fairness
+from tables import after_commit, checkpoint_signing
 from tables.models import Checkpoint, Hand
 from tables.signer import sign_table
 from tables.verify import verify_hand
@@ -95,7 +95,7 @@ def test_hands_end_unsigned_the_application_cannot_sign_and_the_signer_replays_t
     assert outcome.signed is not None and outcome.signed >= last.closed_version and not outcome.refused
     assert len(outcome.hands) == 2 and again.signed is None  # nothing new to sign
     checkpoint = Checkpoint.objects.get(table_id=table.pk)
-    assert fairness.checkpoint_signature_ok(
+    assert checkpoint_signing.checkpoint_signature_ok(
         table.pk, checkpoint.version, checkpoint.hash, checkpoint.key_id, checkpoint.signature
     )
     for hand in Hand.objects.filter(table_id=table.pk).exclude(status="in_play"):
@@ -164,6 +164,6 @@ def test_a_real_signer_worker_signs_what_the_commands_ask_for(signer_mode, setti
     play_hands(table, players, 1, random.Random(28))
     assert wait_for(lambda: Checkpoint.objects.filter(table_id=table.pk).exists(), timeout=90), "nothing signed"
     checkpoint = Checkpoint.objects.get(table_id=table.pk)
-    assert fairness.checkpoint_signature_ok(
+    assert checkpoint_signing.checkpoint_signature_ok(
         table.pk, checkpoint.version, checkpoint.hash, checkpoint.key_id, checkpoint.signature
     )

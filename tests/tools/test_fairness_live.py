@@ -18,7 +18,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from tables import fairness
+from tables import checkpoint_signing, fairness
 from tables.models import Checkpoint, Hand
 from tables.store import load_stream
 from tests.conftest import ROOT, child_database_url, free_port, wait_for
@@ -72,7 +72,7 @@ def _verify_tool(base: str, token: str, hand_id: int) -> tuple[int, str]:
 
 def _current_key() -> str:
     """The casino's current signing key, as a user would have it from elsewhere (never from the casino checked)."""
-    key_id, raw = fairness.public_keys()[0]
+    key_id, raw = checkpoint_signing.public_keys()[0]
     return f"{key_id}:{base64.b64encode(raw).decode()}"
 
 

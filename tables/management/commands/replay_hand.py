@@ -11,8 +11,8 @@ from msgspec.structs import replace
 
 from rules import HandFacts, TableState, Viewer, acted_by, describe_event, hand_facts, view
 from tables import loader
+from tables.hand_events import replay_hand
 from tables.models import Hand
-from tables.verify import replay_hand
 
 AUDITOR = Viewer.auditor()
 

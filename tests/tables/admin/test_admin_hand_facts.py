@@ -13,9 +13,9 @@ from django.core.management import call_command
 
 from rules import CANONICAL_DECK
 from tables import loader
+from tables.hand_events import replay_hand
 from tables.models import Event as EventRow
 from tables.models import Hand
-from tables.verify import replay_hand
 from tests.support.admin_fixtures import play_table
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,9 @@ from django.contrib.admin.models import CHANGE, LogEntry
 
 from ledger.models import Transaction
 from tables import services
+from tables.hand_events import replay_hand
 from tables.models import Hand
-from tables.verify import CHECKS, replay_hand
+from tables.verify import CHECKS
 from tests.support.admin_fixtures import html_card_codes, open_dispute, play_table
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from rules import IllegalAction
-from tables import selectors, services, verify
+from tables import hand_events, hand_reads, services, verify
 from tables.models import Event, Hand
 from tables.verify import verification_ok
 from tests.support.play import make_players, make_table, play_hands, state_of
@@ -91,17 +91,17 @@ def test_verify_and_the_hand_history_read_only_the_hands_own_events(monkeypatch,
     table = make_table("classic")
     play_hands(table, players, 6, random.Random(5))
     hand = Hand.objects.get(table=table, number=1)
-    assert Event.objects.filter(table=table).count() > _closing_command_end(hand) + verify._CLOSING_SLACK + 20
+    assert Event.objects.filter(table=table).count() > _closing_command_end(hand) + hand_events._CLOSING_SLACK + 20
     read: list[int] = []
-    real = verify.load_stream
+    real = hand_events.load_stream
 
     def recording(*args, **kwargs):
         events = real(*args, **kwargs)
         read.extend(e.version for e in events)
         return events
 
-    monkeypatch.setattr(verify, "load_stream", recording)
+    monkeypatch.setattr(hand_events, "load_stream", recording)
     assert verification_ok(verify.verify_hand(hand, record=False, full=full))
-    verify.replay_hand(hand)
-    selectors.hand_read(hand_id=hand.pk, user=players[0])  # GET /hands/{id}
-    assert read and max(read) <= _closing_command_end(hand) + verify._CLOSING_SLACK  # one bounded read past it
+    hand_events.replay_hand(hand)
+    hand_reads.hand_read(hand_id=hand.pk, user=players[0])  # GET /hands/{id}
+    assert read and max(read) <= _closing_command_end(hand) + hand_events._CLOSING_SLACK  # one bounded read past it

@@ -1,11 +1,12 @@
-"""Where a hand's checkpoint goes: after its closing event and everything of its end (``fairness.END_OF_HAND``),
-the same for a command's inline checkpoint and for the signer, never into the next hand."""
+"""Where a hand's checkpoint goes: after its closing event and everything of its end
+(``checkpoint_signing.END_OF_HAND``), the same for a command's inline checkpoint and for the signer, never into the
+next hand."""
 
 from __future__ import annotations
 
 from gamemath.enums import AbandonReason, BankReason, LeaveReason
 from rules import BankPassed, CardDealt, HandAbandoned, SeatLeft, SeedCommitted
-from tables import fairness, signer
+from tables import checkpoint_signing, signer
 from tables.pipeline import _checkpoint_position
 
 ABANDONED = HandAbandoned(number=3, reason=AbandonReason.NO_STAKES, server_seed="ab" * 32)
@@ -31,5 +32,5 @@ def test_leavers_after_a_leaving_banker_still_belong_to_the_end_and_the_next_han
 
 
 def test_the_signer_signs_the_same_end_as_a_command() -> None:
-    assert signer._END_OF_HAND is fairness.END_OF_HAND
-    assert {type(e).__name__ for e in (RETIRED, LEFT, COMMITTED)} == fairness.END_OF_HAND
+    assert signer._END_OF_HAND is checkpoint_signing.END_OF_HAND
+    assert {type(e).__name__ for e in (RETIRED, LEFT, COMMITTED)} == checkpoint_signing.END_OF_HAND

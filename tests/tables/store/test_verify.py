@@ -8,9 +8,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from tables.hand_events import replay_hand
 from tables.models import Hand, HandParticipant, TableSeat
 from tables.projection_rebuild import rebuild
-from tables.verify import replay_hand, verification_ok, verify_hand
+from tables.verify import verification_ok, verify_hand
 from tests.conftest import owner_cursor
 from tests.support.play import make_players, make_table, play_hands
 
