@@ -12,6 +12,6 @@ Django's admin autodiscovery imports ``tables.admin``; importing ``model_admins`
 ModelAdmins.
 """
 
-from tables.admin import model_admins
+from tables.admin import table_admin
 
-__all__ = ["model_admins"]
+__all__ = ["table_admin"]
