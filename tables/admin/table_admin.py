@@ -1,15 +1,9 @@
-"""The game in the Django admin: tables, hands (with replay and verification), events and disputes.
+"""Tables in the Django admin.
 
-- Tables are created through ``tables.services.table_create`` (the form validates exactly like the API). A
-  table's rules are fixed by its first event (``TableCreated``): "edit" changes only its name, which is no
-  part of any event, and shows the resolved rules read-only.
-- Hands are read from their events; the hand page is ``tables.admin.views``. Events are read-only for
-  everybody, superusers included (the database refuses UPDATE and DELETE anyway).
-- Disputes are resolved with a note and, when chips are owed, a compensating ledger entry
-  (``tables.services.dispute_resolve``), never an edit.
-- What a card or a seed shows goes through ``tables.admin.present`` (the core's hiding rule). Every operator
-  action writes a ``LogEntry``.
-See docs/admin.md.
+Tables are created through ``tables.services.table_create`` (the form validates exactly like the API). A
+table's rules are fixed by its first event (``TableCreated``): "edit" changes only its name, which is no part of
+any event, and shows the resolved rules, the house edge, the seats and the recent hands read-only. Nobody
+deletes a table. See docs/admin.md.
 """
 
 from __future__ import annotations
@@ -17,57 +11,23 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.contrib import admin, messages
-from django.contrib.admin.models import ADDITION, CHANGE
-from django.contrib.admin.utils import unquote
-from django.core.exceptions import PermissionDenied
-from django.db.models import Prefetch, QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.contrib import admin
+from django.http import HttpRequest
 from django.template.loader import render_to_string
-from django.template.response import TemplateResponse
-from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from kit.admin_lookups import DeclaredLookupsOnly, ViewOnlyAdmin
-from kit.paginator import EstimatedCountAdminMixin
+from kit.admin_lookups import DeclaredLookupsOnly
 from lab.admin import house_edge_for
-from ledger.errors import LedgerError
-from ledger.models import Transaction
-from rules import DomainError, TableState, acted_by
+from rules import TableState
 from tables import loader, services
-from tables.admin.filters import (
-    EventTypeFilter,
-    HandStatusFilter,
-    HandTableFilter,
-    OutcomeFilter,
-    PlayerFilter,
-    PresetFilter,
-    RulesReleaseFilter,
-    StreamFilter,
-    VerifiedFilter,
-)
-from tables.admin.forms import RULE_PREFIX, RULE_TOGGLES, DisputeResolveForm, TableCreateForm, TableRenameForm
-from tables.admin.log import log_action
-from tables.admin.present import present_rules, rules_rows, visible_event_data
-from tables.admin.views import hand_page_context, verify_view
-from tables.errors import DisputeAlreadyResolved, TableMissing
-from tables.models import Dispute, Event, Hand, HandParticipant, Table
-from tables.services import dispute_resolve
-from tables.store import StoredEvent, public_metadata
+from tables.admin.forms import RULE_PREFIX, RULE_TOGGLES, TableCreateForm, TableRenameForm
+from tables.admin.links import hand_url, player_url
+from tables.admin.present import present_rules, rules_rows
+from tables.errors import TableMissing
+from tables.models import Hand, Table
 
 RECENT_HANDS = 10
-
-
-def _hand_url(hand_id: int) -> str:
-    return reverse("admin:tables_hand_change", args=[hand_id])
-
-
-def _player_url(user_id: int | str) -> str:
-    return reverse("admin:casino_player_change", args=[user_id])
-
-
-# --- tables -------------------------------------------------------------------------------------------------------
 
 
 @admin.register(Table)
@@ -194,7 +154,7 @@ class TableAdmin(DeclaredLookupsOnly):
             (
                 (
                     s.seat,
-                    _player_url(s.player_id),
+                    player_url(s.player_id),
                     s.username,
                     " · banker" * (s.seat == state.banker_seat)
                     + " · sitting out" * s.sitting_out
@@ -209,308 +169,9 @@ class TableAdmin(DeclaredLookupsOnly):
         hand = Hand.objects.filter(table=obj, status="in_play").order_by("-number").only("id", "number").first()
         if hand is None:
             return "none in play"
-        return format_html('<a href="{}">hand {} (#{}, in play)</a>', _hand_url(hand.pk), hand.pk, hand.number)
+        return format_html('<a href="{}">hand {} (#{}, in play)</a>', hand_url(hand.pk), hand.pk, hand.number)
 
     @admin.display(description="recent hands")
     def recent_hands(self, obj: Table) -> SafeString:
         hands = list(Hand.objects.filter(table=obj).order_by("-number").defer("start_state")[:RECENT_HANDS])
         return SafeString(render_to_string("admin/tables/table/_recent_hands.html", {"hands": hands, "table": obj}))
-
-
-# --- hands --------------------------------------------------------------------------------------------------------
-
-
-@admin.register(Hand)
-class HandAdmin(EstimatedCountAdminMixin, ViewOnlyAdmin):
-    """Hands, newest first. At millions of rows: estimated counts (kit/paginator.py), filters that list no
-    values from the table (table id typed, presets and statuses from code), no date hierarchy (it reads the
-    distinct dates of every hand); the rare filters have partial indexes (tables/models.py)."""
-
-    list_display = (
-        "id",
-        "table_link",
-        "number",
-        "preset",
-        "status_badge",
-        "opened_at",
-        "players",
-        "banker_net",
-        "disputed",
-        "verified",
-    )
-    list_filter = (
-        PlayerFilter,
-        HandTableFilter,
-        "opened_at",
-        PresetFilter,
-        OutcomeFilter,
-        "disputed",
-        VerifiedFilter,
-        HandStatusFilter,
-        RulesReleaseFilter,
-    )
-    search_fields = ("=id", "participants__user__username")
-    search_help_text = "A hand id, or (part of) a username."
-    ordering = ("-id",)
-    list_per_page = 50
-    # the old date bar's links (a day, a month, a year) still work: a range on the indexed opened_at
-    extra_lookups = ("opened_at__year", "opened_at__month", "opened_at__day")
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Hand]:
-        participants = HandParticipant.objects.select_related("user").order_by("seat")
-        return (
-            super()
-            .get_queryset(request)
-            .defer("start_state")
-            .select_related("table")
-            .prefetch_related(Prefetch("participants", queryset=participants))
-        )
-
-    @admin.display(description="table", ordering="table_id")
-    def table_link(self, hand: Hand) -> SafeString:
-        url = reverse("admin:tables_table_change", args=[hand.table_id])
-        return format_html('<a href="{}">#{} {}</a>', url, hand.table_id, hand.table.name)
-
-    @admin.display(description="status", ordering="status")
-    def status_badge(self, hand: Hand) -> SafeString:
-        return format_html('<span class="badge {}">{}</span>', hand.status, hand.status.replace("_", " "))
-
-    @admin.display(description="players (net)")
-    def players(self, hand: Hand) -> SafeString:
-        return format_html_join(
-            ", ",
-            "{}{} {}",
-            (
-                (
-                    p.user.get_username(),
-                    " (bank)" if p.role == "banker" else "",
-                    "" if p.net is None else f"{p.net:+d}",
-                )
-                for p in hand.participants.all()
-            ),
-        )
-
-    @admin.display(description="verified", ordering="verified_at")
-    def verified(self, hand: Hand) -> SafeString:
-        if hand.verified_at is None:
-            return SafeString('<span class="verify-none" title="not verified">not yet</span>')
-        if hand.verified_ok:
-            return format_html('<span class="verify-ok" title="verified {}">✔ ok</span>', hand.verified_at)
-        return format_html('<span class="verify-failed" title="verified {}">✘ failed</span>', hand.verified_at)
-
-    def get_urls(self) -> list[URLPattern]:
-        urls = [
-            path("<path:object_id>/verify/", self.admin_site.admin_view(self.verify), name="tables_hand_verify"),
-        ]
-        return urls + super().get_urls()
-
-    def _hand_or_denied(self, request: HttpRequest, object_id: str) -> Hand | None:
-        hand = self.get_object(request, unquote(object_id))
-        if hand is not None and not self.has_view_permission(request, hand):
-            raise PermissionDenied
-        return hand
-
-    def change_view(
-        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        hand = self._hand_or_denied(request, object_id)
-        if hand is None:
-            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "title": f"Hand {hand.pk}: table #{hand.table_id}, hand #{hand.number}",
-            "subtitle": None,
-            **hand_page_context(request, hand),
-        }
-        return TemplateResponse(request, "admin/tables/hand/hand_page.html", context)
-
-    def verify(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
-        hand = self._hand_or_denied(request, object_id)
-        if hand is None:
-            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
-        return verify_view(request, hand)
-
-
-# --- events -------------------------------------------------------------------------------------------------------
-
-
-@admin.register(Event)
-class EventAdmin(EstimatedCountAdminMixin, ViewOnlyAdmin):
-    """The event store, read-only. Data and metadata are shown through the hiding rule (a face-down card or
-    the seed of a hand in play is hidden, the command's context never shown), never as stored. Estimated
-    counts (kit/paginator.py); one table's events are read through ``UNIQUE (stream_id, version)``."""
-
-    list_display = ("position", "table_id", "version", "type", "recorded_at", "who")
-    list_filter = (StreamFilter, EventTypeFilter)
-    ordering = ("-position",)
-    list_per_page = 100
-    fields = (
-        "position",
-        "table",
-        "version",
-        "type",
-        "recorded_at",
-        "who",
-        "visible_data",
-        "visible_metadata",
-        "tx_id",
-        "prev_hash",
-        "hash",
-    )
-    readonly_fields = fields
-
-    def get_ordering(self, request: HttpRequest) -> tuple[str, ...]:
-        # one table's events newest first, in the order of its (stream_id, version) index (the same order as
-        # position within a stream); walking the position index backwards would skip every other table's rows
-        if (request.GET.get(StreamFilter.parameter_name) or "").strip().isdigit():
-            return ("-table", "-version")
-        return ("-position",)
-
-    @admin.display(description="who")
-    def who(self, event: Event) -> str:
-        try:
-            decoded = loader.decode(_stored(event))
-        except DomainError as error:  # a row the core cannot read: the list still shows it, and says so
-            return f"(cannot be read: {error.message})"
-        return acted_by(decoded, event.metadata or {}).label
-
-    @admin.display(description="data (as an auditor may see it now)")
-    def visible_data(self, event: Event) -> SafeString:
-        try:
-            state = loader.load_table(event.table_id).state
-        except TableMissing:
-            return SafeString("—")
-        decoded = loader.decode(_stored(event))
-        data = visible_event_data(decoded, state)
-        return format_html("<pre>{}</pre>", json.dumps(data, indent=2, sort_keys=True))
-
-    @admin.display(description="metadata (the command without its context)")
-    def visible_metadata(self, event: Event) -> SafeString:
-        shown = public_metadata(event.metadata or {})
-        return format_html("<pre>{}</pre>", json.dumps(shown, indent=2, sort_keys=True))
-
-
-def _stored(event: Event) -> StoredEvent:
-    return StoredEvent(
-        position=event.position,
-        stream_id=event.table_id,
-        version=event.version,
-        type=event.type,
-        data=event.data,
-        metadata=event.metadata,
-        recorded_at=event.recorded_at,
-        prev_hash=event.prev_hash,
-        hash=event.hash,
-    )
-
-
-# --- disputes -----------------------------------------------------------------------------------------------------
-
-
-@admin.register(Dispute)
-class DisputeAdmin(DeclaredLookupsOnly):
-    list_display = ("id", "hand_link", "user", "created_at", "status", "resolved_by", "resolved_at", "correction")
-    list_filter = ("status", "created_at")
-    search_fields = ("=hand__id", "user__username")
-    ordering = ("-id",)
-    list_select_related = ("hand", "user", "resolved_by")
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # players file disputes through the API
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    @admin.display(description="hand", ordering="hand_id")
-    def hand_link(self, dispute: Dispute) -> SafeString:
-        return format_html(
-            '<a href="{}">hand {} (table #{}, #{})</a>',
-            _hand_url(dispute.hand_id),
-            dispute.hand_id,
-            dispute.hand.table_id,
-            dispute.hand.number,
-        )
-
-    @admin.display(description="compensating entry")
-    def correction(self, dispute: Dispute) -> SafeString | str:
-        if dispute.correction_transaction_id is None:
-            return "—"
-        url = reverse("admin:ledger_transaction_change", args=[dispute.correction_transaction_id])
-        return format_html('<a href="{}">transaction {}</a>', url, dispute.correction_transaction_id)
-
-    def change_view(
-        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        dispute = self.get_object(request, unquote(object_id))
-        if dispute is None:
-            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
-        if not self.has_view_permission(request, dispute):
-            raise PermissionDenied
-        can_resolve = dispute.status == "open" and self.has_change_permission(request, dispute)
-        accounts = [
-            f"player:{p.user.get_username()}"
-            for p in HandParticipant.objects.filter(hand_id=dispute.hand_id).select_related("user").order_by("seat")
-        ]
-        if f"player:{dispute.user.get_username()}" not in accounts:
-            accounts.insert(0, f"player:{dispute.user.get_username()}")
-        form = None
-        if request.method == "POST":
-            if not can_resolve:
-                raise PermissionDenied
-            form = DisputeResolveForm(request.POST, dispute=dispute, accounts=accounts)
-            if form.is_valid():
-                response = self._resolve(request, dispute, form)
-                if response is not None:
-                    return response
-        elif can_resolve:
-            form = DisputeResolveForm(dispute=dispute, accounts=accounts)
-        correction = None
-        if dispute.correction_transaction_id is not None:
-            correction = (
-                Transaction.objects.filter(pk=dispute.correction_transaction_id)
-                .prefetch_related("postings__account")
-                .first()
-            )
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "title": f"Dispute {dispute.pk} on hand {dispute.hand_id}",
-            "dispute": dispute,
-            "hand_url": _hand_url(dispute.hand_id),
-            "form": form,
-            "can_resolve": can_resolve,
-            "correction": correction,
-        }
-        return TemplateResponse(request, "admin/tables/dispute/dispute_page.html", context)
-
-    def _resolve(self, request: HttpRequest, dispute: Dispute, form: DisputeResolveForm) -> HttpResponse | None:
-        compensation = form.compensation()
-        try:
-            resolved = dispute_resolve(
-                dispute_id=dispute.pk,
-                operator=request.user,
-                resolution=form.cleaned_data["resolution"],
-                compensation=compensation,
-            )
-        except DisputeAlreadyResolved as exc:
-            messages.error(request, str(exc))
-            return HttpResponseRedirect(request.path)
-        except LedgerError as exc:
-            form.add_error(None, exc.message)
-            return None
-        if resolved.correction_transaction_id is not None:
-            entry = Transaction.objects.get(pk=resolved.correction_transaction_id)
-            log_action(
-                request,
-                entry,
-                ADDITION,
-                f"Compensating entry for dispute {resolved.pk} on hand {resolved.hand_id}: "
-                + ", ".join(f"{code} {amount:+d}" for code, amount in (compensation or {}).items()),
-            )
-        paid = f"; compensation {compensation}" if compensation else "; no chips owed"
-        log_action(request, resolved, CHANGE, f"Resolved dispute {resolved.pk}: {resolved.resolution}{paid}")
-        messages.success(request, f"Dispute {resolved.pk} resolved.")
-        return HttpResponseRedirect(request.path)
