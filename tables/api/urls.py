@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path, register_converter
 
-from tables.api import views
+from tables.api import fairness_views, hand_views, views
 from tables.live import longpoll
 
 
@@ -29,10 +29,10 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("tables/<dbid:table_id>/seats/me", views.MySeatView.as_view(), name="api-table-my-seat"),
     path("tables/<dbid:table_id>/actions", views.ActionsView.as_view(), name="api-table-actions"),
     path("tables/<dbid:table_id>/events", longpoll.events_view, name="api-table-events"),
-    path("tables/<dbid:table_id>/checkpoints", views.CheckpointsView.as_view(), name="api-table-checkpoints"),
-    path("fairness/public-key", views.PublicKeyView.as_view(), name="api-fairness-public-key"),
-    path("hands/<dbid:hand_id>", views.HandView.as_view(), name="api-hand"),
-    path("hands/<dbid:hand_id>/verify", views.HandVerifyView.as_view(), name="api-hand-verify"),
-    path("hands/<dbid:hand_id>/export", views.HandExportView.as_view(), name="api-hand-export"),
-    path("hands/<dbid:hand_id>/disputes", views.DisputesView.as_view(), name="api-hand-disputes"),
+    path("tables/<dbid:table_id>/checkpoints", fairness_views.CheckpointsView.as_view(), name="api-table-checkpoints"),
+    path("fairness/public-key", fairness_views.PublicKeyView.as_view(), name="api-fairness-public-key"),
+    path("hands/<dbid:hand_id>", hand_views.HandView.as_view(), name="api-hand"),
+    path("hands/<dbid:hand_id>/verify", hand_views.HandVerifyView.as_view(), name="api-hand-verify"),
+    path("hands/<dbid:hand_id>/export", hand_views.HandExportView.as_view(), name="api-hand-export"),
+    path("hands/<dbid:hand_id>/disputes", hand_views.DisputesView.as_view(), name="api-hand-disputes"),
 ]
