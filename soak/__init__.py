@@ -55,7 +55,8 @@ from urllib.parse import urlsplit
 
 from devtools.nginx import configuration as nginx_configuration
 from devtools.nginx import nginx_binary
-from devtools.replication import ReplicationPair, postgres_bindir
+from devtools.pgcluster import postgres_bindir
+from devtools.replication import ReplicationPair
 from kit.progress import add_output_arguments, progress, write_json
 
 ROOT = Path(__file__).resolve().parents[1]

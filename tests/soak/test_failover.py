@@ -26,7 +26,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backoffice import dbroles
-from devtools.replication import Cluster, ReplicationPair, libpq
+from devtools.pgcluster import Cluster, libpq
+from devtools.replication import ReplicationPair
 from kit import dburl
 from soak import PG_FAILOVER
 from tests.conftest import ROOT, wait_for
