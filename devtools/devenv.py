@@ -11,10 +11,11 @@ while it runs (devtools/localfiles.py).
 
 Database roles (backoffice/dbroles.py): when the database URL is a superuser's (the embedded server's, CI's
 ``postgres``), ``run`` and ``test`` create the database's owner and application roles (``<db>_owner``,
-``<db>_app``) and hand the programs ``DATABASE_URL`` = the application role and ``MIGRATE_DATABASE_URL`` = the
-owner; the superuser's URL goes no further (only the test run gets it, as ``DATABASE_SUPERUSER_URL``, for the
-tests that start a whole ``make run`` of their own). A URL that is not a superuser's is used as given, with
-``MIGRATE_DATABASE_URL`` from the environment (an existing server: docs/architecture.md, "Database roles").
+``<db>_app``: backoffice/dbprovision.py) and hand the programs ``DATABASE_URL`` = the application role and
+``MIGRATE_DATABASE_URL`` = the owner; the superuser's URL goes no further (only the test run gets it, as
+``DATABASE_SUPERUSER_URL``, for the tests that start a whole ``make run`` of their own). A URL that is not a
+superuser's is used as given, with ``MIGRATE_DATABASE_URL`` from the environment (an existing server:
+docs/architecture.md, "Database roles").
 
 This module runs before Django is configured and imports no Django code.
 """
@@ -56,12 +57,12 @@ def services(*, fallback: bool = True) -> Iterator[dict[str, str]]:
 def database_roles(url: str) -> dict[str, str]:
     """The database variables for the programs: the owner and application roles when ``url`` is a superuser's
     (created now), else ``url`` as the application's with ``MIGRATE_DATABASE_URL`` left to the environment."""
-    from backoffice import dbroles
+    from backoffice import dbprovision
 
-    if not dbroles.is_superuser(url):
+    if not dbprovision.is_superuser(url):
         log("DATABASE_URL is not a superuser's: using it as the application role as given")
         return {"DATABASE_URL": url}
-    roles = dbroles.provision(url, local_secret("db_role_secret").encode())
+    roles = dbprovision.provision(url, local_secret("db_role_secret").encode())
     log(f"database roles: owner {roles.owner!r} (migrate), application {roles.app!r} (web, workers, beat)")
     return {
         "DATABASE_URL": roles.app_url,
