@@ -21,6 +21,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -147,6 +148,7 @@ def bench_commands(n_commands: int) -> None:
         f" {len(timed)} commands, one thread)"
     )
 
+
 def _median_time(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
     samples = []
     for _ in range(repeat):
@@ -247,7 +249,7 @@ def _bench_full_fold(table_id: int) -> None:
     print(f"  (for scale: the same table folded from its first event, no snapshot, no cache: {t_full * 1000:.0f} ms)")
 
 
-def _bench_verify(hands: tuple[tuple[str, object], ...]) -> None:
+def _bench_verify(hands: tuple[tuple[str, Any], ...]) -> None:
     """Verify each hand once for real (it must pass), then time 41 verifications that record nothing."""
     from django.db import connection
 
@@ -283,7 +285,7 @@ def _print_calibration() -> None:
     )
 
 
-def _profile_verify(hand: object) -> None:
+def _profile_verify(hand: Any) -> None:
     """cProfile of 20 verifications of ``hand``."""
     import cProfile
     import pstats
@@ -293,7 +295,7 @@ def _profile_verify(hand: object) -> None:
     profiler = cProfile.Profile()
     profiler.enable()
     for _ in range(20):
-        verify_hand(hand, record=False)  # type: ignore[arg-type]
+        verify_hand(hand, record=False)
     profiler.disable()
     pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
 

@@ -16,7 +16,6 @@ from typing import Any
 
 from gamemath.chainhash import HASH_FORM
 from rules import (
-    Command,
     Context,
     Event,
     HandOpened,
@@ -31,6 +30,7 @@ from rules import (
     handle,
 )
 
+Move = PlaceBet | Hit | Stand  # what random play sends
 Opened = tuple[TableState, int, HandOpened]  # the state before the hand opened, its opening version, the event
 
 
@@ -73,7 +73,7 @@ class _StreamWriter:
         self.last_hash = last_hash
         self.pending: list[Any] = []
 
-    def add(self, command: Command, context: Context, before: TableState, events: list[Event]) -> None:
+    def add(self, command: Move, context: Context, before: TableState, events: list[Event]) -> None:
         """Encode a command's events as the pipeline stores them: the first carries the command and its context."""
         from tables import loader
 
@@ -118,13 +118,13 @@ def _context(table_id: int, state: TableState, wallets: dict[str, int], n: int) 
     )
 
 
-def _next_command(state: TableState, rng: random.Random) -> Command:
+def _next_command(state: TableState, rng: random.Random) -> Move:
     """The move of whoever the table waits on: a random bet, else hit below a random total, else stand."""
     awaiting, hand = state.awaiting, state.hand
     assert awaiting is not None and hand is not None and state.config is not None, (awaiting, hand)
     if awaiting.kind == "bets":
-        h = next(h for h in hand.punters if h.stake == 0)
-        return PlaceBet(player_id=h.player_id, amount=rng.randint(10, 100))
+        punter = next(h for h in hand.punters if h.stake == 0)
+        return PlaceBet(player_id=punter.player_id, amount=rng.randint(10, 100))
     pid = state.seat_at(awaiting.seat).player_id  # type: ignore[arg-type,union-attr]
     h = hand.find(awaiting.seat, awaiting.hand) if awaiting.kind != "banker" else None  # type: ignore[arg-type]
     cards = hand.banker.cards if h is None else h.cards
