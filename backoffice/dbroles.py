@@ -23,18 +23,13 @@
   owner can), cannot set ``session_replication_role`` (superusers only) and cannot create objects. Grants are
   recomputed from the catalog after every migrate, so a table added by any migration gets them.
 
-:func:`provision` (used by ``devtools.devenv`` with a superuser's URL) creates both roles, with names derived
-from the database's name (roles are global to a PostgreSQL cluster, shared by every database on it). It
+Creating the roles with a superuser's URL (development, CI, tests) is backoffice/dbprovision.py's. This module
 imports no Django code.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-from dataclasses import dataclass
 from typing import Any, Protocol
-from urllib.parse import quote, unquote, urlsplit
 
 #: The application's privileges on the tables where they are not the default of their kind (issue #26):
 #: - ``ledger_balance``: rows are inserted at 0 and change only through postings (the SECURITY DEFINER posting
@@ -72,7 +67,8 @@ class Cursor(Protocol):
     def fetchall(self) -> list[Any]: ...
 
 
-def _ident(name: str) -> str:
+def quote_ident(name: str) -> str:
+    """``name`` as a quoted SQL identifier."""
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -105,14 +101,14 @@ def app_privileges(table: str, guarded: bool, *, signer: bool = False) -> str:
 def grant_statements(cursor: Cursor, app_role: str, *, signer: bool = False) -> list[str]:
     """The statements that set the application role's privileges on everything in the current schema."""
     cursor.execute(_RELATIONS)
-    role = _ident(app_role)
+    role = quote_ident(app_role)
     by_privileges: dict[str, list[str]] = {}
     sequences: list[str] = []
     for name, kind, guarded in cursor.fetchall():
         if kind == "S":
-            sequences.append(_ident(name))
+            sequences.append(quote_ident(name))
         else:
-            by_privileges.setdefault(app_privileges(name, guarded, signer=signer), []).append(_ident(name))
+            by_privileges.setdefault(app_privileges(name, guarded, signer=signer), []).append(quote_ident(name))
     statements = _revoke_partitions(cursor, role)
     tables = [t for names in by_privileges.values() for t in names]
     if tables:
@@ -128,7 +124,7 @@ def grant_statements(cursor: Cursor, app_role: str, *, signer: bool = False) -> 
 def _revoke_partitions(cursor: Cursor, role: str) -> list[str]:
     """Nothing for ``role`` on any partition (the event table's: migration tables/0013)."""
     cursor.execute(_PARTITIONS)
-    partitions = [_ident(name) for (name,) in cursor.fetchall()]
+    partitions = [quote_ident(name) for (name,) in cursor.fetchall()]
     return [f"REVOKE ALL ON TABLE {', '.join(partitions)} FROM {role}"] if partitions else []
 
 
@@ -142,10 +138,10 @@ def grant_app_privileges(cursor: Cursor, app_role: str, *, signer_role: str = ""
             cursor.execute(statement)
     for statement in grant_statements(cursor, app_role, signer=bool(signer_role)):
         cursor.execute(statement)
-    role = _ident(app_role)
-    cursor.execute(f"GRANT USAGE ON SCHEMA {_ident(schema)} TO {role}")
+    role = quote_ident(app_role)
+    cursor.execute(f"GRANT USAGE ON SCHEMA {quote_ident(schema)} TO {role}")
     # functions: EXECUTE only on those the application calls (not trigger functions), and not for PUBLIC
-    cursor.execute(f"REVOKE ALL ON ALL FUNCTIONS IN SCHEMA {_ident(schema)} FROM PUBLIC, {role}")
+    cursor.execute(f"REVOKE ALL ON ALL FUNCTIONS IN SCHEMA {quote_ident(schema)} FROM PUBLIC, {role}")
     cursor.execute(
         "SELECT p.oid::regprocedure::text FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace "
         "AND p.prorettype <> 'trigger'::regtype AND p.prokind = 'f' ORDER BY 1"
@@ -156,8 +152,8 @@ def grant_app_privileges(cursor: Cursor, app_role: str, *, signer_role: str = ""
     # for whatever names it without a schema); the owner keeps its own rights as the database's owner
     cursor.execute("SELECT current_database()")
     (database,) = cursor.fetchall()[0]
-    cursor.execute(f"REVOKE TEMPORARY, CREATE ON DATABASE {_ident(database)} FROM PUBLIC, {role}")
-    cursor.execute(f"GRANT CONNECT ON DATABASE {_ident(database)} TO {role}")
+    cursor.execute(f"REVOKE TEMPORARY, CREATE ON DATABASE {quote_ident(database)} FROM PUBLIC, {role}")
+    cursor.execute(f"GRANT CONNECT ON DATABASE {quote_ident(database)} TO {role}")
 
 
 def signer_statements(cursor: Cursor, signer_role: str) -> list[str]:
@@ -165,29 +161,29 @@ def signer_statements(cursor: Cursor, signer_role: str) -> list[str]:
     records; of the users only id and username), insert checkpoints and verification failures, nothing else."""
     cursor.execute(_RELATIONS)
     rows = cursor.fetchall()
-    role = _ident(signer_role)
+    role = quote_ident(signer_role)
     tables = [name for name, kind, _ in rows if kind != "S"]
     sequences = {name for name, kind, _ in rows if kind == "S"}
     cursor.execute("SELECT current_database(), current_schema()")
     database, schema = cursor.fetchall()[0]
     statements = [
-        f"GRANT CONNECT ON DATABASE {_ident(database)} TO {role}",
-        f"GRANT USAGE ON SCHEMA {_ident(schema)} TO {role}",
+        f"GRANT CONNECT ON DATABASE {quote_ident(database)} TO {role}",
+        f"GRANT USAGE ON SCHEMA {quote_ident(schema)} TO {role}",
         *_revoke_partitions(cursor, role),
     ]
     if tables:
-        statements.append(f"REVOKE ALL ON TABLE {', '.join(_ident(t) for t in tables)} FROM {role}")
-        readable = [_ident(t) for t in tables if t not in SIGNER_HIDDEN]
+        statements.append(f"REVOKE ALL ON TABLE {', '.join(quote_ident(t) for t in tables)} FROM {role}")
+        readable = [quote_ident(t) for t in tables if t not in SIGNER_HIDDEN]
         statements.append(f"GRANT SELECT ON TABLE {', '.join(readable)} TO {role}")
     if "auth_user" in tables:
         statements.append(f"GRANT SELECT (id, username) ON TABLE auth_user TO {role}")
     if sequences:
-        statements.append(f"REVOKE ALL ON SEQUENCE {', '.join(_ident(q) for q in sorted(sequences))} FROM {role}")
+        statements.append(f"REVOKE ALL ON SEQUENCE {', '.join(quote_ident(q) for q in sorted(sequences))} FROM {role}")
     for table in SIGNER_WRITES:
         if table in tables:
-            statements.append(f"GRANT INSERT ON TABLE {_ident(table)} TO {role}")
+            statements.append(f"GRANT INSERT ON TABLE {quote_ident(table)} TO {role}")
         if f"{table}_id_seq" in sequences:
-            statements.append(f"GRANT USAGE ON SEQUENCE {_ident(table + '_id_seq')} TO {role}")
+            statements.append(f"GRANT USAGE ON SEQUENCE {quote_ident(table + '_id_seq')} TO {role}")
     return statements
 
 
@@ -232,130 +228,3 @@ def privileges_held(cursor: Cursor, role: str) -> list[str]:
     sorted line each (what ``tests/backoffice/app_role_privileges.txt`` lists for the application role)."""
     cursor.execute(_PRIVILEGES_HELD, {"role": role, "privileges": list(_TABLE_PRIVILEGES)})
     return sorted(row[0] for row in cursor.fetchall())
-
-
-# --- provisioning with a superuser (development, CI, tests) ------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Roles:
-    """The roles of one database and the URLs to connect as each."""
-
-    owner: str
-    app: str
-    owner_url: str
-    app_url: str
-    signer: str = ""
-    signer_url: str = ""
-
-
-def role_names(database: str) -> tuple[str, str]:
-    """(owner, app) role names for ``database``: derived from its name, so two databases never share one."""
-    return f"{database}_owner"[:63], f"{database}_app"[:63]
-
-
-def signer_role_name(database: str) -> str:
-    """The checkpoint signer's role for ``database``."""
-    return f"{database}_signer"[:63]
-
-
-def role_password(secret: bytes, role: str) -> str:
-    """A role's password, derived from a per-checkout secret (stable across runs, never committed)."""
-    return hmac.new(secret, role.encode(), hashlib.sha256).hexdigest()[:32]
-
-
-def url_as(url: str, user: str, password: str) -> str:
-    """``url`` with its credentials replaced by ``user``/``password`` (host, port, database, query kept)."""
-    parts = urlsplit(url)
-    host = parts.netloc.rsplit("@", 1)[-1]
-    return parts._replace(netloc=f"{quote(user, safe='')}:{quote(password, safe='')}@{host}").geturl()
-
-
-def database_of(url: str) -> str:
-    return unquote(urlsplit(url).path.lstrip("/"))
-
-
-def _libpq(url: str) -> str:
-    return url.replace("postgres://", "postgresql://", 1) if url.startswith("postgres://") else url
-
-
-def is_superuser(url: str) -> bool:
-    import psycopg
-
-    with psycopg.connect(_libpq(url), connect_timeout=5) as conn:
-        row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
-        return bool(row and row[0])
-
-
-def provision(superuser_url: str, secret: bytes) -> Roles:
-    """Create (or update) the owner and application roles of the database of ``superuser_url``.
-
-    Run as a superuser. Idempotent, and serialised per database (an advisory lock) so two commands starting
-    together do not race. The owner gets the database, the ``public`` schema and every object already in it
-    (a database migrated before the roles existed), and may create databases (the test database). A test
-    database (``test_<name>``) left by an earlier run is handed to the owner too, so it can drop it.
-    """
-    import psycopg
-
-    database = database_of(superuser_url)
-    owner, app = role_names(database)
-    signer = signer_role_name(database)
-    owner_password, app_password = role_password(secret, owner), role_password(secret, app)
-    signer_password = role_password(secret, signer)
-    with psycopg.connect(_libpq(superuser_url), connect_timeout=5) as conn, conn.cursor() as cur:
-        cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"backoffice.dbroles:{database}"])
-        for role, password, extra in (
-            (owner, owner_password, "CREATEDB"),
-            (app, app_password, "NOCREATEDB"),
-            (signer, signer_password, "NOCREATEDB"),
-        ):
-            cur.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role])
-            verb = "ALTER" if cur.fetchone() else "CREATE"
-            cur.execute(
-                f"{verb} ROLE {_ident(role)} LOGIN NOSUPERUSER NOCREATEROLE NOREPLICATION NOBYPASSRLS {extra} "
-                f"PASSWORD '{password}'"
-            )
-        cur.execute(f"ALTER DATABASE {_ident(database)} OWNER TO {_ident(owner)}")
-        cur.execute(f"ALTER SCHEMA public OWNER TO {_ident(owner)}")
-        cur.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
-        _hand_over_objects(cur, owner)
-        cur.execute("SELECT 1 FROM pg_database WHERE datname = %s", [f"test_{database}"])
-        if cur.fetchone():
-            cur.execute(f"ALTER DATABASE {_ident('test_' + database)} OWNER TO {_ident(owner)}")
-        cur.execute(f"SET LOCAL ROLE {_ident(owner)}")
-        grant_app_privileges(cur, app, signer_role=signer)  # (and again after every migrate)
-    return Roles(
-        owner=owner,
-        app=app,
-        owner_url=url_as(superuser_url, owner, owner_password),
-        app_url=url_as(superuser_url, app, app_password),
-        signer=signer,
-        signer_url=url_as(superuser_url, signer, signer_password),
-    )
-
-
-def _hand_over_objects(cur: Any, owner: str) -> None:
-    """Make ``owner`` the owner of every table, view, sequence and function of the ``public`` schema."""
-    cur.execute(
-        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-        "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'f') "
-        "AND c.relowner <> (SELECT oid FROM pg_roles WHERE rolname = %s)",
-        [owner],
-    )
-    for (name,) in cur.fetchall():
-        cur.execute(f"ALTER TABLE public.{_ident(name)} OWNER TO {_ident(owner)}")  # and its owned sequences
-    cur.execute(
-        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-        "WHERE n.nspname = 'public' AND c.relkind = 'S' "
-        "AND c.relowner <> (SELECT oid FROM pg_roles WHERE rolname = %s)",
-        [owner],
-    )
-    for (name,) in cur.fetchall():
-        cur.execute(f"ALTER SEQUENCE public.{_ident(name)} OWNER TO {_ident(owner)}")
-    cur.execute(
-        "SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
-        "WHERE n.nspname = 'public' AND p.proowner <> (SELECT oid FROM pg_roles WHERE rolname = %s)",
-        [owner],
-    )
-    for (signature,) in cur.fetchall():
-        cur.execute(f"ALTER ROUTINE {signature} OWNER TO {_ident(owner)}")

@@ -1,4 +1,14 @@
-"""Django settings, all from the environment, with safe production defaults.
+"""Django settings: the catalogue of every setting of the project, all from the environment, with safe
+production defaults, each beside why it is what it is.
+
+A catalogue, kept whole on purpose: Django reads its settings as one namespace; an operator looks a variable up in
+one place (tests/casino/test_readme_production.py checks that every variable read here is documented); and the
+sections build on each other in order (DEBUG sets the security defaults, REDIS_KEY_PREFIX the names of channels and
+heartbeats, later sections add their tasks to beat's schedule), which a package of modules joined by star imports
+would hide. Its sections, in order: secret key and fairness keys; hosts, apps, middleware, URLs and templates;
+PostgreSQL; Redis and Celery; seats; retention and periodic checks; responsible gaming; admin lists; health and
+readiness; metrics; live updates; the house-edge lab; cache; auth and API; security; languages and time; static
+files; logging.
 
 Required in production: SECRET_KEY, DATABASE_URL, REDIS_URL, ALLOWED_HOSTS. `make run` supplies local values
 (embedded services and a per-checkout secret) and sets DEBUG=1; nothing secret is committed.
@@ -35,6 +45,18 @@ def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+def env_rate(name: str, default: str) -> str | None:
+    """A DRF throttle rate from the environment (``"30/minute"``; ``"off"`` disables the scope)."""
+    value = os.environ.get(name, "").strip() or default
+    if value.lower() in {"off", "none"}:
+        return None
+    count, _, period = value.partition("/")
+    if not count.isdigit() or not period or period[0].lower() not in "smhd":
+        raise ImproperlyConfigured(f"{name} must look like 30/minute (or off), not {value!r}")
+    return value
+
+
+# --- Secret key and fairness keys ---------------------------------------------------------------------------
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
@@ -63,6 +85,7 @@ if CHECKPOINT_SIGNER not in {"signer", "inline"}:
 CHECKPOINT_SIGNER_QUEUE = os.environ.get("CHECKPOINT_SIGNER_QUEUE", "signer")
 CHECKPOINT_SWEEP_INTERVAL_S = float(os.environ.get("CHECKPOINT_SWEEP_INTERVAL_S", "10"))
 
+# --- Hosts, apps, middleware, URLs, templates ---------------------------------------------------------------
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
@@ -235,6 +258,7 @@ if CHECKPOINT_SIGNER == "signer":  # hands whose end the signer has not signed y
         "options": {"queue": CHECKPOINT_SIGNER_QUEUE, "expires": CHECKPOINT_SWEEP_INTERVAL_S},
     }
 
+# --- Seats -------------------------------------------------------------------------------------------------
 # Seats (API.md v1.2 "Actions"): one account holds at most this many seats over all tables (409 seat_limit); a seat
 # that took part in no hand for SEAT_IDLE_HANDS hands and SEAT_IDLE_MINUTES minutes (whichever is later) is
 # released by the server (tables/idle_seats.py, swept by beat).
@@ -343,7 +367,8 @@ LIVE_SEND_BURST_BYTES = env_int("LIVE_SEND_BURST_BYTES", 1024 * 1024)
 LIVE_WS_URL = os.environ.get("LIVE_WS_URL", "")
 LIVE_PORT = env_int("LIVE_PORT", env_int("PORT", 8000) + 1)
 
-# The house-edge lab (lab/): rounds simulated per rule set for the admin's figure, the queue of that task, and
+# --- The house-edge lab (lab/) -----------------------------------------------------------------------------
+# Rounds simulated per rule set for the admin's figure, the queue of that task, and
 # after how long a figure still "computing" is asked for again (its task was lost). HOUSE_EDGE_TASKS off: the
 # figure is never asked for (the test suite, which starts its own worker where it needs one).
 HOUSE_EDGE_TASKS = env_bool("HOUSE_EDGE_TASKS", True)
@@ -351,6 +376,7 @@ HOUSE_EDGE_HANDS = env_int("HOUSE_EDGE_HANDS", 0)  # 0: the published table's si
 HOUSE_EDGE_QUEUE = os.environ.get("HOUSE_EDGE_QUEUE", "lab")  # its own worker (Procfile, compose): not the timers'
 HOUSE_EDGE_RETRY_S = float(os.environ.get("HOUSE_EDGE_RETRY_S", "900"))
 
+# --- Cache ---------------------------------------------------------------------------------------------------
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -406,18 +432,6 @@ REST_KNOX = {
 # Anyone may register through the API unless this is off (then POST /api/v1/auth/register is 403).
 REGISTRATION_OPEN = env_bool("REGISTRATION_OPEN", True)
 
-
-def env_rate(name: str, default: str) -> str | None:
-    """A DRF throttle rate from the environment (``"30/minute"``; ``"off"`` disables the scope)."""
-    value = os.environ.get(name, "").strip() or default
-    if value.lower() in {"off", "none"}:
-        return None
-    count, _, period = value.partition("/")
-    if not count.isdigit() or not period or period[0].lower() not in "smhd":
-        raise ImproperlyConfigured(f"{name} must look like 30/minute (or off), not {value!r}")
-    return value
-
-
 # Throttle rates (kit/throttling.py): per client IP on register/token, per user everywhere else.
 API_THROTTLE_RATES = {
     "auth_burst": env_rate("THROTTLE_AUTH_BURST", "5/second"),
@@ -472,6 +486,7 @@ CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY") else None
 X_FRAME_OPTIONS = "DENY"
 
+# --- Languages and time --------------------------------------------------------------------------------------
 LANGUAGE_CODE = "en"
 # The languages of pages, error messages and the table card (API.md "Languages"); catalogues in locale/.
 LANGUAGES = [("en", "English"), ("it", "Italiano"), ("es", "Español"), ("hu", "Magyar")]
@@ -480,6 +495,7 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# --- Static files --------------------------------------------------------------------------------------------
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 # WhiteNoise serves STATIC_ROOT (filled by `collectstatic`, as the Dockerfile does) and, where it was never
@@ -488,6 +504,7 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 WHITENOISE_USE_FINDERS = True
 warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")
 
+# --- Logging -------------------------------------------------------------------------------------------------
 # LOG_FORMAT=json: one JSON object per line (python-json-logger), the request/task fields as keys; text otherwise.
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text").strip().lower()
 LOG_CELERY_TASK_LINES = env_bool("LOG_CELERY_TASK_LINES", False)

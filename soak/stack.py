@@ -50,19 +50,12 @@ def live_server_command() -> list[str] | None:
 
 def provision(superuser_url: str) -> dict[str, str]:
     """The database and key variables of the programs, made the way ``make run`` makes them (devtools/devenv.py):
-    the owner and application roles when devenv provisions roles (else the superuser's URL), and the
-    development fairness keys when devenv makes keys."""
-    from devtools import devenv
+    the owner and application roles, and the development fairness keys (unless the environment sets keys)."""
+    from devtools.devenv import database_roles, dev_keys
 
-    env: dict[str, str] = {"DATABASE_URL": superuser_url}
-    database_roles = getattr(devenv, "database_roles", None)
-    if database_roles is not None:
-        env = dict(database_roles(superuser_url))
-        env.pop("DATABASE_SUPERUSER_URL", None)  # the programs get the two roles' URLs only
-    dev_keys = getattr(devenv, "_dev_keys", None)
-    if dev_keys is not None:
-        env = {**dev_keys(), **env}
-    return env
+    env = dict(database_roles(superuser_url))
+    env.pop("DATABASE_SUPERUSER_URL", None)  # the programs get the two roles' URLs only
+    return {**dev_keys(), **env}
 
 
 def signer_settings(env: dict[str, str]) -> dict[str, str]:

@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from backoffice import dbroles
+from backoffice import dbprovision, dbroles
 from ledger import services
 from ledger.accounts import wallet_for
 from tables import store
@@ -260,8 +260,8 @@ def test_the_compose_init_script_then_migrate_give_the_same_roles_on_a_real_serv
         for _ in range(2):  # idempotent
             done = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=60)
             assert done.returncode == 0, done.stderr
-        app_url = dbroles.url_as(urlsplit(superuser)._replace(path=f"/{name}").geturl(), app, "app-secret")
-        owner_url = dbroles.url_as(urlsplit(superuser)._replace(path=f"/{name}").geturl(), owner, "owner-secret")
+        app_url = dbprovision.url_as(urlsplit(superuser)._replace(path=f"/{name}").geturl(), app, "app-secret")
+        owner_url = dbprovision.url_as(urlsplit(superuser)._replace(path=f"/{name}").geturl(), owner, "owner-secret")
         migrate_env = {
             **{k: v for k, v in os.environ.items() if k != "DATABASE_SUPERUSER_URL"},
             "DATABASE_URL": app_url,

@@ -138,9 +138,9 @@ def _each_process_holds_only_the_credentials_it_uses(
     """Issue #26: the owner's URL reaches only `migrate` (gone by now), the demo password only `seed_demo`; the
     processes that deal hold the sealing key, beat and the lab's worker no fairness key; honcho and the shells
     between hold no credential at all."""
-    from backoffice import dbroles
+    from backoffice import dbprovision
 
-    owner_password = dbroles.role_password(
+    owner_password = dbprovision.role_password(
         (ROOT / ".local" / "db_role_secret").read_text().strip().encode(), f"{database}_owner"
     )
     keys = ("SEED_SEALING_KEYS", "SEED_SEALING_KEY_FILE", "CHECKPOINT_SIGNING_KEYS", "CHECKPOINT_SIGNING_KEY_FILE")

@@ -3,7 +3,7 @@
 A load balancer must see the outage as a 503, promptly, from every web process. The soak once found health checks
 answered by connection resets while PostgreSQL was down; here the server is hung (every process SIGSTOPped: the
 kernel accepts connections and nothing answers, the worst case for a client) and then killed, on a private
-cluster of the test's own (devtools/replication.py), while probes come from several clients at once.
+cluster of the test's own (devtools/pgcluster.py), while probes come from several clients at once.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from devtools.replication import Cluster
+from devtools.pgcluster import Cluster
 from kit.health import CHECK_TIMEOUT_S
 from tests.conftest import free_port, wait_for
 

@@ -25,8 +25,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from backoffice import dbroles
-from devtools.replication import Cluster, ReplicationPair, libpq
+from backoffice import dbprovision
+from devtools.pgcluster import Cluster, libpq
+from devtools.replication import ReplicationPair
 from kit import dburl
 from soak.faults import PG_FAILOVER
 from tests.conftest import ROOT, wait_for
@@ -113,7 +114,7 @@ def test_the_standby_is_synchronous_has_the_roles_takes_over_the_old_primary_sta
     superuser = pair.url("postgres")
     with psycopg.connect(libpq(superuser), autocommit=True) as conn:
         conn.execute("CREATE DATABASE casino_pair")
-    roles = dbroles.provision(pair.url("casino_pair"), b"test secret")
+    roles = dbprovision.provision(pair.url("casino_pair"), b"test secret")
     with psycopg.connect(libpq(roles.owner_url)) as conn:
         conn.execute("CREATE TABLE accepted (n int)")
         conn.execute(f"GRANT SELECT, INSERT ON accepted TO {roles.app}")
