@@ -169,6 +169,7 @@ SLOW_FIRST = (
     "tests/soak/test_soak.py::test_a_short_soak",
     "tests/soak/test_failover.py",  # (new: its duration not in that run; main's list had it second)
     "tests/tables/admin/test_admin_hands.py::test_hands_of_every_preset_render_at_every_step",
+    "tests/bench/test_short_runs.py",  # (new: each bench with tiny arguments, about 46 s together)
     "tests/devtools/test_run_command.py::test_run_serves",
     "tests/backoffice/test_admin_lists_at_scale.py",
     "tests/devtools/test_readme_tour.py",
