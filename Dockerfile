@@ -19,10 +19,16 @@ RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml
 # 2. The code: every app of INSTALLED_APPS, the templates, manage.py (run from /app, on PYTHONPATH: not installed).
 COPY manage.py ./
 COPY casino casino
+COPY kit kit
+COPY gamemath gamemath
+COPY rules rules
 COPY tables tables
 COPY ledger ledger
-COPY lab lab
 COPY responsible responsible
+COPY lab lab
+COPY accounts accounts
+COPY backoffice backoffice
+COPY devtools devtools
 COPY templates templates
 COPY locale locale
 COPY tools tools

@@ -8,17 +8,17 @@ install:
 	@scripts/bootstrap.sh >/dev/null
 
 run:
-	@$(PY) -m casino.devenv run
+	@$(PY) -m devtools.devenv run
 
 test:
-	@$(PY) -m casino.devenv test $(ARGS)
+	@$(PY) -m devtools.devenv test $(ARGS)
 
 # any manage.py command against the running `make run`: make manage ARGS="verify_hands --all"
 manage:
-	@$(PY) -m casino.devenv manage $(ARGS)
+	@$(PY) -m devtools.devenv manage $(ARGS)
 
 lint:
 	@$(PY) -m ruff check .
-	@$(PY) -m mypy --strict tables/rules
+	@$(PY) -m mypy --strict gamemath rules
 	@.venv/bin/lint-imports
 	@.venv/bin/hadolint --failure-threshold info Dockerfile

@@ -2,7 +2,7 @@
 
 Usage: python bench/engine.py [--hands N] [--punters 4] [--bank player|house] [--seed 1]
 
-Each hand is played through ``tables.rules.handle`` (decide + the folded state) by a driver that picks a
+Each hand is played through ``rules.handle`` (decide + the folded state) by a driver that picks a
 random legal move at every decision; entropy for the shuffles is precomputed so the figure is the core's.
 To compare two versions of the core on a shared machine, where single runs of this script move by +-30%, use
 ``bench/engine_replay.py --against REV`` (the same driver's commands replayed, fastest of several passes, both
@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tables.rules import (
+from rules import (
     HOUSE,
     Assign,
     BetPlaced,

@@ -41,7 +41,7 @@ def measure_here(checkout: Path, presets: list[str], hands: int, passes: int, cp
     assert spec is not None and spec.loader is not None
     engine: Any = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(engine)
-    from tables.rules import DomainError, handle
+    from rules import DomainError, handle
 
     clock = time.process_time if cpu else time.perf_counter
     figures: dict[str, float] = {}

@@ -12,10 +12,10 @@ Prints:
      count), against summing its postings for contrast, and the time to read its first /me/ledger page;
   4. reconcile over the whole bench database.
 
-Usage: python -m casino.devenv bench bench/ledger.py [--hands 400] [--threads 4] [--postings 1000000]
+Usage: python -m devtools.devenv bench bench/ledger.py [--hands 400] [--threads 4] [--postings 1000000]
        [--house-hands 60] [--house-threads 1,4,16] [--only-house]
-(uses DATABASE_URL / REDIS_URL, or the embedded services; works in a database of its own, casino_ledger_bench,
-dropped and created afresh).
+(uses DATABASE_URL / REDIS_URL, or the embedded services; works in a database of its own,
+<DATABASE_URL's database>_ledger_bench, dropped and created afresh). The hands it plays are bench/ledger_hands.py's.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import argparse
 import os
 import statistics
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -33,6 +32,8 @@ from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.ledger_hands import play_hands, run_in_threads  # noqa: E402
 
 BENCH_SUFFIX = "_ledger_bench"  # named after DATABASE_URL's database: checkouts never share it
 BENCH_DB = ""  # set by setup_database
@@ -73,90 +74,6 @@ def make_players(prefix: str, n: int, chips: int) -> list[Any]:
         services.deposit(user=user, amount=chips, reference="bench", operator=cashier, cause=f"bench:{prefix}{i}")
         players.append(user)
     return players
-
-
-def play_hands(
-    table_id: int,
-    people: list[Any],
-    hands: int,
-    house_bank: bool,
-    timings: dict[str, list[float]],
-    shared_banker: Any = None,
-) -> int:
-    """Play ``hands`` hands at one table; return the number of postings written. ``shared_banker``: a player who
-    banks every table at once (one balance row that all of them lock, as the one house:bankroll row was)."""
-    from ledger import services
-
-    banker = shared_banker if shared_banker is not None else None if house_bank else people[0]
-    punters = people[1:]
-    postings = 0
-    for hand_id in range(1, hands + 1):
-        reserved: dict[int | None, int] = {}
-        for seat, punter in enumerate(punters):
-            stake = 10 + (hand_id + seat) % 90
-            started = time.perf_counter()
-            tx = services.reserve_stake(
-                cause=f"event:{table_id}:{hand_id}:{seat}",
-                table_id=table_id,
-                hand_id=hand_id,
-                punter=punter,
-                punter_amount=stake,
-                banker=banker,
-                banker_amount=stake,
-                memo="bet",
-            )
-            timings["reserve_stake"].append(time.perf_counter() - started)
-            postings += len(tx.posted)
-            reserved[punter.pk] = stake
-            key = None if banker is None else banker.pk
-            reserved[key] = reserved.get(key, 0) + stake
-        results = []
-        for seat, punter in enumerate(punters):  # alternate wins, losses and pushes
-            net = (reserved[punter.pk], -reserved[punter.pk], 0)[(hand_id + seat) % 3]
-            results.append({"seat": seat + 1, "user_id": punter.pk, "net": net})
-        bank = None if banker is None else banker.pk
-        payouts = {row["user_id"]: reserved[row["user_id"]] + row["net"] for row in results}
-        payouts[bank] = reserved[bank] - sum(row["net"] for row in results)
-        started = time.perf_counter()
-        tx = services.post_settlement(
-            cause=f"event:{table_id}:{hand_id}:settle",
-            table_id=table_id,
-            hand_id=hand_id,
-            payouts=payouts,
-            results=results,
-        )
-        timings["post_settlement"].append(time.perf_counter() - started)
-        postings += len(tx.posted)
-    return postings
-
-
-def run_in_threads(threads: int, work: Callable[[int], int]) -> tuple[int, float]:
-    from django.db import connections
-
-    barrier = threading.Barrier(threads + 1)
-    counts = [0] * threads
-    errors: list[BaseException] = []
-
-    def target(i: int) -> None:
-        try:
-            barrier.wait()
-            counts[i] = work(i)
-        except BaseException as error:  # reported below
-            errors.append(error)
-        finally:
-            connections.close_all()
-
-    pool = [threading.Thread(target=target, args=(i,)) for i in range(threads)]
-    for thread in pool:
-        thread.start()
-    barrier.wait()
-    started = time.perf_counter()
-    for thread in pool:
-        thread.join()
-    elapsed = time.perf_counter() - started
-    if errors:
-        raise errors[0]
-    return sum(counts), elapsed
 
 
 def bench_house_bank(hands: int, thread_counts: tuple[int, ...]) -> None:
@@ -333,7 +250,7 @@ def main() -> None:
     parser.add_argument("--only-house", action="store_true", help="run only the house-bank scenarios")
     args = parser.parse_args()
     if not os.environ.get("DATABASE_URL"):
-        sys.exit("DATABASE_URL is not set: run it as `python -m casino.devenv bench bench/ledger.py`")
+        sys.exit("DATABASE_URL is not set: run it as `python -m devtools.devenv bench bench/ledger.py`")
     setup_database()
     from django.db import connection
 

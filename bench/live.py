@@ -1,30 +1,26 @@
 """Benchmark of live delivery: floors of sockets subscribed to tables while bots play (issues #14, #33).
 
 Recreates the database ``<DATABASE_URL's database>_bench_live``, seats one bot per house-banked classic table
-(bench/api.py's setup), starts gunicorn for the bots' REST actions (as bench/api.py) and the live server as
+(bench/api_server.py), starts gunicorn for the bots' REST actions (as bench/api.py) and the live server as
 production runs it: uvicorn serving ``casino.asgi`` with ``--live-workers`` processes (default: one per core;
 production settings: the connection pool on, DEBUG off). Each floor is ``TABLESxSOCKETS``: first its baseline,
 one socket per table (no fan-out), then the floor's sockets spread evenly over the same tables (signed in as
 ``--watchers`` spectator accounts, from ``--clients`` client processes, each an asyncio loop). During each step
 the bots play ``--seconds`` at ``--rate`` actions per second in all (each bot paced; 0: every bot as fast as
-gunicorn answers), and every event each socket receives records the delay from its commit to its arrival. The
-commit time is when the after-commit notification (``tables.notify``) reaches the client process: each client
-process also subscribes to the tables' notification channels in Redis, which costs one Redis hop (~0.1 ms) after
-the commit; an event's commit is the first notification of a version at or past its ``seq``.
+gunicorn answers), and every event each socket receives records the delay from its commit to its arrival
+(bench/live_clients.py: the client processes, and what counts as an event's commit).
 
 Prints per step: tables, sockets asked, connected and still open, the bots' actions per second, messages and
 events delivered per second, delivery p50/p99, the live processes' CPU and their CPU per delivered message.
 
-Usage: python -m casino.devenv bench bench/live.py [--floors 400x2000,32x2000] [--seconds 10] [--rate 80]
+Usage: python -m devtools.devenv bench bench/live.py [--floors 400x2000,32x2000] [--seconds 10] [--rate 80]
        [--live-workers N] [--clients 2] [--watchers 100]
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import functools
-import json
 import multiprocessing as mp
 import os
 import random
@@ -37,18 +33,21 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT))
 
-import api  # noqa: E402 - bench/api.py: the database, the bots and gunicorn
+from bench.api_load import Client, next_action, player_loop, run_load  # noqa: E402
+from bench.api_server import bench_database_url, free_port, seat_players, start_gunicorn  # noqa: E402
+from bench.cpu_meter import cpu_of  # noqa: E402
+from bench.live_clients import client_process  # noqa: E402
 
-api.BENCH_SUFFIX = "_bench_live"  # <DATABASE_URL's database>_bench_live: never the API bench's database
+BENCH_SUFFIX = "_bench_live"  # <DATABASE_URL's database>_bench_live: never the API bench's database
 
 
 def _spectator_tokens(count: int) -> list[str]:
     from django.contrib.auth import get_user_model
     from django.db import connections
 
-    from casino.tokens import issue_token
+    from kit.tokens import issue_token
 
     User = get_user_model()
     tokens = [issue_token(User.objects.create_user(username=f"watcher{i}")) for i in range(count)]
@@ -63,7 +62,7 @@ def _start_uvicorn(port: int, database_url: str, workers: int) -> subprocess.Pop
         "DJANGO_SETTINGS_MODULE": "casino.settings",
         "DEBUG": "0",
         "SECURE_SSL_REDIRECT": "0",  # plain HTTP on 127.0.0.1 (production is HTTPS only)
-        # gunicorn's (bench/api.py): the sealed snapshots one process writes are the others' to trust
+        # gunicorn's (bench/api_server.py): the sealed snapshots one process writes are the others' to trust
         "SECRET_KEY": os.environ.get("SECRET_KEY", "bench"),
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "LIVE_MAX_OPEN_WAITS": "1000000",  # the per-user cap is not what is measured here
@@ -88,114 +87,15 @@ def _start_uvicorn(port: int, database_url: str, workers: int) -> subprocess.Pop
     raise SystemExit("uvicorn did not start")
 
 
-# --- the subscribers (client processes) --------------------------------------------------------------------------
-
-
-def _client_process(
-    port: int, pattern: str, plan: list[tuple[str, int]], ready: mp.Queue, measuring: mp.Event, stop: mp.Event,
-    out: mp.Queue,
-) -> None:  # fmt: skip
-    asyncio.run(_client_main(port, pattern, plan, ready, measuring, stop, out))
-
-
-async def _commits(pattern: str, seen: dict[int, list[tuple[int, float]]]) -> None:
-    """Record when each table's versions are announced (after commit), as the server's watch hears them."""
-    import msgpack
-    import redis.asyncio as aioredis
-
-    client = aioredis.Redis.from_url(os.environ["REDIS_URL"])
-    pubsub = client.pubsub()
-    await pubsub.psubscribe(pattern)
-    async for message in pubsub.listen():
-        if message["type"] == "pmessage":
-            now = time.time()
-            body = msgpack.unpackb(message["data"])
-            seen.setdefault(body["table"], []).append((body["version"], now))
-
-
-def _commit_time(seen: dict[int, list[tuple[int, float]]], table: int, seq: int) -> float | None:
-    for version, at in seen.get(table, ()):
-        if version >= seq:
-            return at
-    return None
-
-
-async def _client_main(
-    port: int, pattern: str, plan: list[tuple[str, int]], ready: mp.Queue, measuring: mp.Event, stop: mp.Event,
-    out: mp.Queue,
-) -> None:  # fmt: skip
-    from websockets.asyncio.client import connect
-
-    delays: list[float] = []
-    state = {"connected": 0, "closed": 0, "messages": 0, "unmatched": 0}
-    seen: dict[int, list[tuple[int, float]]] = {}
-    commits = asyncio.create_task(_commits(pattern, seen))
-    await asyncio.sleep(0.5)
-
-    async def subscriber(token: str, table_id: int) -> None:
-        try:
-            async with connect(f"ws://127.0.0.1:{port}/ws/v1/tables/{table_id}", open_timeout=60, max_queue=None) as ws:
-                await ws.send(json.dumps({"type": "auth", "token": token}))
-                json.loads(await ws.recv())
-                state["connected"] += 1
-                async for raw in ws:
-                    now = time.time()
-                    message = json.loads(raw)
-                    if not measuring.is_set():
-                        continue
-                    state["messages"] += 1
-                    for event in message["events"]:
-                        committed = _commit_time(seen, table_id, event["seq"])
-                        if committed is None:
-                            state["unmatched"] += 1
-                        else:
-                            delays.append(now - committed)
-        except Exception:
-            pass
-        finally:
-            state["closed"] += 1
-
-    tasks = []
-    for i, (token, table_id) in enumerate(plan):
-        tasks.append(asyncio.create_task(subscriber(token, table_id)))
-        if i % 50 == 49:
-            await asyncio.sleep(0.05)  # do not open them all in the same instant
-    deadline = time.monotonic() + 120
-    while state["connected"] + state["closed"] < len(plan) and time.monotonic() < deadline:
-        await asyncio.sleep(0.1)
-    ready.put(state["connected"])
-    while not measuring.is_set() and not stop.is_set():
-        await asyncio.sleep(0.01)
-    cpu = time.process_time()
-    while measuring.is_set():
-        await asyncio.sleep(0.01)
-    cpu = time.process_time() - cpu
-    while not stop.is_set():
-        await asyncio.sleep(0.1)
-    still_open = len(plan) - state["closed"]
-    for task in [*tasks, commits]:
-        task.cancel()
-    await asyncio.gather(*tasks, commits, return_exceptions=True)
-    out.put(
-        {
-            "delays": delays,
-            "messages": state["messages"],
-            "still_open": still_open,
-            "unmatched": state["unmatched"],
-            "cpu": cpu,
-        }
-    )
-
-
 def _paced_player(
     port: int, token: str, table_id: int, stop: threading.Event, out: list[float], errors: list[int], *, interval: float
 ) -> None:  # fmt: skip
-    """bench/api.py's player, one action every ``interval`` seconds at most (the floor's total rate is fixed)."""
-    client = api.Client(port, token)
+    """bench/api_load.py's player, one action every ``interval`` seconds at most (the floor's total rate is fixed)."""
+    client = Client(port, token)
     status, table = client.request("GET", f"/api/v1/tables/{table_id}")
     next_at = time.monotonic() + random.uniform(0, interval)  # the tables do not all act in the same instant
     while not stop.is_set():
-        action = api._next_action(table)
+        action = next_action(table)
         if action is None:
             if stop.wait(0.05):
                 return
@@ -235,7 +135,7 @@ def _measure(
     measuring, stop = mp.Event(), mp.Event()
     procs = [
         mp.Process(
-            target=_client_process, args=(port, pattern, plan[c::clients], ready, measuring, stop, out), daemon=True
+            target=client_process, args=(port, pattern, plan[c::clients], ready, measuring, stop, out), daemon=True
         )
         for c in range(clients)
     ]
@@ -244,21 +144,21 @@ def _measure(
     connected = sum(ready.get(timeout=180) for _ in procs)
     time.sleep(1.0)
     bots: dict[str, float] = {}
-    loop = functools.partial(_paced_player, interval=len(seats) / rate) if rate > 0 else api._player_loop
+    loop = functools.partial(_paced_player, interval=len(seats) / rate) if rate > 0 else player_loop
 
     def play() -> None:
-        bots.update(api._run(loop, gport, seats, seconds))
+        bots.update(run_load(loop, gport, seats, seconds))
 
     player = threading.Thread(target=play)
     player.start()
-    time.sleep(1.0)  # the bots' warm-up (api._run measures after 1 s)
+    time.sleep(1.0)  # the bots' warm-up (run_load measures after 1 s)
     pids = _server_pids(server_pid)  # the live processes: uvicorn's supervisor and its workers
-    cpu_before = api._cpu_of(pids)
+    cpu_before = cpu_of(pids)
     measuring.set()
     started = time.monotonic()
     player.join()
     elapsed = time.monotonic() - started
-    server_cpu = (api._cpu_of(pids) - cpu_before) / elapsed
+    server_cpu = (cpu_of(pids) - cpu_before) / elapsed
     measuring.clear()
     time.sleep(0.5)
     stop.set()
@@ -305,15 +205,15 @@ def main() -> None:
     # a TERM (make's, a CI's timeout) stops the servers too: they run in sessions of their own
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
-    database_url = api._bench_database_url()
+    database_url = bench_database_url(BENCH_SUFFIX)
     os.environ["DATABASE_URL"] = database_url
-    seats = api._setup(max(tables for tables, _ in floors))
+    seats = seat_players(max(tables for tables, _ in floors))
     tokens = _spectator_tokens(args.watchers)
     from tables import notify
 
     pattern = notify.group_channel(0).replace("table.0", "table.*")
-    gport, port = api._free_port(), api._free_port()
-    gunicorn = api._start_gunicorn(gport, 2, 16, database_url)
+    gport, port = free_port(), free_port()
+    gunicorn = start_gunicorn(gport, 2, 16, database_url)
     uvicorn = _start_uvicorn(port, database_url, args.live_workers)
     rows = []
     try:

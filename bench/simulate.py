@@ -3,7 +3,7 @@
 Usage: python bench/simulate.py [--hands 1000000] [--baseline-hands 20000] [--preset classic] [--bank house]
 
 1. Baseline, measured in the same run: ``--baseline-hands`` rounds on one process.
-2. The run: ``--hands`` rounds on every core (``lab.sim.run``), with the edge and its 95% interval.
+2. The run: ``--hands`` rounds on every core (``lab.runner.run``), with the edge and its 95% interval.
 Prints both rates, the parallel efficiency (total / (processes x baseline)), the machine's load average and a
 calibration (``sum(range(1000))``) so figures from a loaded, shared machine can be read for what they are.
 The target of issue #17: 1,000,000 classic hands with a house bank, edge within +-0.2%, in at most 5 minutes.
@@ -20,7 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lab.cli import run_with_progress
-from lab.sim import Spec, default_processes, run
+from lab.runner import default_processes, run
+from lab.sim import Spec
 
 
 def main() -> None:

@@ -7,9 +7,9 @@ Prints:
      their ratio; plus the cost of a full fold without the snapshot, for scale;
   3. the time to verify one hand (on the fresh table and on the 10,000-hand table).
 
-Usage: python -m casino.devenv bench bench/store.py [--hands 10000] [--commands 3000]
+Usage: python -m devtools.devenv bench bench/store.py [--hands 10000] [--commands 3000]
 (uses DATABASE_URL / REDIS_URL, or the embedded services; works in a database of its own, named after DATABASE_URL's:
-<database>_bench).
+<database>_bench). The long history of section 2 is written by bench/store_history.py.
 """
 
 from __future__ import annotations
@@ -21,10 +21,13 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.store_history import write_history  # noqa: E402
 
 
 def _setup_database() -> None:
@@ -85,10 +88,10 @@ def _table(preset: str = "classic"):  # type: ignore[no-untyped-def]
 
 def policy_step(table_id: int, users: dict[str, object], rng: random.Random, timed: list[float]) -> None:
     """One random sensible move through the service for whoever the table waits on."""
-    from tables import engine, services
-    from tables.rules import DomainError, evaluate
+    from rules import DomainError, evaluate
+    from tables import loader, services
 
-    state = engine.load_table(table_id).state
+    state = loader.load_table(table_id).state
     awaiting, hand = state.awaiting, state.hand
     assert awaiting is not None and hand is not None and state.config is not None
 
@@ -146,112 +149,6 @@ def bench_commands(n_commands: int) -> None:
     )
 
 
-def _history(table_id: int, users: list, hands: int) -> None:  # type: ignore[type-arg]
-    """Write ``hands`` settled hands of random play to the table's stream fast: decided by the pure core with
-    the recorded commands and appended with the hash chain, 500 hands per statement, without ledger postings
-    or per-hand read models (the load measured below reads only the snapshot and the stream)."""
-    import hashlib
-
-    from django.db import transaction
-    from django.utils import timezone
-
-    from tables import engine, fairness, projections
-    from tables.rules import (
-        Context,
-        HandOpened,
-        HandSettled,
-        Hit,
-        PlaceBet,
-        Stand,
-        command_to_json,
-        context_to_json,
-        evaluate,
-        handle,
-    )
-    from tables.rules.chainhash import HASH_FORM
-    from tables.store import append
-
-    loaded = engine.load_table(table_id)
-    state, last_hash, written = loaded.state, loaded.last_hash, loaded.state
-    rng = random.Random(7)
-    wallets = {str(u.pk): 10**12 for u in users}
-    settled = n = 0
-    pending: list = []  # type: ignore[type-arg]
-    last_open = None
-
-    def flush() -> None:
-        nonlocal last_hash, written
-        with transaction.atomic():
-            stored = append(
-                stream_id=table_id,
-                expected_version=written.version,
-                prev_hash=last_hash,
-                events=pending,
-                recorded_at=timezone.now(),
-            )
-            last_hash, written = stored[-1].hash, state
-            engine.save_snapshot(table_id, state, last_hash)
-        pending.clear()
-
-    while settled < hands:
-        n += 1
-        ctx = Context(
-            now_ms=n,
-            wallets=wallets,
-            entropy=hashlib.sha256(str(n).encode()).hexdigest(),
-            seeds=fairness.unseal_all(table_id, state.pledges),  # as the pipeline does (tables/pipeline.py)
-            next_seeds=fairness.draw_next_seeds(table_id, state),
-        )
-        awaiting, hand = state.awaiting, state.hand
-        assert awaiting is not None and hand is not None and state.config is not None, (awaiting, hand)
-        if awaiting.kind == "bets":
-            h = next(h for h in hand.punters if h.stake == 0)
-            command = PlaceBet(player_id=h.player_id, amount=rng.randint(10, 100))
-        else:
-            pid = state.seat_at(awaiting.seat).player_id  # type: ignore[arg-type,union-attr]
-            h = hand.find(awaiting.seat, awaiting.hand) if awaiting.kind != "banker" else None  # type: ignore[arg-type]
-            cards = hand.banker.cards if h is None else h.cards
-            total = evaluate(cards, state.config.rules).total_hp
-            command = Hit(player_id=pid) if total < rng.randint(7, 13) else Stand(player_id=pid)
-        before = state
-        events, state = handle(command, state, ctx)
-        meta = {"actor": command.player_id, "command_version": before.version + 1, "hash_form": HASH_FORM}
-        command_json = command_to_json(command)
-        first = {**meta, "command": command_json, "context": context_to_json(ctx)}
-        pending.extend(
-            engine.encode(e, first if i == 0 else meta, table_id=table_id) for i, e in enumerate(events)
-        )
-        for offset, event in enumerate(events, start=1):
-            if isinstance(event, HandOpened):
-                last_open = (before, before.version + offset, event)
-        if any(isinstance(e, HandSettled) for e in events):
-            settled += 1
-            if settled % 500 == 0 or settled == hands:
-                flush()
-                print(f"  ... {settled} hands written", end="\r", flush=True)
-    print()
-    # the read model of the hand now in play, so the service can go on from here
-    assert last_open is not None
-    opened_before, opened_version, opened = last_open
-    sink = projections.DatabaseSink()
-    with transaction.atomic():
-        hand_id = sink.open_hand(
-            table_id,
-            opened.number,
-            {
-                "preset": "classic",
-                "opened_version": opened_version,
-                "opened_at": timezone.now(),
-                "seed_commitment": opened.seed_commitment,
-                "banker_username": "",
-                "house_banked": False,
-                "start_version": opened_before.version,
-                "start_state": opened_before,
-            },
-        )
-        sink.update_lobby(table_id, projections.lobby_row(state, hand_id))
-
-
 def _median_time(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
     samples = []
     for _ in range(repeat):
@@ -262,12 +159,13 @@ def _median_time(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
 
 
 def bench_load_and_verify(hands: int, profile: bool = False) -> None:
+    """Sections 2 and 3: two tables mid-hand alike, one fresh and one with ``hands`` settled hands of history;
+    loading each (from the snapshot, then warm), the big one folded from its first event, and verifying a hand of
+    each."""
     from django.db import connection
 
-    from casino.statements import count_sent
-    from tables import engine, services
+    from tables import loader, services
     from tables.models import Hand
-    from tables.verify import verify_hand
 
     fresh, big = _table(), _table()
     fresh_users, big_users = _players(5, "f"), _players(5, "b")
@@ -276,55 +174,89 @@ def bench_load_and_verify(hands: int, profile: bool = False) -> None:
             services.table_sit(table_id=table.pk, user=user)
     print(f"writing {hands} settled hands of history to one table ...")
     started = time.perf_counter()
-    _history(big.pk, big_users, hands)
+    write_history(big.pk, big_users, hands)
     print(f"  ({time.perf_counter() - started:.0f} s)")
-    # now play two hands on each through the real service, so both are mid-hand in the same way
+    _play_into_the_next_hand(((fresh.pk, fresh_users), (big.pk, big_users)))
+    connection.ensure_connection()
+    loader.forget_all()
+    big_state = loader.load_table(big.pk)
+    fresh_state = loader.load_table(fresh.pk)
+    assert big_state.state.settled_through >= hands
+    _bench_loads(
+        fresh.pk, big.pk, fresh_hands=fresh_state.state.settled_through, big_hands=big_state.state.settled_through
+    )
+    _bench_full_fold(big.pk)
+    fresh_hand = Hand.objects.filter(table=fresh, status="settled").order_by("-number").first()
+    big_hand = Hand.objects.filter(table=big, status="settled").order_by("-number").first()
+    _bench_verify((("fresh table", fresh_hand), (f"{hands}-hand table", big_hand)))
+    _print_calibration()
+    if profile:
+        _profile_verify(big_hand)
+
+
+def _play_into_the_next_hand(tables: tuple[tuple[int, list], ...]) -> None:  # type: ignore[type-arg]
+    """Play two hands on each table through the real service, then a few moves into the next, so both are
+    mid-hand in the same way."""
+    from tables import loader
+
     rng = random.Random(3)
     timed: list[float] = []
-    for table, users in ((fresh, fresh_users), (big, big_users)):
+    for table_id, users in tables:
         by_id = {str(u.pk): u for u in users}
-        target = engine.load_table(table.pk).state.settled_through + 2
-        while engine.load_table(table.pk).state.settled_through < target:
-            policy_step(table.pk, by_id, rng, timed)
+        target = loader.load_table(table_id).state.settled_through + 2
+        while loader.load_table(table_id).state.settled_through < target:
+            policy_step(table_id, by_id, rng, timed)
         for _ in range(3):  # a few moves into the next hand
-            policy_step(table.pk, by_id, rng, timed)
-    connection.ensure_connection()
-    engine.forget_all()
-    big_state = engine.load_table(big.pk)
-    fresh_state = engine.load_table(fresh.pk)
-    assert big_state.state.settled_through >= hands
-    # interleaved, so drift in the machine's load hits both alike; first as a process that has not seen the
-    # table (snapshot + events after it), then warm (this process's cache of the latest committed state)
+            policy_step(table_id, by_id, rng, timed)
+
+
+def _bench_loads(fresh_id: int, big_id: int, *, fresh_hands: int, big_hands: int) -> None:
+    """Load both tables, interleaved, so drift in the machine's load hits both alike; first as a process that has
+    not seen the table (snapshot + events after it), then warm (this process's cache of the latest committed
+    state)."""
+    from tables import loader
+
     for label, forget in (("from the snapshot", True), ("warm process cache", False)):
         fresh_samples: list[float] = []
         big_samples: list[float] = []
-        engine.load_table(fresh.pk), engine.load_table(big.pk)  # warm-up
+        loader.load_table(fresh_id), loader.load_table(big_id)  # warm-up
         for _ in range(500):
-            for table_id, samples in ((fresh.pk, fresh_samples), (big.pk, big_samples)):
+            for table_id, samples in ((fresh_id, fresh_samples), (big_id, big_samples)):
                 if forget:
-                    engine.forget_all()
+                    loader.forget_all()
                 start = time.perf_counter()
-                loaded = engine.load_table(table_id)
+                loaded = loader.load_table(table_id)
                 samples.append(time.perf_counter() - start)
                 assert loaded.source == ("snapshot" if forget else "cache"), loaded.source
         t_fresh, t_big = statistics.median(fresh_samples), statistics.median(big_samples)
         print(
-            f"load, {label}: fresh table ({fresh_state.state.settled_through} hands) {t_fresh * 1000:.3f} ms; "
-            f"table with {big_state.state.settled_through} settled hands {t_big * 1000:.3f} ms; "
+            f"load, {label}: fresh table ({fresh_hands} hands) {t_fresh * 1000:.3f} ms; "
+            f"table with {big_hands} settled hands {t_big * 1000:.3f} ms; "
             f"ratio {t_big / t_fresh:.2f}"
         )
+
+
+def _bench_full_fold(table_id: int) -> None:
+    """For scale: the table folded from its first event (its snapshot set aside, then put back)."""
+    from tables import loader
     from tables.models import Snapshot
 
-    saved = Snapshot.objects.get(table_id=big.pk)
-    Snapshot.objects.filter(table_id=big.pk).delete()
-    engine.forget_all()
-    t_full = _median_time(lambda: (engine.forget_all(), engine.load_table(big.pk)), 3)
+    saved = Snapshot.objects.get(table_id=table_id)
+    Snapshot.objects.filter(table_id=table_id).delete()
+    loader.forget_all()
+    t_full = _median_time(lambda: (loader.forget_all(), loader.load_table(table_id)), 3)
     saved.save()
     print(f"  (for scale: the same table folded from its first event, no snapshot, no cache: {t_full * 1000:.0f} ms)")
 
-    fresh_hand = Hand.objects.filter(table=fresh, status="settled").order_by("-number").first()
-    big_hand = Hand.objects.filter(table=big, status="settled").order_by("-number").first()
-    for label, hand in (("fresh table", fresh_hand), (f"{hands}-hand table", big_hand)):
+
+def _bench_verify(hands: tuple[tuple[str, Any], ...]) -> None:
+    """Verify each hand once for real (it must pass), then time 41 verifications that record nothing."""
+    from django.db import connection
+
+    from kit.statements import count_sent
+    from tables.verify import verify_hand
+
+    for label, hand in hands:
         report = verify_hand(hand)
         assert report.ok, report
         verify_hand(hand, record=False)  # warm-up (first queries of the process)
@@ -341,6 +273,9 @@ def bench_load_and_verify(hands: int, profile: bool = False) -> None:
             f"{min(walls) * 1000:.1f} ms, of which this process's CPU {statistics.median(cpus) * 1000:.1f} ms; "
             f"{len(sent)} statements"
         )
+
+
+def _print_calibration() -> None:
     started = time.perf_counter()
     for _ in range(10_000):
         sum(range(1000))
@@ -348,16 +283,21 @@ def bench_load_and_verify(hands: int, profile: bool = False) -> None:
         f"(calibration: sum(range(1000)) takes {(time.perf_counter() - started) / 10_000 * 1e6:.0f} us here; "
         "20 us on the quiet development machine)"
     )
-    if profile:
-        import cProfile
-        import pstats
 
-        profiler = cProfile.Profile()
-        profiler.enable()
-        for _ in range(20):
-            verify_hand(big_hand, record=False)
-        profiler.disable()
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
+
+def _profile_verify(hand: Any) -> None:
+    """cProfile of 20 verifications of ``hand``."""
+    import cProfile
+    import pstats
+
+    from tables.verify import verify_hand
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(20):
+        verify_hand(hand, record=False)
+    profiler.disable()
+    pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
 
 
 def main() -> None:

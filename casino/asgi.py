@@ -17,7 +17,7 @@ django_application = get_asgi_application()  # set Django up before importing an
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
-from casino.body_limit import limit_request_body  # noqa: E402
+from kit.body_limit import limit_request_body  # noqa: E402
 from tables.live.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(

@@ -20,28 +20,13 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
-# --- queues routed by table (docs/scale-out.md) ----------------------------------------------------------------
-def table_queue(table_id: int) -> str:
-    """The queue of table ``table_id``'s timers: ``<TABLE_TIMER_QUEUE>.<table id mod TABLE_QUEUE_SHARDS>`` (the
-    timers' queue itself when there is one shard), so one table's tasks always meet in one queue."""
-    from django.conf import settings
-
-    shards = settings.TABLE_QUEUE_SHARDS
-    return settings.TABLE_TIMER_QUEUE if shards <= 1 else f"{settings.TABLE_TIMER_QUEUE}.{table_id % shards}"
-
-
-def table_queues() -> list[str]:
-    """Every table's queue (:func:`table_queue` over all shards)."""
-    from django.conf import settings
-
-    return sorted({table_queue(shard) for shard in range(max(settings.TABLE_QUEUE_SHARDS, 1))})
-
-
 @signals.celeryd_after_setup.connect
 def _consume_table_queues(sender: Any = None, instance: Any = None, **_: Any) -> None:
     """A worker that consumes the timers' queue (``make run``'s, compose's, the soak's: no ``-Q``, or ``-Q`` naming
     it) consumes every table's queue too; a worker started with ``-Q <queue>.<n>`` serves only that shard."""
     from django.conf import settings
+
+    from tables.queues import table_queues
 
     queues = instance.app.amqp.queues
     if settings.TABLE_TIMER_QUEUE in queues.consume_from:
@@ -49,19 +34,19 @@ def _consume_table_queues(sender: Any = None, instance: Any = None, **_: Any) ->
             queues.select_add(name)
 
 
-# --- one log line per task (casino/requestlog.py) and the task counter (casino/metrics.py) ---------------------
+# --- one log line per task (kit/requestlog.py) and the task counter (kit/metrics.py) ---------------------
 # This module is imported with the ``casino`` package itself (casino/__init__.py), before Django's settings and
 # apps are loaded; the handlers below import what they need when they run (Django app loading, not a cycle).
 @signals.task_prerun.connect
 def _task_started(task_id: str | None = None, task: Any = None, **_: Any) -> None:
-    from casino import requestlog
+    from kit import requestlog
 
     task.request.casino_log = (requestlog.begin(task_id=task_id), time.perf_counter())
 
 
 @signals.task_postrun.connect
 def _task_finished(task_id: str | None = None, task: Any = None, state: str | None = None, **_: Any) -> None:
-    from casino import metrics, requestlog
+    from kit import metrics, requestlog
 
     token, started = getattr(task.request, "casino_log", (None, time.perf_counter()))
     if token is None:
@@ -78,10 +63,10 @@ def _task_finished(task_id: str | None = None, task: Any = None, state: str | No
 
 @signals.worker_init.connect
 def _worker_metrics(**_: Any) -> None:
-    """A worker container's own /metrics (casino/metrics.py), when ``METRICS_WORKER_PORT`` is set."""
+    """A worker container's own /metrics (kit/metrics.py), when ``METRICS_WORKER_PORT`` is set."""
     port = os.environ.get("METRICS_WORKER_PORT", "")
     if port:
-        from casino.metrics import serve_worker_metrics
+        from backoffice.metrics import serve_worker_metrics
 
         serve_worker_metrics(int(port), os.environ.get("METRICS_WORKER_ADDR", "0.0.0.0"))
 
@@ -94,21 +79,21 @@ def _quiet_celery_loggers(logger: Any = None, **_: Any) -> None:
         if name.startswith("celery") and "level" in config:
             logging.getLogger(name).setLevel(config["level"])
     if settings.LOG_FORMAT == "json" and logger is not None:
-        from casino.requestlog import JsonUTCFormatter
+        from kit.requestlog import JsonUTCFormatter
 
         json_config = settings.LOGGING["formatters"]["json"]
         for handler in logger.handlers:
             handler.setFormatter(JsonUTCFormatter(json_config["fmt"], rename_fields=json_config["rename_fields"]))
 
 
-# --- heartbeats for /readyz and the compose healthchecks (casino/heartbeat.py) -----------------------------------
+# --- heartbeats for /readyz and the compose healthchecks (kit/heartbeat.py) -----------------------------------
 @signals.worker_ready.connect
 def _worker_heartbeat(sender: Any = None, **_: Any) -> None:
     """A worker that consumes the timers' queue is a ``worker``; one that consumes only the lab's a ``lab_worker``;
     one that consumes only the checkpoint signer's queue the ``signer``."""
     from django.conf import settings
 
-    from casino import heartbeat
+    from kit import heartbeat
 
     task_consumer = getattr(sender, "task_consumer", None)
     queues = {queue.name for queue in task_consumer.queues} if task_consumer is not None else set()
@@ -123,6 +108,6 @@ def _worker_heartbeat(sender: Any = None, **_: Any) -> None:
 
 @signals.beat_init.connect
 def _beat_heartbeat(**_: Any) -> None:
-    from casino import heartbeat
+    from kit import heartbeat
 
     heartbeat.start("beat")

@@ -10,7 +10,7 @@ attempt may come seconds after the server (or the promoted standby) is back. So:
   sleeps through the server's return;
 - when it gives up (:func:`fail_waiting`, the pool's ``reconnect_failed``), every request waiting for a
   connection is answered at once with the pool's own ``PoolTimeout`` (a lost database connection: 503 with
-  ``Retry-After``, casino/api/errors.py) instead of waiting out its timeout; threads come free, probes are answered.
+  ``Retry-After``, kit/error_views.py) instead of waiting out its timeout; threads come free, probes are answered.
 
 A borrowed connection is checked without a round trip (:func:`check_borrowed`): an idle connection has nothing to
 read, so a socket with something to read (the server's "terminating connection" and its close) or a connection
@@ -50,7 +50,7 @@ def check_borrowed(conn: Connection[Any]) -> None:
     terminates a backend (a restart, ``pg_terminate_backend``, a failover) sends an error and closes the socket,
     both of which make it readable at once. (A server that vanished without a word is not seen by the empty
     query either: it would wait for TCP.) Anything else readable (a notice, a parameter change) just costs the
-    round trip. ``tests/test_dbpool.py`` terminates a pooled connection's backend and borrows again.
+    round trip. ``tests/casino/test_dbpool.py`` terminates a pooled connection's backend and borrows again.
     """
     if conn.closed or conn.pgconn.status != pq.ConnStatus.OK or _readable(conn.pgconn.socket):
         ConnectionPool.check_connection(conn)

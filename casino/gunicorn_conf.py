@@ -1,6 +1,6 @@
 """Gunicorn settings of the production web server (``gunicorn -c python:casino.gunicorn_conf``).
 
-With ``PROMETHEUS_MULTIPROC_DIR`` set, each worker writes its metrics to files there (casino/metrics.py): the
+With ``PROMETHEUS_MULTIPROC_DIR`` set, each worker writes its metrics to files there (kit/metrics.py): the
 directory is emptied when the server starts, and a worker's live gauges are dropped when it exits, so
 ``/metrics`` on any worker adds up exactly the workers alive.
 """

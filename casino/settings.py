@@ -1,4 +1,14 @@
-"""Django settings, all from the environment, with safe production defaults.
+"""Django settings: the catalogue of every setting of the project, all from the environment, with safe
+production defaults, each beside why it is what it is.
+
+A catalogue, kept whole on purpose: Django reads its settings as one namespace; an operator looks a variable up in
+one place (tests/casino/test_readme_production.py checks that every variable read here is documented); and the
+sections build on each other in order (DEBUG sets the security defaults, REDIS_KEY_PREFIX the names of channels and
+heartbeats, later sections add their tasks to beat's schedule), which a package of modules joined by star imports
+would hide. Its sections, in order: secret key and fairness keys; hosts, apps, middleware, URLs and templates;
+PostgreSQL; Redis and Celery; seats; retention and periodic checks; responsible gaming; admin lists; health and
+readiness; metrics; live updates; the house-edge lab; cache; auth and API; security; languages and time; static
+files; logging.
 
 Required in production: SECRET_KEY, DATABASE_URL, REDIS_URL, ALLOWED_HOSTS. `make run` supplies local values
 (embedded services and a per-checkout secret) and sets DEBUG=1; nothing secret is committed.
@@ -13,7 +23,8 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from casino import dbpool, dburl
+from casino import dbpool
+from kit import dburl
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -34,6 +45,18 @@ def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+def env_rate(name: str, default: str) -> str | None:
+    """A DRF throttle rate from the environment (``"30/minute"``; ``"off"`` disables the scope)."""
+    value = os.environ.get(name, "").strip() or default
+    if value.lower() in {"off", "none"}:
+        return None
+    count, _, period = value.partition("/")
+    if not count.isdigit() or not period or period[0].lower() not in "smhd":
+        raise ImproperlyConfigured(f"{name} must look like 30/minute (or off), not {value!r}")
+    return value
+
+
+# --- Secret key and fairness keys ---------------------------------------------------------------------------
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
@@ -62,6 +85,7 @@ if CHECKPOINT_SIGNER not in {"signer", "inline"}:
 CHECKPOINT_SIGNER_QUEUE = os.environ.get("CHECKPOINT_SIGNER_QUEUE", "signer")
 CHECKPOINT_SWEEP_INTERVAL_S = float(os.environ.get("CHECKPOINT_SWEEP_INTERVAL_S", "10"))
 
+# --- Hosts, apps, middleware, URLs, templates ---------------------------------------------------------------
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
@@ -77,18 +101,19 @@ INSTALLED_APPS = [
     "axes",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI and ReDoc as static files of our own: the docs work offline
-    "casino",
+    "backoffice",  # app label "casino" (backoffice/apps.py)
     "ledger",
     "tables",
     "lab",
     "responsible",
+    "devtools",  # management commands: seed_demo, soak (no models)
 ]
 
 MIDDLEWARE = [
-    "casino.proxy.trusted_proxy_middleware",  # first: the client's address from the proxy (casino/proxy.py)
-    "casino.requestlog.RequestLogMiddleware",  # request id, one log line per request
-    "casino.metrics.RequestMetricsMiddleware",  # requests by route, method and status, their duration
-    "casino.health.ProbeMiddleware",  # /healthz, /readyz: before the host check and the HTTPS redirect
+    "kit.proxy.trusted_proxy_middleware",  # first: the client's address from the proxy (kit/proxy.py)
+    "kit.requestlog.RequestLogMiddleware",  # request id, one log line per request
+    "kit.metrics.RequestMetricsMiddleware",  # requests by route, method and status, their duration
+    "kit.health.ProbeMiddleware",  # /healthz, /readyz: before the host check and the HTTPS redirect
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files (admin, API docs) without a CDN or a web server
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -98,17 +123,17 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "axes.middleware.AxesMiddleware",  # last: turns a locked sign-in into casino.login_lockout's 429
+    "axes.middleware.AxesMiddleware",  # last: turns a locked sign-in into accounts.login_lockout's 429
 ]
 
-# The buffering proxy's addresses (docker/nginx/; casino/proxy.py): X-Real-IP is believed from these only.
+# The buffering proxy's addresses (docker/nginx/; kit/proxy.py): X-Real-IP is believed from these only.
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
 
 ROOT_URLCONF = "casino.urls"
 # Error pages and reports (DEBUG on too) show no settings, environment, cookies, POST values or local variables
-# (casino/error_reports.py, docs/security.md "Error pages and logs").
-DEFAULT_EXCEPTION_REPORTER = "casino.error_reports.NoSecretsReporter"
-DEFAULT_EXCEPTION_REPORTER_FILTER = "casino.error_reports.NoSecretsFilter"
+# (kit/error_reports.py, docs/security.md "Error pages and logs").
+DEFAULT_EXCEPTION_REPORTER = "kit.error_reports.NoSecretsReporter"
+DEFAULT_EXCEPTION_REPORTER_FILTER = "kit.error_reports.NoSecretsFilter"
 WSGI_APPLICATION = "casino.wsgi.application"
 ASGI_APPLICATION = "casino.asgi.application"
 
@@ -136,7 +161,7 @@ if not DATABASE_URL:
     )
 _db = dburl.parse(DATABASE_URL, engine="django.db.backends.postgresql")
 # A dead server is noticed by the client, not waited for (docs/reliability.md, "Failover"): a connection attempt
-# gives up after DB_CONNECT_TIMEOUT_S (per host of a multi-host URL, casino/dburl.py), and a connection whose server
+# gives up after DB_CONNECT_TIMEOUT_S (per host of a multi-host URL, kit/dburl.py), and a connection whose server
 # vanished without a word (a dead machine sends no reset) is dropped once TCP keepalives go unanswered (after about
 # 5 + 3 x 2 s idle) or data it sent stays unacknowledged for DB_TCP_USER_TIMEOUT_S. The URL's query overrides each.
 for _option, _value in {
@@ -211,8 +236,8 @@ CELERY_WORKER_CONSUMER = "casino.worker:Consumer"
 # Table timers (DESIGN.md principle 9): a task per wait, scheduled after commit for its deadline, plus a
 # sweeper on beat that fires any deadline missed by more than the grace period (lost message, dead worker).
 TABLE_TIMERS = env_bool("TABLE_TIMERS", True)
-# bench/api.py's baseline endpoint (/api/v1/_bench/ping: the same stack inserting one row); never in production
-BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
+# The API's stored idempotent answers (kit/idempotency.py): a model of the game app, named as AUTH_USER_MODEL is
+IDEMPOTENCY_RECORD_MODEL = "tables.IdempotencyRecord"
 TABLE_TIMER_QUEUE = os.environ.get("TABLE_TIMER_QUEUE", "celery")
 # A table's timers go to one of this many queues, "<TABLE_TIMER_QUEUE>.<table id mod N>" (casino/celery.py): a worker
 # consuming TABLE_TIMER_QUEUE consumes them all; one started with -Q <queue>.<n> serves that share of the tables.
@@ -233,6 +258,7 @@ if CHECKPOINT_SIGNER == "signer":  # hands whose end the signer has not signed y
         "options": {"queue": CHECKPOINT_SIGNER_QUEUE, "expires": CHECKPOINT_SWEEP_INTERVAL_S},
     }
 
+# --- Seats -------------------------------------------------------------------------------------------------
 # Seats (API.md v1.2 "Actions"): one account holds at most this many seats over all tables (409 seat_limit); a seat
 # that took part in no hand for SEAT_IDLE_HANDS hands and SEAT_IDLE_MINUTES minutes (whichever is later) is
 # released by the server (tables/idle_seats.py, swept by beat).
@@ -286,11 +312,11 @@ if RG_SWEEP_INTERVAL_S > 0:
         "options": {"expires": float(RG_SWEEP_INTERVAL_S)},
     }
 
-# --- Admin lists (casino/paginator.py): exact counts up to this many rows (a bounded COUNT), PostgreSQL's estimate
+# --- Admin lists (kit/paginator.py): exact counts up to this many rows (a bounded COUNT), PostgreSQL's estimate
 # ("about N") above
 ADMIN_EXACT_COUNT_UP_TO = env_int("ADMIN_EXACT_COUNT_UP_TO", 10_000)
 
-# --- Health and readiness (casino/health.py, casino/heartbeat.py; docs/operations.md) ---------------------------
+# --- Health and readiness (kit/health.py, kit/heartbeat.py; docs/operations.md) ---------------------------
 # /healthz: this process reaches PostgreSQL and Redis (liveness). /readyz: the casino as a whole can deal, i.e. also
 # a process of each kind named here wrote its heartbeat within HEARTBEAT_STALE_S.
 # Compose sets READINESS_REQUIRES=worker,beat,signer (the signer worker beats as "signer").
@@ -299,7 +325,10 @@ HEARTBEAT_PREFIX = os.environ.get("HEARTBEAT_PREFIX", f"{REDIS_KEY_PREFIX}casino
 HEARTBEAT_INTERVAL_S = float(os.environ.get("HEARTBEAT_INTERVAL_S", "5"))
 HEARTBEAT_STALE_S = float(os.environ.get("HEARTBEAT_STALE_S", "30"))
 
-# --- Metrics (GET /metrics, casino/metrics.py) ------------------------------------------------------------------
+# --- Metrics (GET /metrics, backoffice/metrics.py; kit/metrics.py, tables/metrics.py) -------------------------
+# prometheus-client's multiprocess mode: each process writes its values there, created before any metric exists
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
 # Off unless one is set: a bearer token Prometheus sends, and/or the addresses (or networks) allowed to scrape.
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 METRICS_ALLOW_IPS = env_list("METRICS_ALLOW_IPS")
@@ -338,7 +367,8 @@ LIVE_SEND_BURST_BYTES = env_int("LIVE_SEND_BURST_BYTES", 1024 * 1024)
 LIVE_WS_URL = os.environ.get("LIVE_WS_URL", "")
 LIVE_PORT = env_int("LIVE_PORT", env_int("PORT", 8000) + 1)
 
-# The house-edge lab (lab/): rounds simulated per rule set for the admin's figure, the queue of that task, and
+# --- The house-edge lab (lab/) -----------------------------------------------------------------------------
+# Rounds simulated per rule set for the admin's figure, the queue of that task, and
 # after how long a figure still "computing" is asked for again (its task was lost). HOUSE_EDGE_TASKS off: the
 # figure is never asked for (the test suite, which starts its own worker where it needs one).
 HOUSE_EDGE_TASKS = env_bool("HOUSE_EDGE_TASKS", True)
@@ -346,6 +376,7 @@ HOUSE_EDGE_HANDS = env_int("HOUSE_EDGE_HANDS", 0)  # 0: the published table's si
 HOUSE_EDGE_QUEUE = os.environ.get("HOUSE_EDGE_QUEUE", "lab")  # its own worker (Procfile, compose): not the timers'
 HOUSE_EDGE_RETRY_S = float(os.environ.get("HOUSE_EDGE_RETRY_S", "900"))
 
+# --- Cache ---------------------------------------------------------------------------------------------------
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -355,11 +386,11 @@ CACHES = {
 }
 
 # --- Auth, API -----------------------------------------------------------------------------------------------
-# Password hashing (casino/hashing.py): Django's PBKDF2, at most PASSWORD_HASH_CONCURRENCY hashes at once per
+# Password hashing (kit/hashing.py): Django's PBKDF2, at most PASSWORD_HASH_CONCURRENCY hashes at once per
 # process; a hash that waits PASSWORD_HASH_WAIT_S for a slot is 429 throttled. The same algorithm name as Django's:
 # stored hashes need no change.
 PASSWORD_HASHERS = [
-    "casino.hashing.BoundedPBKDF2PasswordHasher",
+    "kit.hashing.BoundedPBKDF2PasswordHasher",
     "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
 ]
 PASSWORD_HASH_CONCURRENCY = env_int("PASSWORD_HASH_CONCURRENCY", 2)
@@ -368,7 +399,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
-# Sign-in lockout (casino/login_lockout.py, django-axes with its own handler; API.md v1.2): failures counted per
+# Sign-in lockout (accounts/login_lockout.py, django-axes with its own handler; API.md v1.2): failures counted per
 # account and address pair (LOGIN_FAILURE_LIMIT locks that account from that address) and per account
 # (LOGIN_ACCOUNT_FAILURE_LIMIT locks it from everywhere), over LOGIN_FAILURE_WINDOW_S; a lock lasts
 # LOGIN_LOCKOUT_BASE_S, doubled by each further failure up to LOGIN_LOCKOUT_MAX_S. A success clears its own pair.
@@ -381,17 +412,17 @@ LOGIN_ACCOUNT_FAILURE_LIMIT = env_int("LOGIN_ACCOUNT_FAILURE_LIMIT", 20)
 LOGIN_LOCKOUT_BASE_S = env_int("LOGIN_LOCKOUT_BASE_S", 60)
 LOGIN_LOCKOUT_MAX_S = env_int("LOGIN_LOCKOUT_MAX_S", 3600)
 LOGIN_FAILURE_WINDOW_S = env_int("LOGIN_FAILURE_WINDOW_S", 24 * 3600)
-AXES_HANDLER = "casino.login_lockout.PairLockoutHandler"
+AXES_HANDLER = "accounts.login_lockout.PairLockoutHandler"
 AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMIT
 AXES_COOLOFF_TIME = timedelta(seconds=LOGIN_FAILURE_WINDOW_S)  # failures older than the window are forgotten
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # refused while locked: not counted, the lock does not grow
-AXES_CLIENT_IP_CALLABLE = "casino.login_lockout.client_ip"
-AXES_USERNAME_CALLABLE = "casino.login_lockout.login_username"
-AXES_LOCKOUT_CALLABLE = "casino.login_lockout.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "accounts.login_lockout.client_ip"
+AXES_USERNAME_CALLABLE = "accounts.login_lockout.login_username"
+AXES_LOCKOUT_CALLABLE = "accounts.login_lockout.lockout_response"
 AXES_VERBOSE = False
-# API tokens (casino/tokens.py): stored hashed (django-rest-knox), valid this long after issue.
+# API tokens (kit/tokens.py): stored hashed (django-rest-knox), valid this long after issue.
 API_TOKEN_TTL = timedelta(seconds=env_int("API_TOKEN_TTL_S", 24 * 3600))
 REST_KNOX = {
     "TOKEN_TTL": API_TOKEN_TTL,
@@ -401,19 +432,7 @@ REST_KNOX = {
 # Anyone may register through the API unless this is off (then POST /api/v1/auth/register is 403).
 REGISTRATION_OPEN = env_bool("REGISTRATION_OPEN", True)
 
-
-def env_rate(name: str, default: str) -> str | None:
-    """A DRF throttle rate from the environment (``"30/minute"``; ``"off"`` disables the scope)."""
-    value = os.environ.get(name, "").strip() or default
-    if value.lower() in {"off", "none"}:
-        return None
-    count, _, period = value.partition("/")
-    if not count.isdigit() or not period or period[0].lower() not in "smhd":
-        raise ImproperlyConfigured(f"{name} must look like 30/minute (or off), not {value!r}")
-    return value
-
-
-# Throttle rates (casino/api/throttling.py): per client IP on register/token, per user everywhere else.
+# Throttle rates (kit/throttling.py): per client IP on register/token, per user everywhere else.
 API_THROTTLE_RATES = {
     "auth_burst": env_rate("THROTTLE_AUTH_BURST", "5/second"),
     "auth_sustained": env_rate("THROTTLE_AUTH_SUSTAINED", "30/minute"),
@@ -422,18 +441,18 @@ API_THROTTLE_RATES = {
 }
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "casino.api.authentication.TokenAuthentication",
+        "kit.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "casino.api.schema.ApiAutoSchema",
-    "DEFAULT_PARSER_CLASSES": ["casino.api.parsers.JSONParser"],
-    "EXCEPTION_HANDLER": "casino.api.errors.exception_handler",
-    "DEFAULT_PAGINATION_CLASS": "casino.api.pagination.ApiPagination",
+    "DEFAULT_SCHEMA_CLASS": "kit.schema.ApiAutoSchema",
+    "DEFAULT_PARSER_CLASSES": ["kit.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "kit.api_errors.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "kit.pagination.ApiPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_CLASSES": [
-        "casino.api.throttling.UserBurstThrottle",
-        "casino.api.throttling.UserSustainedThrottle",
+        "kit.throttling.UserBurstThrottle",
+        "kit.throttling.UserSustainedThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": API_THROTTLE_RATES,
     # Proxies in front of the app whose X-Forwarded-For is trusted for the client IP of the throttles.
@@ -452,7 +471,7 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Security defaults (production) ----------------------------------------------------------------------------
-# In production the site is HTTPS only (`manage.py check --deploy` reports nothing; tests/test_deploy_check.py).
+# In production the site is HTTPS only (`manage.py check --deploy` reports nothing; tests/casino/test_deploy_check.py).
 # Behind a TLS-terminating proxy (a load balancer speaking plain HTTP to the app) set BEHIND_TLS_PROXY=1: the
 # proxy's X-Forwarded-Proto then tells whether the client used HTTPS (the proxy must set it, never pass it on).
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -467,6 +486,7 @@ CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY") else None
 X_FRAME_OPTIONS = "DENY"
 
+# --- Languages and time --------------------------------------------------------------------------------------
 LANGUAGE_CODE = "en"
 # The languages of pages, error messages and the table card (API.md "Languages"); catalogues in locale/.
 LANGUAGES = [("en", "English"), ("it", "Italiano"), ("es", "Español"), ("hu", "Magyar")]
@@ -475,6 +495,7 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# --- Static files --------------------------------------------------------------------------------------------
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 # WhiteNoise serves STATIC_ROOT (filled by `collectstatic`, as the Dockerfile does) and, where it was never
@@ -483,6 +504,7 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 WHITENOISE_USE_FINDERS = True
 warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")
 
+# --- Logging -------------------------------------------------------------------------------------------------
 # LOG_FORMAT=json: one JSON object per line (python-json-logger), the request/task fields as keys; text otherwise.
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text").strip().lower()
 LOG_CELERY_TASK_LINES = env_bool("LOG_CELERY_TASK_LINES", False)
@@ -492,17 +514,17 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        # times in ISO 8601, UTC, to the millisecond: 2026-12-01T21:55:43.990Z (casino/requestlog.py)
-        "text": {"()": "casino.requestlog.UTCFormatter", "format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        # times in ISO 8601, UTC, to the millisecond: 2026-12-01T21:55:43.990Z (kit/requestlog.py)
+        "text": {"()": "kit.requestlog.UTCFormatter", "format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
         "json": {
-            "()": "casino.requestlog.JsonUTCFormatter",
+            "()": "kit.requestlog.JsonUTCFormatter",
             "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
             "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
         },
     },
     "filters": {
-        "routine_celery": {"()": "casino.requestlog.RoutineCeleryLines"},
-        "suspicious_request": {"()": "casino.requestlog.SuspiciousRequest"},
+        "routine_celery": {"()": "kit.requestlog.RoutineCeleryLines"},
+        "suspicious_request": {"()": "kit.requestlog.SuspiciousRequest"},
     },
     # (a logger's filter does not see its children's records: the handler's does)
     "handlers": {

@@ -3,13 +3,18 @@
 import os
 
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production")
+# The tests of the rules core and the game's maths need no service (`pytest tests/rules tests/gamemath`): without
+# DATABASE_URL / REDIS_URL the settings name addresses where nothing listens, so a test that does ask for the
+# database fails saying it cannot connect. `make test` always passes real ones.
+os.environ.setdefault("DATABASE_URL", "postgres://nobody@127.0.0.1:9/no_database_url_given")
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:9/0")
 if not any(os.environ.get(name) for name in ("SEED_SEALING_KEYS", "SEED_SEALING_KEY_FILE")):
-    from casino.devkeys import ensure_dev_keys
+    from devtools.devkeys import ensure_dev_keys
 
     for _name, _value in ensure_dev_keys().items():  # .local/keys, as `make test` passes them
         os.environ.setdefault(_name, _value)
 
-# The parallel suite (pytest-xdist, casino/devenv.py): each worker has a database of its own (pytest-django's
+# The parallel suite (pytest-xdist, devtools/devenv.py): each worker has a database of its own (pytest-django's
 # ``_gw<n>`` suffix) and its own Redis keys and channels on the shared Redis database. The processes a test starts
 # inherit the prefix through the environment.
 if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -26,15 +31,16 @@ DATABASES["default"].get("OPTIONS", {}).pop("pool", None)
 DATABASES["default"]["CONN_MAX_AGE"] = 0
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Django's flush between transactional tests empties the append-only tables as the owner role (casino/testing_db).
-DATABASES["default"]["ENGINE"] = "casino.testing_db"
+DATABASES["default"]["ENGINE"] = "devtools.testing_db"
 # ... and its `flush` command skips post_migrate while the content types and permissions it keeps are all there
-INSTALLED_APPS = ["casino.testing_db", *INSTALLED_APPS]  # noqa: F405
+INSTALLED_APPS = ["devtools.testing_db", *INSTALLED_APPS]  # noqa: F405
 # Throttling is exercised by its own tests (they set their rates); the rest of the suite must not trip it.
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {  # noqa: F405
     scope: None for scope in ("auth_burst", "auth_sustained", "user_burst", "user_sustained")
 }
 TABLE_TIMERS = env_bool("TABLE_TIMERS", False)  # noqa: F405 - timer tests turn them on (and their worker)
-SECURE_SSL_REDIRECT = False  # the test clients and servers speak plain HTTP (tests/test_deploy_check.py checks it on)
+# the test clients and servers speak plain HTTP (tests/casino/test_deploy_check.py checks it on)
+SECURE_SSL_REDIRECT = False
 HOUSE_EDGE_TASKS = env_bool("HOUSE_EDGE_TASKS", False)  # noqa: F405 - the lab's admin test turns it on (and its worker)
 # WhiteNoise finds a static file when it is asked for instead of indexing every app's static files when the
 # middleware is built: a test client builds it anew (20 ms of the 36 each client costs), and the suite builds

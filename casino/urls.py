@@ -2,10 +2,10 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
-from casino.docs import RedocDocsView, SwaggerDocsView
-from casino.health import healthz, readyz
-from casino.login_lockout import admin_login
-from casino.metrics import metrics_view
+from accounts.login_lockout import admin_login
+from backoffice.metrics import metrics_view
+from kit.apidocs import RedocDocsView, SwaggerDocsView
+from kit.health import healthz, readyz
 from responsible.page import limits_page
 from tables.live.page import history_page, lobby_page, root_redirect, table_page
 
@@ -15,7 +15,7 @@ urlpatterns = [
     path("admin/login/", admin_login, name="admin-login"),  # throttled like POST /auth/token (login_lockout)
     path("metrics", metrics_view, name="metrics"),  # Prometheus; off unless METRICS_TOKEN / METRICS_ALLOW_IPS
     path("admin/", admin.site.urls),
-    path("api/v1/", include("casino.api.urls")),
+    path("api/v1/", include("accounts.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SwaggerDocsView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", RedocDocsView.as_view(url_name="schema"), name="api-redoc"),
@@ -28,7 +28,7 @@ urlpatterns = [
 ]
 
 # JSON error bodies on /api/ paths (API.md), Django's pages elsewhere
-handler400 = "casino.api.errors.bad_request"
-handler403 = "casino.api.errors.permission_denied"
-handler404 = "casino.api.errors.page_not_found"
-handler500 = "casino.api.errors.server_error"
+handler400 = "kit.error_views.bad_request"
+handler403 = "kit.error_views.permission_denied"
+handler404 = "kit.error_views.page_not_found"
+handler500 = "kit.error_views.server_error"

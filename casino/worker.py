@@ -3,7 +3,7 @@
 Celery 5.7.0 closes the broken broker connection after ``collect()`` has already released its transport. With
 the Redis transport, anything that then touches the old channel asks the released transport for its address and
 raises ``AttributeError: 'NoneType' object has no attribute 'hostname'``, which Celery does not expect, and the
-worker stops with "Unrecoverable error" instead of reconnecting. The soak (bench/soak.py, ``redis_restart``)
+worker stops with "Unrecoverable error" instead of reconnecting. The soak (soak/faults.py, ``redis_restart``)
 found two such paths, both because our timers are ``acks_late`` ETA tasks held reserved until their deadline:
 
 1. closing the broken channel restores its unacknowledged messages through the released transport;

@@ -7,10 +7,10 @@ from django.contrib import admin
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from casino.admin_lookups import ViewOnlyAdmin
+from kit.admin_lookups import ViewOnlyAdmin
 from lab.models import DONE, FAILED, HouseEdge
 from lab.services import request_house_edge
-from tables.rules import TableConfig
+from rules import TableConfig
 
 
 def _pct(x: float) -> str:

@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-import time
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from tables.rules import DomainError
+from rules import DomainError
 
-from .sim import CHUNK, Progress, Result, Spec, run
+from .progress import PRESETS, add_progress_argument, pct, run_with_progress
+from .report import add_report_arguments, report
+from .runner import Result
+from .sim import CHUNK, Spec
 from .stats import PUNTER_KEYS, ROUND_KEYS
 from .strategies import BANKER_STRATEGIES, DEFAULT_BANKER, DEFAULT_PUNTER, PUNTER_STRATEGIES
-
-PRESETS = ("classic", "italian", "spanish", "hungarian")
 
 
 def parse_override(text: str) -> tuple[str, Any]:
@@ -70,16 +69,6 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     add_progress_argument(parser)
 
 
-def add_progress_argument(parser: argparse.ArgumentParser) -> None:
-    """``--progress`` as every long command of the project has it (casino/progress.py)."""
-    parser.add_argument(
-        "--progress",
-        choices=("auto", "bar", "lines", "off"),
-        default="auto",
-        help="progress on stderr: a bar on a terminal, plain lines elsewhere (auto, the default), or off",
-    )
-
-
 def spec_from_args(args: argparse.Namespace) -> Spec:
     return Spec(
         preset=args.preset,
@@ -92,95 +81,6 @@ def spec_from_args(args: argparse.Namespace) -> Spec:
         seed=args.seed,
         chunk=args.chunk,
     )
-
-
-# -- progress -------------------------------------------------------------------------------------------------
-
-
-def _pct(x: float) -> str:
-    return "n/a" if math.isnan(x) else f"{100 * x:.2f}%"
-
-
-def _ci_text(p: Progress) -> str:
-    t = p.tally
-    return f"edge {_pct(t.edge)} ± {_pct(t.half_width)}"
-
-
-class PlainProgress:
-    """One line per update, at most every ``interval`` seconds (and the last one), for logs and pipes."""
-
-    def __init__(self, label: str, stream: TextIO, interval: float = 5.0) -> None:
-        self.label = label
-        self.stream = stream
-        self.interval = interval
-        self.last = -math.inf
-
-    def __call__(self, p: Progress) -> None:
-        now = time.monotonic()
-        if now - self.last < self.interval and p.done < p.total:
-            return
-        self.last = now
-        rate = p.done / p.seconds if p.seconds else 0.0
-        print(
-            f"{self.label}: {p.done:,}/{p.total:,} hands, {rate:,.0f} hands/s, {_ci_text(p)}",
-            file=self.stream,
-            flush=True,
-        )
-
-
-class RichProgress:
-    """A rich progress bar: hands done, hands/s, elapsed and remaining time, the edge and its interval."""
-
-    def __init__(self, label: str, total: int, stream: TextIO) -> None:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self.progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]} hands/s"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            TextColumn("{task.fields[ci]}"),
-            console=Console(file=stream),
-            transient=False,
-        )
-        self.task = self.progress.add_task(label, total=total, rate="-", ci="")
-
-    def __enter__(self) -> RichProgress:
-        self.progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
-
-    def __call__(self, p: Progress) -> None:
-        rate = f"{p.done / p.seconds:,.0f}" if p.seconds else "-"
-        self.progress.update(self.task, completed=p.done, rate=rate, ci=_ci_text(p))
-
-
-def run_with_progress(
-    spec: Spec, processes: int | None, *, style: str = "auto", label: str = "simulate", stream: TextIO | None = None
-) -> Result:
-    """Run ``spec`` showing progress on ``stream`` (stderr): ``bar`` (rich), ``lines`` (plain, every 5 s),
-    ``off``; ``auto`` is a bar on a terminal and lines elsewhere."""
-    stream = stream or sys.stderr
-    if style == "auto":
-        style = "bar" if stream.isatty() else "lines"
-    if style == "off":
-        return run(spec, processes)
-    if style == "bar":
-        with RichProgress(label, spec.hands, stream) as bar:
-            return run(spec, processes, bar)
-    return run(spec, processes, PlainProgress(label, stream))
 
 
 # -- output -------------------------------------------------------------------------------------------------
@@ -226,8 +126,8 @@ def print_table(result: Result, stream: TextIO | None = None) -> None:
         ("punters", f"{spec.seats}, {data['punter_strategy']} ({spec.punter})"),
         ("banker", data["banker_strategy"]),
         ("hands (rounds)", f"{data['rounds']:,} ({data['punter_hands']:,} punter hands), seed {spec.seed}"),
-        ("bank's edge", f"{_pct(data['edge'])} of every unit staked"),
-        ("95% interval", f"{_pct(lo)} to {_pct(hi)} (± {_pct(data['half_width'])})"),
+        ("bank's edge", f"{pct(data['edge'])} of every unit staked"),
+        ("95% interval", f"{pct(lo)} to {pct(hi)} (± {pct(data['half_width'])})"),
         ("speed", f"{data['hands_per_second']:,} hands/s on {data['processes']} process(es), {data['seconds']} s"),
     ]
     for key, value in rows:
@@ -269,7 +169,6 @@ def list_strategies(out: TextIO | None = None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .report import add_report_arguments, report
 
     parser = argparse.ArgumentParser(prog="python -m lab", description="House-edge lab of Seven and a Half")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .cli import PRESETS, add_progress_argument, run_with_progress
+from .progress import PRESETS, add_progress_argument, run_with_progress
 from .sim import ENGINE_VERSION, Spec
 from .strategies import DEFAULT_BANKER, DEFAULT_PUNTER, punter_strategy
 

@@ -7,15 +7,16 @@ import json
 import logging
 from datetime import timedelta
 
+from celery import current_app as celery_app
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from casino.celery import app as celery_app
 from lab.models import COMPUTING, DONE, FAILED, HouseEdge
 from lab.report import published_spec
-from lab.sim import ENGINE_VERSION, Spec, run
-from tables.rules import PRESETS, TableConfig
+from lab.runner import run
+from lab.sim import ENGINE_VERSION, Spec
+from rules import PRESETS, TableConfig
 
 COMPUTE_HOUSE_EDGE = "lab.compute_house_edge"  # the task's name (lab.tasks.compute_house_edge): (key,)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tables.rules import PunterHand, Rules, evaluate, is_picture
+from rules import PunterHand, Rules, evaluate, is_picture
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,8 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from casino.admin_lookups import ViewOnlyAdmin
-from casino.paginator import EstimatedCountAdminMixin
+from kit.admin_lookups import ViewOnlyAdmin
+from kit.paginator import EstimatedCountAdminMixin
 from ledger.models import Account, Posting, Transaction
 from ledger.selectors import account_postings
 
@@ -48,7 +48,7 @@ def dispute_link(transaction: Transaction) -> SafeString | str:
 
 
 class ReadOnlyAdmin(EstimatedCountAdminMixin, ViewOnlyAdmin):
-    """No add, change or delete; estimated counts (casino/paginator.py): no count(*) over millions of postings."""
+    """No add, change or delete; estimated counts (kit/paginator.py): no count(*) over millions of postings."""
 
 
 @admin.register(Account)

@@ -2,7 +2,7 @@
 difference. ``manage.py reconcile`` prints the report and exits non-zero on any difference.
 
 The checks run in one REPEATABLE READ, READ ONLY transaction (when not nested in a caller's), so they see one
-consistent snapshot while entries keep being posted.
+consistent snapshot while entries keep being posted. Their outcome is a ``ledger.reconcile_report.Report``.
 """
 
 from __future__ import annotations
@@ -10,89 +10,12 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection, transaction
 from django.utils import timezone
 
-
-@dataclass
-class Check:
-    name: str
-    summary: str = ""
-    differences: list[str] = field(default_factory=list)
-    total_differences: int = 0
-
-    @property
-    def ok(self) -> bool:
-        return self.total_differences == 0
-
-    def add(self, text: str, limit: int) -> None:
-        self.total_differences += 1
-        if len(self.differences) < limit:
-            self.differences.append(text)
-
-
-@dataclass
-class Report:
-    checks: list[Check]
-    counts: dict[str, int]
-    at: str
-    house_bankroll: int = 0  # house:bankroll and every table's house:bankroll:table:<id>, added up
-    table_bankrolls: int = 0
-
-    @property
-    def ok(self) -> bool:
-        return all(check.ok for check in self.checks)
-
-    @property
-    def total_differences(self) -> int:
-        return sum(check.total_differences for check in self.checks)
-
-    def check(self, name: str) -> Check:
-        return next(check for check in self.checks if check.name == name)
-
-    def to_json(self) -> dict[str, Any]:
-        """The report as plain data (``manage.py reconcile --json``)."""
-        return {
-            "ok": self.ok,
-            "at": self.at,
-            "counts": dict(self.counts),
-            "total_differences": self.total_differences,
-            "checks": [
-                {
-                    "name": check.name,
-                    "ok": check.ok,
-                    "summary": check.summary,
-                    "total_differences": check.total_differences,
-                    "differences": list(check.differences),
-                }
-                for check in self.checks
-            ],
-        }
-
-    def render(self) -> str:
-        lines = [
-            f"Ledger reconciliation at {self.at}",
-            "  " + ", ".join(f"{count} {name}" for name, count in self.counts.items()),
-            f"  house bankroll: {self.house_bankroll} (house:bankroll and {self.table_bankrolls} table bankroll(s))",
-            "",
-        ]
-        for check in self.checks:
-            mark = "ok  " if check.ok else "FAIL"
-            lines.append(f"[{mark}] {check.name}: {check.summary}")
-            lines.extend(f"         - {text}" for text in check.differences)
-            hidden = check.total_differences - len(check.differences)
-            if hidden:
-                lines.append(f"         ... and {hidden} more")
-        lines.append("")
-        if self.ok:
-            lines.append("Result: the ledger reconciles (no differences).")
-        else:
-            lines.append(f"Result: {self.total_differences} difference(s) found.")
-        return "\n".join(lines)
-
+from ledger.reconcile_report import Check, Report
 
 CHECK_NAMES = (
     "trial balance",

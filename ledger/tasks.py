@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from casino import requestlog
+from kit import requestlog
 from ledger.sweeps import sweep_table_bankrolls
 
 

@@ -17,10 +17,10 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpR
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 
-from casino.admin_lookups import ViewOnlyAdmin
-from casino.api.serializers import MAX_CHIP_AMOUNT
-from tables.admin.log import log_action
-from tables.rules import DomainError
+from kit.admin_lookups import ViewOnlyAdmin
+from kit.audit import log_action
+from kit.serializers import MAX_CHIP_AMOUNT
+from rules import DomainError
 
 from . import services
 from .clock import now_ms
@@ -116,6 +116,6 @@ class GamingAccountAdmin(ViewOnlyAdmin):
         period = f" per {data['period']}" if data["period"] else ""
         who = account.user.get_username()
         message = f"Lowered the {data['kind']} limit{period} of {who} to {data['amount']}: {data['reason']}"
-        log_action(request, account, CHANGE, message)
+        log_action(actor_id=request.user.pk, obj=account, action_flag=CHANGE, message=message)
         messages.success(request, message)
         return HttpResponseRedirect(reverse("admin:responsible_gamingaccount_change", args=[account.pk]))

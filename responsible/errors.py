@@ -1,10 +1,10 @@
-"""Refusals of responsible gaming (their statuses are in casino/api/errors.py's one table)."""
+"""Refusals of responsible gaming (their statuses are in kit/api_errors.py's one table)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from tables.rules import DomainError
+from rules import DomainError
 
 from .policy import Usage
 

@@ -7,7 +7,7 @@ moved on and dropped a win that once offset a loss. So a loss limit is charged w
 any *recent stretch* of the window (the maximum suffix sum: a win only offsets the losses that came before it
 and will leave the window after them), plus every chip still at risk in unsettled hands, at every table. Then
 no window of the period, ever, holds a net loss above the limit that was in force at its last stake (the
-property test in tests/responsible_gaming/test_policy_properties.py).
+property test in tests/responsible/test_policy_properties.py).
 """
 
 from __future__ import annotations

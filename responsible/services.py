@@ -6,21 +6,18 @@ forward); by default it is this server's clock, the same one a table command's c
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
-from casino.tokens import revoke_all_tokens
+from kit.tokens import revoke_all_tokens
 from ledger import services as ledger
 from ledger.models import Transaction
-from tables.errors import TableNotFound
-from tables.models import TableSeat
-from tables.rules import DomainError
-from tables.services import table_leave
+from rules import DomainError
 
 from . import account as acc
 from .clock import now_ms
@@ -243,21 +240,7 @@ def exclusion_start(*, user: AbstractBaseUser, kind: str, days: int, now: int | 
                 actor_id=loaded.user_id,
             )
         revoke_all_tokens(user)
-    release_seats(user_id=_uid(user))
     return {"kind": kind, "until": _iso(until)}
-
-
-def release_seats(*, user_id: int) -> int:
-    """Leave every table the player sits at (at once between hands, else after the hand in play)."""
-    user = get_user_model()._default_manager.get(pk=user_id)
-    released = 0
-    for table_id in TableSeat.objects.filter(user_id=user_id).values_list("table_id", flat=True):
-        try:
-            table_leave(table_id=table_id, user=user)
-            released += 1
-        except (DomainError, TableNotFound):
-            log.info("responsible gaming: seat of user %s at table %s not released", user_id, table_id)
-    return released
 
 
 def deposit(
@@ -282,19 +265,19 @@ def deposit(
         return ledger.deposit(user=user, amount=amount, reference=reference, operator=operator, cause=cause)
 
 
-def sweep(*, now: int | None = None) -> dict[str, int]:
-    """The periodic duties (beat): lapse expired requests, end exclusions that are over, and release the seats
-    of players whose session limit is used up or who are excluded. Returns counts."""
+def sweep(*, seated: Collection[int], now: int | None = None) -> tuple[dict[str, int], list[int]]:
+    """The periodic duties (beat): lapse expired requests and end exclusions that are over. Returns the counts
+    (``lapsed``, ``ended``) and, of the ``seated`` players, those whose seats must be released: excluded, or their
+    session limit used up (the game releases them: tables/seat_release.py)."""
     now = now_ms() if now is None else now
-    counts = {"lapsed": 0, "ended": 0, "released": 0}
-    seated = set(TableSeat.objects.values_list("user_id", flat=True).distinct())
+    counts = {"lapsed": 0, "ended": 0}
+    release: list[int] = []
     candidates = set(GamingAccount.objects.filter(state__requests__0__isnull=False).values_list("user_id", flat=True))
     candidates |= set(GamingAccount.objects.filter(excluded_until__isnull=False).values_list("user_id", flat=True))
     candidates |= set(
         GamingAccount.objects.filter(user_id__in=seated, has_limits=True).values_list("user_id", flat=True)
     )
     for user_id in sorted(candidates):
-        release = False
         with transaction.atomic():
             loaded = lock_account(user_id)
             before = len(loaded.state.requests)
@@ -304,7 +287,6 @@ def sweep(*, now: int | None = None) -> dict[str, int]:
             if state.excluded_until_ms is not None and not state.excluded(now):
                 append(loaded, [acc.AccountEvent(type="exclusion_ended", at_ms=now)])
                 counts["ended"] += 1
-            release = user_id in seated and (state.excluded(now) or acc.session_limit_reached(state, now))
-        if release:
-            counts["released"] += release_seats(user_id=user_id)
-    return counts
+            if user_id in seated and (state.excluded(now) or acc.session_limit_reached(state, now)):
+                release.append(user_id)
+    return counts, release

@@ -1,7 +1,8 @@
 """Side effects of a committed command: wake long-polls of the table, schedule the timeout of a new wait.
 
-The timer is sent by task name through the project's Celery app: the pipeline (and so the services) never
-import the tasks module, which imports the services (the layers in pyproject.toml's import contracts).
+The timer is sent by task name through the current Celery app (the project's, casino/celery.py): the pipeline
+(and so the services) never imports the tasks module, which imports the services, nor the project's wiring (the
+layers in pyproject.toml's import contracts).
 """
 
 from __future__ import annotations
@@ -9,12 +10,12 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 
+from celery import current_app as celery_app
 from django.conf import settings
 
-from casino.celery import app as celery_app
-from casino.celery import table_queue
+from rules import TableState
 from tables import notify
-from tables.rules import TableState
+from tables.queues import table_queue
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
-"""Every error the game's shell raises (the rules core's own refusals are ``tables.rules.DomainError``s, the
+"""Every error the game's shell raises (the rules core's own refusals are ``rules.DomainError``s, the
 ledger's are in ``ledger.errors``).
 
-Those that reach a client are ``DomainError``s with the API contract's ``code``; ``casino.api.errors`` is the one
+Those that reach a client are ``DomainError``s with the API contract's ``code``; ``kit.api_errors`` is the one
 place that turns any of them into a response body. The others are for the shell itself: a timer delivered early,
 a stream appended to first, a dispute resolved twice, a table id with no table.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tables.rules import DomainError
+from rules import DomainError
 
 
-# --- refusals a client sees (casino.api.errors maps them by ``code``) -----------------------------------------------
+# --- refusals a client sees (kit.api_errors maps them by ``code``) -----------------------------------------------
 class TableNotFound(DomainError):
     """A command for a table that does not exist."""
 

@@ -1,4 +1,5 @@
-"""The keys of provable fairness, held outside the database (docs/security.md, docs/fairness.md).
+"""The secrets of provable fairness at rest, sealed outside the database's reach (docs/security.md,
+docs/fairness.md), and which rules deal.
 
 - **Sealed seeds.** The server seeds of the hands a command may commit are drawn for every command
   (``next_seeds``) and, if the command commits one, stored in its ``SeedCommitted`` event sealed with AES-256-GCM
@@ -9,16 +10,11 @@
   sealed the same way (a fresh nonce each time, bound to the table, hand and deck index): nobody who reads the
   database, the admin or a chain hash can tell the card (docs/fairness.md). Loading a table opens it again.
   The cached states (snapshots, hands' starting states), which hold the face-down cards of a hand in play, are
-  sealed the same way, bound to their row (``tables.engine.state_to_db``).
-- **Signed checkpoints.** When a hand ends, ``f"{table_id}:{version}:{hash}"`` of the table's last event is
-  signed with the current Ed25519 signing key; each checkpoint names its key by ``key_id``, the first 16 hex of
-  sha256 of the 32 raw public-key bytes (API.md), so anyone holding the public key can tell which checkpoints it
-  signed. Older keys stay in the key list so their checkpoints keep verifying after a rotation; a checkpoint
-  signed before key ids were derived names its key by the configured name instead, and still verifies.
+  sealed the same way, bound to their row (``tables.snapshots.state_to_db``).
+- **Which rules deal.** Each hand records the release and digest of the rules core that dealt it.
 
-Keys come from the settings ``SEED_SEALING_KEYS`` / ``SEED_SEALING_KEY_FILE`` and ``CHECKPOINT_SIGNING_KEYS`` /
-``CHECKPOINT_SIGNING_KEY_FILE``: ``<name>:<base64 of 32 bytes>`` entries, the first being the current key (a
-sealing key's name travels with what it sealed; a signing key's name is only a label, its id is derived).
+The sealing keys come from the settings (``tables.key_rings``); the signed checkpoints, the other half of
+provable fairness, are ``tables.checkpoint_signing``.
 """
 
 from __future__ import annotations
@@ -28,79 +24,19 @@ import binascii
 import functools
 import hashlib
 import logging
-import re
 import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass
-from pathlib import Path
 
-from cryptography.exceptions import InvalidSignature, InvalidTag
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
 
-from tables.rules import NextSeed, Pledge, TableState
-from tables.rules.release import GAME_ID, RULES_VERSION, rules_sha256
+from gamemath.release import GAME_ID, RULES_VERSION, rules_sha256
+from rules import NextSeed, Pledge, TableState
+from tables.key_rings import sealing_keys
 
 log = logging.getLogger(__name__)
 
 SEALED_VERSION = "v1"
-_KEY_ID = re.compile(r"[A-Za-z0-9_.-]{1,40}")
-
-
-@dataclass(frozen=True, slots=True)
-class KeyRing:
-    """Named 32-byte keys; ``current`` seals or signs, every key opens or verifies."""
-
-    current: str
-    keys: dict[str, bytes]
-
-
-def _parse(text: str, setting: str) -> KeyRing:
-    keys: dict[str, bytes] = {}
-    order: list[str] = []
-    for raw in re.split(r"[,\n]", text):
-        entry = raw.strip()
-        if not entry or entry.startswith("#"):
-            continue
-        key_id, _, encoded = entry.partition(":")
-        if not _KEY_ID.fullmatch(key_id):
-            raise ImproperlyConfigured(f"{setting}: bad key id {key_id!r} (letters, digits, '_', '.', '-')")
-        try:
-            key = base64.b64decode(encoded, validate=True)
-        except (binascii.Error, ValueError):
-            raise ImproperlyConfigured(f"{setting}: key {key_id} is not base64") from None
-        if len(key) != 32:
-            raise ImproperlyConfigured(f"{setting}: key {key_id} must be 32 bytes")
-        keys[key_id] = key
-        order.append(key_id)
-    if not order:
-        raise ImproperlyConfigured(f"{setting}: no key")
-    return KeyRing(order[0], keys)
-
-
-@functools.lru_cache(maxsize=8)
-def _ring(inline: str, path: str, setting: str) -> KeyRing:
-    if inline:
-        return _parse(inline, setting)
-    if path:
-        try:
-            return _parse(Path(path).read_text(), setting)
-        except OSError as exc:
-            raise ImproperlyConfigured(f"{setting}_FILE: cannot read {path}: {exc}") from None
-    raise ImproperlyConfigured(f"set {setting} or {setting}_FILE (docs/security.md)")
-
-
-def sealing_keys() -> KeyRing:
-    """The seed-sealing key ring of the settings."""
-    return _ring(settings.SEED_SEALING_KEYS, settings.SEED_SEALING_KEY_FILE, "SEED_SEALING_KEYS")
-
-
-def signing_keys() -> KeyRing:
-    """The checkpoint-signing key ring of the settings."""
-    return _ring(settings.CHECKPOINT_SIGNING_KEYS, settings.CHECKPOINT_SIGNING_KEY_FILE, "CHECKPOINT_SIGNING_KEYS")
 
 
 # -- sealed seeds ------------------------------------------------------------------------------------------
@@ -243,7 +179,7 @@ def draw_next_seeds(table_id: int, state: TableState) -> tuple[NextSeed, ...]:
 
 @functools.cache
 def rules_release() -> tuple[str, str]:
-    """(released version, sha256) of the rules core this process deals with (``tables.rules.release``): what each
+    """(released version, sha256) of the rules core this process deals with (``gamemath.release``): what each
     hand it opens records. Computed once per process."""
     return RULES_VERSION, rules_sha256()
 
@@ -252,98 +188,3 @@ def game_of(rules_version: str, rules_digest: str) -> dict[str, str | None]:
     """A hand's ``game`` (API.md "Hand history") from what it recorded when it opened: null version and digest
     for a hand opened before hands recorded them (its row holds empty strings: unknown, never guessed)."""
     return {"id": GAME_ID, "version": rules_version or None, "rules_sha256": rules_digest or None}
-
-
-# -- signed checkpoints --------------------------------------------------------------------------------------
-
-#: what may follow a hand's closing event in the command that ended it and still belongs to its end, so its
-#: checkpoint covers it (inline and by the signer alike): the players who leave with it, the bank passing on (after
-#: a leaving banker, or an abandonment), the next hand's seed commitment; never anything of the next hand
-END_OF_HAND = frozenset({"SeatLeft", "BankPassed", "SeedCommitted"})
-
-
-def checkpoint_message(table_id: int, version: int, chain_hash: str) -> bytes:
-    """What a checkpoint signs (API.md)."""
-    return f"{table_id}:{version}:{chain_hash}".encode()
-
-
-@functools.lru_cache(maxsize=16)
-def _private(key: bytes) -> Ed25519PrivateKey:
-    return Ed25519PrivateKey.from_private_bytes(key)
-
-
-def _public_ring() -> KeyRing | None:
-    """The checkpoint public keys of the settings (``CHECKPOINT_PUBLIC_KEYS`` / ``_FILE``), or None: then they
-    are derived from the signing keys. Processes that do not sign (web, workers: the signer signs) hold only
-    these."""
-    inline, path = settings.CHECKPOINT_PUBLIC_KEYS, settings.CHECKPOINT_PUBLIC_KEY_FILE
-    return _ring(inline, path, "CHECKPOINT_PUBLIC_KEYS") if inline or path else None
-
-
-def key_id_of(public: bytes) -> str:
-    """A checkpoint key's id (API.md): the first 16 hex of sha256 of its 32 raw public-key bytes."""
-    return hashlib.sha256(public).hexdigest()[:16]
-
-
-@dataclass(frozen=True, slots=True)
-class PublicKey:
-    """A checkpoint key as published: its derived ``key_id``, its raw public key, and the ``name`` it has in the
-    settings (which checkpoints signed before key ids were derived name it by)."""
-
-    key_id: str
-    raw: bytes
-    name: str
-
-    @property
-    def aliases(self) -> tuple[str, str]:
-        """Every ``key_id`` a checkpoint signed by this key may carry: its id, and its name (older checkpoints)."""
-        return (self.key_id, self.name)
-
-
-def published_keys() -> list[PublicKey]:
-    """Every checkpoint key, the current one first."""
-    public = _public_ring()
-    ring = public or signing_keys()
-    ordered = [ring.current, *(k for k in ring.keys if k != ring.current)]
-    raws = {name: ring.keys[name] if public is not None else public_of(ring.keys[name]) for name in ordered}
-    return [PublicKey(key_id_of(raws[name]), raws[name], name) for name in ordered]
-
-
-def public_key_bytes(key_id: str) -> bytes | None:
-    """The raw 32-byte public key a checkpoint's ``key_id`` names: by its id, or by its configured name (a
-    checkpoint signed before key ids were derived); None if no configured key has it."""
-    keys = published_keys()
-    found = next((k for k in keys if k.key_id == key_id), None) or next((k for k in keys if k.name == key_id), None)
-    return found.raw if found is not None else None
-
-
-def public_of(private: bytes) -> bytes:
-    """The raw public key of a raw Ed25519 private key."""
-    return _private(private).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
-
-
-def public_keys() -> list[tuple[str, bytes]]:
-    """Every signing key's (key id, raw public key), the current one first."""
-    return [(key.key_id, key.raw) for key in published_keys()]
-
-
-def sign_checkpoint(table_id: int, version: int, chain_hash: str) -> tuple[str, str]:
-    """(key id, base64 signature) of the checkpoint, with the current signing key."""
-    ring = signing_keys()
-    private = ring.keys[ring.current]
-    signature = _private(private).sign(checkpoint_message(table_id, version, chain_hash))
-    return key_id_of(public_of(private)), base64.b64encode(signature).decode()
-
-
-def checkpoint_signature_ok(table_id: int, version: int, chain_hash: str, key_id: str, signature: str) -> bool:
-    """True if ``signature`` (base64) is a valid signature of the checkpoint by configured key ``key_id``."""
-    raw = public_key_bytes(key_id)
-    if raw is None:
-        return False
-    try:
-        Ed25519PublicKey.from_public_bytes(raw).verify(
-            base64.b64decode(signature), checkpoint_message(table_id, version, chain_hash)
-        )
-    except (InvalidSignature, ValueError, binascii.Error):
-        return False
-    return True

@@ -14,9 +14,9 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 
+from rules import Viewer
 from tables.api.openapi import published
 from tables.api.presenters import present_events
-from tables.rules import Viewer
 from tables.selectors import MAX_FEED_EVENTS, LoadedEvents, events_read, load_events, viewer_for
 
 __all__ = ["MAX_FEED_EVENTS", "LoadedEvents", "censor", "load", "page", "viewer"]

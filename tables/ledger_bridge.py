@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from msgspec import structs
 
 from ledger import services as ledger
-from tables.rules import (
+from rules import (
     HOUSE,
     BetPlaced,
     Event,

@@ -99,7 +99,7 @@ class Snapshot(models.Model):
     table = models.OneToOneField(Table, on_delete=models.CASCADE, primary_key=True, related_name="snapshot")
     version = models.PositiveIntegerField()
     schema = models.CharField(max_length=64)
-    state = models.JSONField()  # tables.rules.state_to_json: plain data, decoded field by field (issue #12)
+    state = models.JSONField()  # rules.state_to_json: plain data, decoded field by field (issue #12)
     last_hash = models.CharField(max_length=64)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -126,10 +126,10 @@ class Hand(models.Model):
     # cache for verification: the table state before the command that opened the hand (rebuildable)
     start_version = models.PositiveIntegerField(null=True, blank=True)
     start_schema = models.CharField(max_length=64, blank=True, default="")
-    start_state = models.JSONField(null=True, blank=True, editable=False)  # tables.rules.state_to_json
+    start_state = models.JSONField(null=True, blank=True, editable=False)  # rules.state_to_json
     verified_at = models.DateTimeField(null=True, blank=True)
     verified_ok = models.BooleanField(null=True, blank=True)
-    # the rules it was dealt under (tables.rules.release), set when it opens, never changed (a trigger); empty: a
+    # the rules it was dealt under (gamemath.release), set when it opens, never changed (a trigger); empty: a
     # hand opened before hands recorded them (the API says null)
     rules_version = models.CharField(max_length=20, blank=True, db_default="", editable=False)
     rules_sha256 = models.CharField(max_length=64, blank=True, db_default="", editable=False)

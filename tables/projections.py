@@ -1,22 +1,19 @@
-"""Read models (lobby row, hand rows, each player's hand index), derived from events only.
+"""Read models (lobby row, hand rows, each player's hand index, seats), derived from events only.
 
-The same projector runs live (in the command's transaction, writing to the database) and during
-``manage.py rebuild_projections`` (folding every event into memory, then comparing with the live rows).
+The same projector (:func:`project`, writing through a :class:`Sink`) runs live, in the command's transaction
+(:func:`apply`, writing to the database through :class:`DatabaseSink`), and in ``manage.py rebuild_projections``
+(``tables.projection_rebuild``: every event folded into memory, then compared with the live rows).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from django.db import connection, transaction
+from django.db import connection
 
-from tables import engine, fairness
-from tables.models import Hand, HandParticipant, Table, TableSeat
-from tables.rules import (
+from rules import (
     Event,
     HandAbandoned,
     HandOpened,
@@ -24,10 +21,9 @@ from tables.rules import (
     SeatLeft,
     SeatTaken,
     TableState,
-    evolve,
-    initial_state,
 )
-from tables.store import StoredEvent, Write, load_stream
+from tables import fairness, snapshots
+from tables.store import StoredEvent, Write
 
 
 class Sink(Protocol):
@@ -86,64 +82,73 @@ def project(
     hand_ids: dict[int, int] = {}
     if current_hand_id is not None and before.hand is not None:
         hand_ids[before.hand.number] = current_hand_id
-    preset = (after.config.preset if after.config else "") or ""
     for stored, event in events:
         if isinstance(event, SeatTaken):
             sink.seat(table_id, int(event.player_id), event.seat)
         elif isinstance(event, SeatLeft):
             sink.seat(table_id, int(event.player_id), None)
         elif isinstance(event, HandOpened):
-            banker = (
-                before.seat_at(event.banker_seat) or after.seat_at(event.banker_seat)
-                if event.banker_seat is not None
-                else None
-            )
-            hand_ids[event.number] = current_hand_id = sink.open_hand(
-                table_id,
-                event.number,
-                {
-                    "preset": preset,
-                    "opened_version": stored.version,
-                    "opened_at": stored.recorded_at,
-                    "seed_commitment": event.seed_commitment,
-                    "banker_username": banker.username if banker else "",
-                    "house_banked": event.banker_id is None,
-                    "start_version": before.version,
-                    "start_state": before,
-                },
-            )
+            row = _opened_hand_row(stored, event, before, after)
+            hand_ids[event.number] = current_hand_id = sink.open_hand(table_id, event.number, row)
         elif isinstance(event, HandSettled):
-            people: dict[int, tuple[int | None, str]] = {int(r.player_id): (r.seat, "punter") for r in event.results}
-            nets: dict[int, int] = {}
-            for result in event.results:
-                nets[int(result.player_id)] = nets.get(int(result.player_id), 0) + result.net
-            if event.banker_id is not None:
-                people[int(event.banker_id)] = (event.banker_seat, "banker")
-                nets[int(event.banker_id)] = nets.get(int(event.banker_id), 0) + event.banker_net
-            sink.add_participants(hand_ids[event.number], [(uid, seat, role) for uid, (seat, role) in people.items()])
-            row = {
-                "closed_version": stored.version,
-                "settled_at": stored.recorded_at,
-                "status": "settled",
-                "banker_net": event.banker_net,
-            }
-            sink.close_hand(hand_ids[event.number], row, nets)
+            _settle_hand(sink, hand_ids[event.number], stored, event)
         elif isinstance(event, HandAbandoned):
-            row = {
-                "closed_version": stored.version,
-                "settled_at": stored.recorded_at,
-                "status": "abandoned",
-                "banker_net": 0,
-            }
-            sink.close_hand(hand_ids[event.number], row, {})
-    if after.hand is not None and after.hand.number in hand_ids:
-        now = participants(after)
-        earlier = participants(before) if before.hand is not None and before.hand.number == after.hand.number else {}
-        new = [(int(pid), seat, role) for pid, (seat, role) in now.items() if pid not in earlier]
-        if new:
-            sink.add_participants(hand_ids[after.hand.number], new)
+            sink.close_hand(hand_ids[event.number], _closed_hand_row(stored, "abandoned", banker_net=0), {})
+    _add_new_participants(sink, before, after, hand_ids)
     sink.update_lobby(table_id, lobby_row(after, current_hand_id))
     return hand_ids
+
+
+def _opened_hand_row(stored: StoredEvent, event: HandOpened, before: TableState, after: TableState) -> dict[str, Any]:
+    """The new hand row of a ``HandOpened`` (with the state before the command, the hand's cached start)."""
+    banker = (
+        before.seat_at(event.banker_seat) or after.seat_at(event.banker_seat) if event.banker_seat is not None else None
+    )
+    return {
+        "preset": (after.config.preset if after.config else "") or "",
+        "opened_version": stored.version,
+        "opened_at": stored.recorded_at,
+        "seed_commitment": event.seed_commitment,
+        "banker_username": banker.username if banker else "",
+        "house_banked": event.banker_id is None,
+        "start_version": before.version,
+        "start_state": before,
+    }
+
+
+def _closed_hand_row(stored: StoredEvent, status: str, *, banker_net: int) -> dict[str, Any]:
+    """What closing a hand (``settled`` or ``abandoned`` by ``stored``) writes on its row."""
+    return {
+        "closed_version": stored.version,
+        "settled_at": stored.recorded_at,
+        "status": status,
+        "banker_net": banker_net,
+    }
+
+
+def _settle_hand(sink: Sink, hand_id: int, stored: StoredEvent, event: HandSettled) -> None:
+    """Record a settlement: everyone it names (the punters of its results, a player banker) as a participant, each
+    one's net (summed over his hands) and the closed hand row."""
+    people: dict[int, tuple[int | None, str]] = {int(r.player_id): (r.seat, "punter") for r in event.results}
+    nets: dict[int, int] = {}
+    for result in event.results:
+        nets[int(result.player_id)] = nets.get(int(result.player_id), 0) + result.net
+    if event.banker_id is not None:
+        people[int(event.banker_id)] = (event.banker_seat, "banker")
+        nets[int(event.banker_id)] = nets.get(int(event.banker_id), 0) + event.banker_net
+    sink.add_participants(hand_id, [(uid, seat, role) for uid, (seat, role) in people.items()])
+    sink.close_hand(hand_id, _closed_hand_row(stored, "settled", banker_net=event.banker_net), nets)
+
+
+def _add_new_participants(sink: Sink, before: TableState, after: TableState, hand_ids: dict[int, int]) -> None:
+    """Add the players who joined the hand in play during the command (staked or dealt in) as its participants."""
+    if after.hand is None or after.hand.number not in hand_ids:
+        return
+    now = participants(after)
+    earlier = participants(before) if before.hand is not None and before.hand.number == after.hand.number else {}
+    new = [(int(pid), seat, role) for pid, (seat, role) in now.items() if pid not in earlier]
+    if new:
+        sink.add_participants(hand_ids[after.hand.number], new)
 
 
 class DatabaseSink:
@@ -185,9 +190,9 @@ class DatabaseSink:
                     row["banker_username"],
                     row["house_banked"],
                     row["start_version"],
-                    engine.SNAPSHOT_SCHEMA,
-                    engine.state_to_db(
-                        row["start_state"], binding=engine.hand_start_binding(table_id, row["start_version"])
+                    snapshots.SNAPSHOT_SCHEMA,
+                    snapshots.state_to_db(
+                        row["start_state"], binding=snapshots.hand_start_binding(table_id, row["start_version"])
                     ),
                     rules_version,
                     rules_sha256,
@@ -256,52 +261,6 @@ class DatabaseSink:
         self._write(f"UPDATE tables_table SET {columns} WHERE id = %s", [*row.values(), table_id])
 
 
-@dataclass
-class MemorySink:
-    """Collects the read models in memory (for rebuild_projections), keyed by (table id, hand number)."""
-
-    hands: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
-    participants: dict[tuple[int, int], dict[int, dict[str, Any]]] = field(default_factory=dict)
-    lobby: dict[int, dict[str, Any]] = field(default_factory=dict)
-    seats: dict[tuple[int, int], int] = field(default_factory=dict)
-    _keys: dict[int, tuple[int, int]] = field(default_factory=dict)
-
-    def open_hand(self, table_id: int, number: int, row: dict[str, Any]) -> int:
-        fake_id = len(self._keys) + 1
-        self._keys[fake_id] = (table_id, number)
-        row = {k: v for k, v in row.items() if not k.startswith("start_")}  # a cache, not a read model
-        self.hands[(table_id, number)] = {
-            **row,
-            "status": "in_play",
-            "closed_version": None,
-            "settled_at": None,
-            "banker_net": None,
-        }
-        self.participants[(table_id, number)] = {}
-        return fake_id
-
-    def add_participants(self, hand_id: int, rows: Sequence[tuple[int, int | None, str]]) -> None:
-        people = self.participants[self._keys[hand_id]]
-        for user_id, seat, role in rows:
-            people.setdefault(user_id, {"seat": seat, "role": role, "net": None})
-
-    def close_hand(self, hand_id: int, row: dict[str, Any], nets: dict[int, int]) -> None:
-        key = self._keys[hand_id]
-        self.hands[key].update(row)
-        for user_id, net in nets.items():
-            if user_id in self.participants[key]:
-                self.participants[key][user_id]["net"] = net
-
-    def seat(self, table_id: int, user_id: int, seat: int | None) -> None:
-        if seat is None:
-            self.seats.pop((table_id, user_id), None)
-        else:
-            self.seats[(table_id, user_id)] = seat
-
-    def update_lobby(self, table_id: int, row: dict[str, Any]) -> None:
-        self.lobby[table_id] = {k: v for k, v in row.items() if k != "current_hand_id"}
-
-
 def apply(
     *,
     table_id: int,
@@ -321,90 +280,3 @@ def apply(
     if writes is not None:
         sink.collected()
     return hand_ids
-
-
-def rebuild(
-    table_ids: Sequence[int] | None = None, on_table: Callable[[int], None] | None = None
-) -> tuple[MemorySink, list[str]]:
-    """Fold every event of the tables into fresh read models and compare them with the live rows.
-
-    Returns the rebuilt models and one sentence per difference (an empty list: the live models are exact).
-    Events and live rows are read in one REPEATABLE READ snapshot, so tables in play while it runs compare
-    consistently (unless the caller already holds a transaction, whose snapshot is then used). ``on_table`` is
-    called with each table's id once its events are folded (progress).
-    """
-    if connection.in_atomic_block:
-        return _rebuild(table_ids, on_table)
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        return _rebuild(table_ids, on_table)
-
-
-def _rebuild(table_ids: Sequence[int] | None, on_table: Callable[[int], None] | None) -> tuple[MemorySink, list[str]]:
-
-    sink = MemorySink()
-    ids = list(table_ids) if table_ids is not None else list(Table.objects.order_by("id").values_list("id", flat=True))
-    for table_id in ids:
-        state = initial_state()
-        hand_id: int | None = None
-        batch: list[tuple[StoredEvent, Event]] = []
-        stream = load_stream(table_id)
-        for index, stored in enumerate(stream):
-            batch.append((stored, engine.decode(stored)))
-            batch_start = stored.metadata.get("command_version", stored.version)
-            is_last = (
-                index + 1 == len(stream)
-                or stream[index + 1].metadata.get("command_version", stream[index + 1].version) != batch_start
-            )
-            if not is_last:
-                continue
-            after = state
-            for _, event in batch:
-                after = evolve(after, event)
-            touched = project(sink, table_id=table_id, before=state, after=after, events=batch, current_hand_id=hand_id)
-            if after.hand is not None and after.hand.number in touched:
-                hand_id = touched[after.hand.number]
-            state, batch = after, []
-        if on_table is not None:
-            on_table(table_id)
-
-    differences: list[str] = []
-    lobby_fields = [f for f in next(iter(sink.lobby.values()), {}) if f != "current_hand_id"]
-    for table in Table.objects.filter(id__in=ids):
-        expected = sink.lobby.get(table.pk)
-        if expected is None:
-            differences.append(f"table {table.pk}: has no events")
-            continue
-        for name in lobby_fields:
-            if getattr(table, name) != expected[name]:
-                differences.append(
-                    f"table {table.pk}: {name} is {getattr(table, name)!r}, events say {expected[name]!r}"
-                )
-    live_hands = {(h.table_id, h.number): h for h in Hand.objects.filter(table_id__in=ids)}
-    for key in sorted(set(live_hands) | set(sink.hands)):
-        if key not in live_hands:
-            differences.append(f"table {key[0]} hand #{key[1]}: missing from the hand rows")
-            continue
-        if key not in sink.hands:
-            differences.append(f"table {key[0]} hand #{key[1]}: a hand row no event explains")
-            continue
-        live, expected = live_hands[key], sink.hands[key]
-        for name, value in expected.items():
-            if getattr(live, name) != value:
-                differences.append(
-                    f"table {key[0]} hand #{key[1]}: {name} is {getattr(live, name)!r}, events say {value!r}"
-                )
-    live_people: dict[tuple[int, int], dict[int, dict[str, Any]]] = defaultdict(dict)
-    for p in HandParticipant.objects.filter(hand__table_id__in=ids).select_related("hand"):
-        live_people[(p.hand.table_id, p.hand.number)][p.user_id] = {"seat": p.seat, "role": p.role, "net": p.net}
-    for key in sorted(set(live_people) | set(sink.participants)):
-        if live_people.get(key, {}) != sink.participants.get(key, {}):
-            differences.append(
-                f"table {key[0]} hand #{key[1]}: participants are {live_people.get(key, {})}, "
-                f"events say {sink.participants.get(key, {})}"
-            )
-    live_seats = {(s.table_id, s.user_id): s.seat for s in TableSeat.objects.filter(table_id__in=ids)}
-    if live_seats != sink.seats:
-        differences.append(f"seats are {live_seats}, events say {sink.seats}")
-    return sink, differences

@@ -1,13 +1,14 @@
-"""Reads of the game for the API: who is looking (the viewer), the table, its events feed, a hand's history.
+"""Reads of the tables for the API: who is looking (the viewer), the lobby, a table now, its events feed.
 
 Nothing here decides what a viewer may see: that is the rules core's viewer projection (``view``,
-``view_event``, ``hand_history`` with a :class:`~tables.rules.Viewer`). These functions only choose the viewer
+``view_event``, ``hand_history`` with a :class:`~rules.Viewer`). These functions only choose the viewer
 and load what the projection needs:
 
 - a user seated at the table, or holding cards in its current hand, is ``Viewer.player`` (sees his own
   face-down cards); any other staff user is ``Viewer.auditor`` (sees everything once a hand is settled, like
   everybody, plus the deck order); anyone else is ``Viewer.spectator``.
-- a hand's history is for its participants (``Viewer.player``) and staff (``Viewer.auditor``).
+
+A hand's reads (its history, verification and export: for its participants and staff) are in ``tables.hand_reads``.
 """
 
 from __future__ import annotations
@@ -15,29 +16,19 @@ from __future__ import annotations
 import dataclasses
 import threading
 from dataclasses import dataclass, field
-from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connection
 from django.db.models import QuerySet
 
-from ledger.selectors import hand_ledger, wallet_balances
-from tables import engine, verify
-from tables.errors import Forbidden, TableMissing
-from tables.models import Checkpoint, Hand, HandParticipant, Table
+from ledger.selectors import wallet_balances
+from rules import Event, NotFound, TableState, Viewer, legal_actions, legal_hands
+from tables import loader
+from tables.errors import TableMissing
+from tables.event_queries import load_stream_and_checkpoint
+from tables.models import Hand, Table
 from tables.pipeline import Outcome
-from tables.rules import (
-    Event,
-    HandOpened,
-    NotFound,
-    TableState,
-    Viewer,
-    WrongPhase,
-    evolve,
-    legal_actions,
-    legal_hands,
-)
-from tables.store import StoredEvent, load_stream, load_stream_and_checkpoint, seed_commitments
+from tables.store import StoredEvent
 
 MAX_FEED_EVENTS = 500
 
@@ -179,7 +170,7 @@ def _wallets(state: TableState, user: AbstractBaseUser) -> dict[str, int]:
 def table_read(*, table_id: int, user: AbstractBaseUser) -> TableRead:
     """The table now, for ``user``. Raises ``not_found``."""
     try:
-        loaded = engine.load_table(table_id, wallets_of=[int(user.pk)])
+        loaded = loader.load_table(table_id, wallets_of=[int(user.pk)])
     except TableMissing:
         raise _not_found(table_id) from None
     state = loaded.state
@@ -196,7 +187,7 @@ def table_read(*, table_id: int, user: AbstractBaseUser) -> TableRead:
 def outcome_read(*, outcome: Outcome, user: AbstractBaseUser) -> TableRead:
     """The table after a command of ``user`` and the events the command appended (the pipeline already knows
     the table's name, its hand id and the wallets after the command: no query, unless it was a repeat)."""
-    decoded = [(stored, engine.decode(stored)) for stored in outcome.events]
+    decoded = [(stored, loader.decode(stored)) for stored in outcome.events]
     state = outcome.state
     if outcome.wallets is None or not outcome.name or str(user.pk) not in outcome.wallets:
         return dataclasses.replace(_read(outcome.table_id, state, user), events=decoded)
@@ -249,13 +240,13 @@ class LoadedEvents:
 def load_events(table_id: int, after: int, limit: int = MAX_FEED_EVENTS) -> LoadedEvents:
     """Events with ``seq > after`` (at most ``limit``) and the table's state now. Raises ``not_found``."""
     try:
-        state = engine.load_table(table_id).state
+        state = loader.load_table(table_id).state
     except TableMissing:
         raise _not_found(table_id) from None
     stored, public = load_stream_and_checkpoint(
         table_id, after_version=after, upto_version=min(state.version, after + limit)
     )
-    return LoadedEvents(table_id, state, [(s, engine.decode(s)) for s in stored], public)
+    return LoadedEvents(table_id, state, [(s, loader.decode(s)) for s in stored], public)
 
 
 def events_read(loaded: LoadedEvents, user: AbstractBaseUser) -> EventsRead:
@@ -270,102 +261,3 @@ def release_connection() -> None:
     """
     if not connection.in_atomic_block:
         connection.close()
-
-
-# --- hands ---------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class HandRead:
-    """A hand with its events (decoded), the state before them, the current state and the viewer."""
-
-    hand: Hand
-    viewer: Viewer
-    start_state: TableState
-    events: list[tuple[StoredEvent, Event]]
-    state: TableState
-    ledger: list[dict[str, Any]]
-    #: the seq of the event that published the hand's commitment (None for a hand of the old form)
-    seed_committed_at: int | None = None
-
-
-def hand_access(*, hand_id: int, user: AbstractBaseUser, participants_only: bool = False) -> tuple[Hand, Viewer]:
-    """The hand and the viewer ``user`` is for it: a participant (player) or, unless ``participants_only``,
-    staff (auditor). Raises ``not_found`` and ``forbidden``."""
-    hand = Hand.objects.filter(pk=hand_id).defer("start_state").first()
-    if hand is None:
-        raise NotFound(f"there is no hand {hand_id}", {"hand": hand_id})
-    if HandParticipant.objects.filter(hand_id=hand.pk, user_id=user.pk).exists():
-        return hand, Viewer.player(str(user.pk))
-    if getattr(user, "is_staff", False) and not participants_only:
-        return hand, Viewer.auditor()
-    who = "its participants" if participants_only else "its participants and staff"
-    raise Forbidden(f"hand {hand_id} is open to {who} only", {"hand": hand_id})
-
-
-def hand_read(*, hand_id: int, user: AbstractBaseUser) -> HandRead:
-    """A hand's events and ledger for its history. Raises ``not_found`` and ``forbidden``."""
-    hand, viewer = hand_access(hand_id=hand_id, user=user)
-    hand = Hand.objects.get(pk=hand.pk)  # with the cached starting state
-    loaded = verify.load_hand(hand)
-    decoded = [(stored, engine.decode(stored)) for stored in loaded.events]
-    state = loaded.start_state
-    for _, event in decoded:
-        state = evolve(state, event)
-    ledger = hand_ledger(table_id=hand.table_id, hand_id=hand.pk)
-    published = [v for v, _ in seed_commitments(hand.table_id, number=hand.number) if v < hand.opened_version]
-    committed_at = published[-1] if published else None
-    return HandRead(hand, viewer, loaded.start_state, decoded, state, ledger, committed_at)
-
-
-def hand_verification(*, hand_id: int, user: AbstractBaseUser) -> dict[str, str]:
-    """Every check of :func:`tables.verify.verify_hand` (not recorded: a GET changes nothing).
-    Raises ``not_found``, ``forbidden`` and, for a hand in play, ``wrong_phase``."""
-    hand, _ = hand_access(hand_id=hand_id, user=user)
-    return verify.verify_hand(Hand.objects.get(pk=hand.pk), record=False).as_body()
-
-
-# --- a hand's export -----------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ExportRead:
-    """What ``GET /hands/{id}/export`` shows: the hand's history read, the table's events around it (from the one
-    before the hand's commitment was published through the first checkpoint after its end), the table now (the
-    events are seen against it), those two checkpoints and how far chain hashes are shown."""
-
-    history: HandRead
-    table_state: TableState
-    events: list[tuple[StoredEvent, Event]]
-    checkpoints: list[Checkpoint]
-    chain_public_through: int
-    seed_committed_at: int | None
-
-
-def hand_export_read(*, hand_id: int, user: AbstractBaseUser) -> ExportRead:
-    """A settled or abandoned hand with everything needed to check it offline (API.md "Hand export").
-    Raises ``not_found``, ``forbidden`` and, for a hand in play, ``wrong_phase``."""
-    read = hand_read(hand_id=hand_id, user=user)
-    hand = read.hand
-    if hand.status == "in_play" or hand.closed_version is None:
-        raise WrongPhase(f"hand {hand_id} is in play: only an ended hand can be exported", {"hand": hand_id})
-    commitment = next((e.seed_commitment for _, e in read.events if isinstance(e, HandOpened)), "")
-    every = seed_commitments(hand.table_id, number=hand.number)
-    published = [v for v, c in every if c == commitment]
-    committed_at = published[0] if published else None
-    # from the first commitment of the hand's number: a verifier sees it if there was ever more than one
-    first = max(1, min([v for v, _ in every] + [committed_at or hand.opened_version]) - 1)
-    checkpoints = Checkpoint.objects.filter(table_id=hand.table_id).order_by("version")
-    covering = checkpoints.filter(version__gte=hand.closed_version).first()
-    before = checkpoints.filter(version__lt=hand.opened_version).last()
-    last = covering.version if covering is not None else hand.closed_version
-    stored = load_stream(hand.table_id, after_version=first - 1, upto_version=last)
-    table_state = engine.load_table(hand.table_id).state
-    return ExportRead(
-        history=read,
-        table_state=table_state,
-        events=[(s, engine.decode(s)) for s in stored],
-        checkpoints=[c for c in (before, covering) if c is not None],
-        chain_public_through=last,
-        seed_committed_at=committed_at,
-    )

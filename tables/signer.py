@@ -11,11 +11,10 @@ own database role, the only one that may insert checkpoints, and holds the only 
    every chain hash recomputed from the event's content);
 3. checks the chain from the latest checkpoint to the version it will sign;
 4. signs ``f"{table}:{version}:{hash}"`` at the end of the last hand (its closing event and what the end itself
-   brings, ``fairness.END_OF_HAND``: leavers, the bank passing on, the next commitment; what the same command dealt
-   next the next checkpoint covers), or
-   refuses: nothing is signed, and a ``VerificationFailure`` (source ``signer``) is recorded, which the admin's
-   dashboard and ``/metrics`` show. A refused table stays unsigned until an operator has looked: every later
-   attempt replays the same hands and refuses again.
+   brings, ``checkpoint_signing.END_OF_HAND``: leavers, the bank passing on, the next commitment; what the same
+   command dealt next the next checkpoint covers), or refuses: nothing is signed, and a ``VerificationFailure``
+   (source ``signer``) is recorded, which the admin's dashboard and ``/metrics`` show. A refused table stays
+   unsigned until an operator has looked: every later attempt replays the same hands and refuses again.
 
 Two signers never sign one table at once (a transaction-level advisory lock per table).
 
@@ -40,16 +39,16 @@ from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from casino.monitoring import record_verification_failure
-from tables import fairness
+from tables import checkpoint_signing
 from tables.models import Checkpoint, Hand
+from tables.signals import report_verification_failure
 from tables.store import chain_problems, load_stream
 from tables.verify import verify_hand
 
 #: the checks a hand must pass before its end is signed (not "checkpoint": that one reads the signer's own rows)
 SIGNED_CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain")
 #: what may follow the closing event in the command that closed a hand and still belongs to its end
-_END_OF_HAND = fairness.END_OF_HAND
+_END_OF_HAND = checkpoint_signing.END_OF_HAND
 _LOCK = "casino.signer:"
 _INSERT = (
     "INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
@@ -89,7 +88,7 @@ def pending_tables() -> list[int]:
 
 def _end_of(table_id: int, closed: int) -> tuple[int, str] | None:
     """(version, hash) of the end of the hand closed at ``closed``: the closing event and what follows it in the same
-    command and belongs to its end (``fairness.END_OF_HAND``)."""
+    command and belongs to its end (``checkpoint_signing.END_OF_HAND``)."""
     events = load_stream(table_id, after_version=closed - 1, upto_version=closed + 64)
     if not events or events[0].version != closed:
         return None
@@ -130,14 +129,14 @@ def sign_table(table_id: int) -> Signing:
             problems = chain_problems(stretch[1:], prev_hash=stretch[0].hash) if latest > 1 else chain_problems(stretch)
             if problems:
                 refused[0] = {"chain": "; ".join(problems[:5])}
-                record_verification_failure(
+                report_verification_failure(
                     table_id=table_id, hand_id=None, hand_number=None, checks=refused[0], source="signer"
                 )
         ids = [h.pk for h in hands]
         if refused or end is None:
             return Signing(table_id, hands=ids, refused=refused)
         version, chain_hash = end
-        key_id, signature = fairness.sign_checkpoint(table_id, version, chain_hash)
+        key_id, signature = checkpoint_signing.sign_checkpoint(table_id, version, chain_hash)
         with connection.cursor() as cursor:
             cursor.execute(_INSERT, [table_id, version, chain_hash, key_id, signature, timezone.now()])
         return Signing(table_id, signed=version, hands=ids)
@@ -170,7 +169,7 @@ def write_inline(table_id: int, version: int, chain_hash: str, at: datetime) -> 
     (``version``, ``chain_hash``) with this process's key and insert the checkpoint as the signer's role. Never
     raises: a checkpoint lost here (logged) is covered by the table's next one."""
     try:
-        key_id, signature = fairness.sign_checkpoint(table_id, version, chain_hash)
+        key_id, signature = checkpoint_signing.sign_checkpoint(table_id, version, chain_hash)
         row = [table_id, version, chain_hash, key_id, signature, at]
         params = signer_connection_params()
         if params is None:  # one role for everything: it writes its own checkpoints

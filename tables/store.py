@@ -1,28 +1,27 @@
 """The event store: append with an expected version, load a stream, follow the global log, check the chain.
 
 Every event's ``hash`` is ``sha256(prev_hash || canonical JSON of ...)``, the first event of a stream chaining
-from ``GENESIS``. What the canonical JSON holds is ``tables.rules.chainhash``: events written since API v1.2
+from ``GENESIS``. What the canonical JSON holds is ``gamemath.chainhash``: events written since API v1.2
 (``metadata["hash_form"] == 2``) hash what they show and a digest of what they never show, so anyone can recompute
 the hash from the event as served and no hash lets anyone test a guess about a hidden card; older events hash
 the whole stored event. Canonical JSON is sorted keys, no spaces, UTF-8, so it survives PostgreSQL's jsonb
 normalisation byte for byte.
+
+The reads of the log for one purpose each (seed pledges, checkpoints, idempotent repeats, ...) are
+``tables.event_queries``; what of an event's metadata may be shown is ``tables.public_metadata``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from django.db import IntegrityError, connection
-from django.db.models import Count, Q
-from django.db.models.functions import TruncHour
 
-from tables.errors import ConcurrencyConflict
-from tables.models import Event
-from tables.rules.chainhash import (
+from gamemath.chainhash import (
     HASH_FORM,
     canonical_time,
     form1_hash,
@@ -31,9 +30,10 @@ from tables.rules.chainhash import (
     private_sha256,
     stored_public_data,
 )
+from tables.errors import ConcurrencyConflict
 
 GENESIS = "0" * 64
-_COLUMNS = "position, stream_id, version, type, data, metadata, recorded_at, prev_hash, hash"
+EVENT_COLUMNS = "position, stream_id, version, type, data, metadata, recorded_at, prev_hash, hash"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +63,7 @@ class StoredEvent:
 def event_hash(
     *, prev_hash: str, stream_id: int, version: int, type: str, data: Any, metadata: Any, recorded_at: datetime
 ) -> str:
-    """The chained hash of one stored event, in the form its metadata names (``tables.rules.chainhash``)."""
+    """The chained hash of one stored event, in the form its metadata names (``gamemath.chainhash``)."""
     if hash_form(metadata) == HASH_FORM:
         return form2_hash(
             prev_hash=prev_hash,
@@ -170,7 +170,8 @@ def append(
     return insert(chained)
 
 
-def _rows(rows: Iterable[Sequence[Any]]) -> list[StoredEvent]:
+def stored_events(rows: Iterable[Sequence[Any]]) -> list[StoredEvent]:
+    """The stored events of rows of :data:`EVENT_COLUMNS`."""
     return [
         StoredEvent(
             position=row[0],
@@ -189,40 +190,14 @@ def _rows(rows: Iterable[Sequence[Any]]) -> list[StoredEvent]:
 
 def load_stream(stream_id: int, *, after_version: int = 0, upto_version: int | None = None) -> list[StoredEvent]:
     """The events of a stream with after_version < version <= upto_version, in version order."""
-    sql = f"SELECT {_COLUMNS} FROM tables_event WHERE stream_id = %s AND version > %s"
+    sql = f"SELECT {EVENT_COLUMNS} FROM tables_event WHERE stream_id = %s AND version > %s"
     params: list[Any] = [stream_id, after_version]
     if upto_version is not None:
         sql += " AND version <= %s"
         params.append(upto_version)
     with connection.cursor() as cursor:
         cursor.execute(sql + " ORDER BY version", params)
-        return _rows(cursor.fetchall())
-
-
-def load_stream_and_checkpoint(
-    stream_id: int, *, after_version: int, upto_version: int
-) -> tuple[list[StoredEvent], int]:
-    """:func:`load_stream` of a table's stream, with the version of the table's latest signed checkpoint (0: none,
-    or no events): one statement where the feed's read used to take two."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {_COLUMNS}, (SELECT max(c.version) FROM tables_checkpoint c WHERE c.table_id = %s) "
-            "FROM tables_event WHERE stream_id = %s AND version > %s AND version <= %s ORDER BY version",
-            [stream_id, stream_id, after_version, upto_version],
-        )
-        rows = cursor.fetchall()
-    return _rows(rows), (rows[0][9] or 0) if rows else 0
-
-
-def events_of_idempotent_command(stream_id: int, *, actor: str | None, key: str) -> list[StoredEvent] | None:
-    """The events a command of ``actor`` (None: the system) carrying idempotency ``key`` appended, if any."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {_COLUMNS} FROM tables_event WHERE stream_id = %s AND metadata ? 'idempotency_key' "
-            "AND metadata->>'idempotency_key' = %s AND metadata->>'actor' IS NOT DISTINCT FROM %s ORDER BY version",
-            [stream_id, key, actor],
-        )
-        return _rows(cursor.fetchall()) or None
+        return stored_events(cursor.fetchall())
 
 
 def fold_rows(stream_id: int, *, after_version: int) -> list[tuple[int, str, Any, str]]:
@@ -237,49 +212,6 @@ def fold_rows(stream_id: int, *, after_version: int) -> list[tuple[int, str, Any
             (row[0], row[1], json.loads(row[2]) if isinstance(row[2], str) else row[2], row[3])
             for row in cursor.fetchall()
         ]
-
-
-def seed_commitments(stream_id: int, *, number: int) -> list[tuple[int, str]]:
-    """(version, commitment) of every ``SeedCommitted`` of hand ``number`` in the stream, in stream order (an
-    index probe: ``event_seed_committed_idx``)."""
-    return [(version, commitment) for version, commitment, _ in seed_pledges(stream_id, number=number)]
-
-
-def seed_pledges(stream_id: int, *, number: int) -> list[tuple[int, str, str]]:
-    """(version, commitment, sealed form) of every ``SeedCommitted`` of hand ``number``, in stream order."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT version, data->>'seed_commitment', data->>'sealed_seed' FROM tables_event "
-            "WHERE stream_id = %s AND type = 'SeedCommitted' AND (data->>'number')::int = %s ORDER BY version",
-            [stream_id, number],
-        )
-        return [(int(v), str(c), str(sealed)) for v, c, sealed in cursor.fetchall()]
-
-
-def checkpoints_against_chain(
-    stream_id: int, *, after_version: int = 0
-) -> list[tuple[int, str, str, str, Any, str | None]]:
-    """The stream's signed checkpoints after ``after_version``, each with the hash its event has now:
-    (version, signed hash, key id, signature, signed at, stored hash or None if the event is gone)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT c.version, c.hash, c.key_id, c.signature, c.at, e.hash FROM tables_checkpoint c "
-            "LEFT JOIN tables_event e ON e.stream_id = c.table_id AND e.version = c.version "
-            "WHERE c.table_id = %s AND c.version > %s ORDER BY c.version",
-            [stream_id, after_version],
-        )
-        return list(cursor.fetchall())
-
-
-def timeout_commands_by_hour(*, since: datetime) -> dict[datetime, int]:
-    """How many timeout commands were recorded in each hour (in the current time zone) since ``since``: the first
-    event of each (the partial index ``event_timeout_command_idx``)."""
-    return dict(
-        Event.objects.filter(Q(metadata__reason="timeout") & Q(metadata__has_key="command"), recorded_at__gte=since)
-        .annotate(hour=TruncHour("recorded_at"))
-        .values_list("hour")
-        .annotate(n=Count("*"))
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,7 +233,7 @@ def read_all(
     guarantees that no event can later appear before the checkpoint a reader has passed.
     """
     sql = (
-        f"SELECT {_COLUMNS}, tx_id FROM tables_event "
+        f"SELECT {EVENT_COLUMNS}, tx_id FROM tables_event "
         "WHERE (tx_id, position) > (%s, %s) "
         "AND tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint "
         "ORDER BY tx_id, position LIMIT %s"
@@ -309,7 +241,7 @@ def read_all(
     with connection.cursor() as cursor:
         cursor.execute(sql, [after.tx_id, after.position, limit])
         rows = cursor.fetchall()
-    events = _rows(row[:9] for row in rows)
+    events = stored_events(row[:9] for row in rows)
     return [(GlobalCheckpoint(row[9], row[0]), event) for row, event in zip(rows, events, strict=True)]
 
 
@@ -337,26 +269,3 @@ def chain_problems(events: Sequence[StoredEvent], *, prev_hash: str = GENESIS) -
         previous = event.hash
         expected_version = event.version + 1
     return problems
-
-
-# --- what a recorded command shows ---------------------------------------------------------------------------------
-def public_command(metadata: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The command recorded in an event's ``metadata`` as it may be shown anywhere (the API's hand history, the
-    admin, feeds, exports): without its context (see :func:`public_metadata`). None if the event records no
-    command."""
-    command = public_metadata(metadata).get("command")
-    return command if isinstance(command, dict) else None
-
-
-def public_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """An event's metadata as it may be shown: without the recorded command's context, the one place it is
-    left out. The context (recorded beside the command; inside it, as ``ctx``, in events recorded before) holds
-    the command's entropy, the wallet balances of every seated player and the sealed seeds, so hiding it is a
-    security rule (docs/security.md), not formatting; verification alone reads it (``tables.verify``)."""
-    shown = {key: value for key, value in metadata.items() if key != "context"}
-    command = shown.get("command")
-    if isinstance(command, Mapping):
-        shown["command"] = {key: value for key, value in command.items() if key != "ctx"}
-    elif "command" in shown:
-        shown["command"] = None
-    return shown

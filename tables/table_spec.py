@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tables.rules import CreateTable, TableConfig, make_table_config
+from rules import CreateTable, TableConfig, make_table_config
 
 DEFAULT_TIMEOUT_S = 30
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from celery import shared_task
 
-from casino import metrics, requestlog
+from kit import requestlog
+from tables import metrics, seat_release
 from tables.after_commit import FIRE_TIMEOUT, SIGN_CHECKPOINTS
 from tables.errors import TimeoutNotDue
 from tables.services import sweep_idle_seats, sweep_overdue_tables, table_timeout
@@ -74,3 +75,10 @@ def release_idle_seats() -> int:
     released = sweep_idle_seats()
     requestlog.note(released=released, outcome="released" if released else "idle", quiet=not released)
     return released
+
+
+@shared_task(name="responsible.sweep", ignore_result=True)
+def responsible_sweep() -> dict[str, int]:
+    """Lapse expired raise requests, end finished exclusions, release the seats of players whose session limit
+    is used up or who are excluded (after the hand in play)."""
+    return seat_release.sweep()

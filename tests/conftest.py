@@ -81,7 +81,7 @@ def owner_cursor(*, triggers_off: Sequence[str] = ()) -> Iterator[Any]:
     from django.db import connection
     from psycopg import sql
 
-    from casino.testing_db.base import owner_connection_params
+    from devtools.testing_db.base import owner_connection_params
 
     with psycopg.connect(**owner_connection_params(connection.settings_dict)) as conn, conn.cursor() as cursor:
         for table in triggers_off:
@@ -166,37 +166,37 @@ def spawn(child_env: dict[str, str]) -> Iterator:  # type: ignore[type-arg]
 # the run ends on short tests). The list is by test id prefix, from a whole run's ``--durations=80`` (the short
 # soak about 150 s under load, the last about 10 s); everything else keeps its order.
 SLOW_FIRST = (
-    "tests/test_soak.py::test_a_short_soak",
-    "tests/test_failover.py",  # (new: its duration not in that run; main's list had it second)
-    "tests/admin/test_admin_hands.py::test_hands_of_every_preset_render_at_every_step",
-    "tests/test_run_command.py::test_run_serves",
-    "tests/ops/test_admin_lists_at_scale.py",
-    "tests/ops/test_readme_tour.py",
-    "tests/test_multiprocess.py",
-    "tests/api/test_play_browser.py",
-    "tests/admin/test_admin_browser.py",
-    "tests/admin/test_admin_lookups.py::test_sorting_by_any_column",
-    "tests/houseedge/test_lab_exact.py::test_a_seeded_run",
-    "tests/api/test_api_schemathesis.py",
-    "tests/test_database_roles.py::test_the_compose_init_script",
-    "tests/api/test_live_hostile.py",
-    "tests/test_fairness_live.py",
-    "tests/houseedge/test_lab_report.py",
-    "tests/houseedge/test_lab_admin.py",
-    "tests/api/test_api_game_leaks.py::test_no_viewer_ever_sees_a_hidden_card",
-    "tests/admin/test_admin_hiding.py::test_a_hand_in_play_shows_no_hidden_card",
-    "tests/houseedge/test_lab_simulator.py::test_the_same_seed",
-    "tests/timeouts/test_worker_survives_broker_restart.py",
-    "tests/ops/test_quiet_console.py",
+    "tests/soak/test_soak.py::test_a_short_soak",
+    "tests/soak/test_failover.py",  # (new: its duration not in that run; main's list had it second)
+    "tests/tables/admin/test_admin_hands.py::test_hands_of_every_preset_render_at_every_step",
+    "tests/devtools/test_run_command.py::test_run_serves",
+    "tests/backoffice/test_admin_lists_at_scale.py",
+    "tests/devtools/test_readme_tour.py",
+    "tests/casino/test_multiprocess.py",
+    "tests/tables/live/test_play_browser.py",
+    "tests/backoffice/test_admin_browser.py",
+    "tests/kit/test_admin_lookups.py::test_sorting_by_any_column",
+    "tests/lab/test_lab_exact.py::test_a_seeded_run",
+    "tests/tables/api/test_api_schemathesis.py",
+    "tests/backoffice/test_database_roles.py::test_the_compose_init_script",
+    "tests/tables/live/test_live_hostile.py",
+    "tests/tools/test_fairness_live.py",
+    "tests/lab/test_lab_report.py",
+    "tests/lab/test_lab_admin.py",
+    "tests/tables/api/test_api_game_leaks.py::test_no_viewer_ever_sees_a_hidden_card",
+    "tests/tables/admin/test_admin_hiding.py::test_a_hand_in_play_shows_no_hidden_card",
+    "tests/lab/test_lab_simulator.py::test_the_same_seed",
+    "tests/casino/test_worker_survives_broker_restart.py",
+    "tests/casino/test_quiet_console.py",
     "tests/rules/test_rules_hand_end.py::test_between_hands",
-    "tests/ops/test_monitoring.py",
-    "tests/api/test_api_unavailable.py",
-    "tests/timeouts/test_timeouts.py",
-    "tests/ops/test_health_readiness.py",
-    "tests/store/test_verify.py",  # (whole: a module fixture)
-    "tests/api/test_api_seed_schedule.py",
-    "tests/api/test_responsible_page_browser.py",
-    "tests/api/test_live_page_browser.py",
+    "tests/backoffice/test_monitoring.py",
+    "tests/kit/test_api_unavailable.py",
+    "tests/tables/timeouts/test_timeouts.py",
+    "tests/kit/test_health_readiness.py",
+    "tests/tables/store/test_verify.py",  # (whole: a module fixture)
+    "tests/tables/api/test_api_seed_schedule.py",
+    "tests/responsible/test_responsible_page_browser.py",
+    "tests/tables/live/test_live_page_browser.py",
 )
 
 
@@ -206,3 +206,10 @@ def _slow_rank(nodeid: str) -> int:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: _slow_rank(item.nodeid))
+
+
+# Fixtures every test directory may use (last: they import the helpers above from this module).
+from tests.support.admin_fixtures import *  # noqa: E402, F403 - staff roles, signed-in admin clients, played hands
+from tests.support.api_fixtures import *  # noqa: E402, F403 - players, API clients, chips, the ASGI server, schema
+from tests.support.browser import *  # noqa: E402, F403 - the headless browser and its page
+from tests.support.celery_fixtures import *  # noqa: E402, F403 - a real Celery worker and beat of the test's own

@@ -7,7 +7,7 @@
 # - owner (DB_OWNER_ROLE, default casino_owner): owns the database, its public schema and every object in it;
 #   `migrate` connects as it (MIGRATE_DATABASE_URL). Not a superuser.
 # - application (DB_APP_ROLE, default casino_app): web, workers and beat (DATABASE_URL). Not a superuser, owns
-#   nothing; `migrate` grants it its privileges on every table after each run (casino/dbroles.py).
+#   nothing; `migrate` grants it its privileges on every table after each run (backoffice/dbroles.py).
 set -euo pipefail
 : "${DB_OWNER_PASSWORD:?set DB_OWNER_PASSWORD}" "${DB_APP_PASSWORD:?set DB_APP_PASSWORD}"
 

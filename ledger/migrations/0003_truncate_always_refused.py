@@ -1,7 +1,7 @@
 """TRUNCATE of the ledger is refused, full stop: no session setting opens it.
 
 (0002 let a session opt in with ``SET ledger.allow_truncate``, which any connection could do. Emptying the
-tables between transactional tests is done by the test-only database backend ``casino.testing_db`` instead,
+tables between transactional tests is done by the test-only database backend ``devtools.testing_db`` instead,
 with ``session_replication_role = replica``, which needs a superuser.)
 """
 

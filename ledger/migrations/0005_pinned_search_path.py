@@ -8,7 +8,7 @@ postings" check let through. Now:
 - every function sets ``search_path = pg_catalog, pg_temp`` (temporary objects last) and names its tables
   ``public.<table>``;
 - ``ledger_posting_apply`` (the posting trigger that moves a balance) is ``SECURITY DEFINER``, owned by the
-  owner role: the application role has no UPDATE on ``ledger_balance.balance`` at all (casino/dbroles.py), and a
+  owner role: the application role has no UPDATE on ``ledger_balance.balance`` at all (backoffice/dbroles.py), and a
   balance row changes only when the trigger runs as the table's owner, i.e. inside that function;
 - an account's code is part of its identity (the house bankroll of a table is found by its code).
 

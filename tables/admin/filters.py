@@ -9,8 +9,8 @@ from django.db import connection
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from tables.rules import EVENT_TYPES
-from tables.rules.ruleset import PRESET_NAMES
+from gamemath.ruleset import PRESET_NAMES
+from rules import EVENT_TYPES
 
 
 class InputFilter(admin.SimpleListFilter):

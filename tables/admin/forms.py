@@ -7,12 +7,12 @@ from typing import Any
 
 from django import forms
 
-from casino.api.serializers import MAX_CHIP_AMOUNT
+from gamemath.ruleset import ENUM_TOGGLES, Rules
+from kit.serializers import MAX_CHIP_AMOUNT
 from ledger.accounts import BANKROLL, FEES
+from rules import PRESETS
 from tables.api.serializers import MAX_TABLE_BET, MAX_TIMEOUT_S, TableCreateInput
 from tables.models import Dispute, Table
-from tables.rules import PRESETS
-from tables.rules.ruleset import ENUM_TOGGLES, Rules
 from tables.table_spec import TableSpec
 
 RULE_PREFIX = "rule_"

@@ -6,7 +6,7 @@ from django.contrib.admin.models import LogEntry
 from django.db.models import Model
 from django.http import HttpRequest
 
-from casino import audit
+from kit import audit
 
 
 def log_action(request: HttpRequest, obj: Model, action_flag: int, message: str) -> LogEntry:

@@ -1,8 +1,8 @@
 """What the admin shows of a table state and of its events, through the core's one hiding rule.
 
 Nothing here decides on its own what may be seen. Every card goes through
-:func:`tables.rules.card_visible` with the auditor viewer, and every event through
-:func:`tables.rules.view_event`; the server seed and the deck appear only once the hand is over. The one input
+:func:`rules.card_visible` with the auditor viewer, and every event through
+:func:`rules.view_event`; the server seed and the deck appear only once the hand is over. The one input
 the admin adds is ``public``: the hand is settled (or abandoned) *now*. Then, as the rules say, every card
 dealt in it is public, and the replay shows every card at every step; while the hand is in play, each step
 shows exactly what the core's auditor view of that step shows (no face-down card, no undealt card, no seed).
@@ -20,7 +20,7 @@ from typing import Any
 
 from msgspec import to_builtins
 
-from tables.rules import (
+from rules import (
     PRESETS,
     BetPlaced,
     CardAssigned,
@@ -41,10 +41,10 @@ from tables.rules import (
     table_settings,
     view_event,
 )
-from tables.rules.describe import HOUSE_LABEL, ActorKind, card_label
-from tables.rules.state import HandState
-from tables.rules.view import card_hidden
-from tables.rules.view_records import CardView, HandView, PendingCard
+from rules.describe import HOUSE_LABEL, ActorKind, card_label
+from rules.state import HandState
+from rules.view import card_hidden
+from rules.view_records import CardView, HandView, PendingCard
 from tables.store import StoredEvent
 
 AUDITOR = Viewer.auditor()
@@ -126,7 +126,7 @@ def dealt_faces(events: Iterable[Event], number: int) -> dict[str, bool]:
 def present_hand_state(
     state: TableState, hand: HandState, *, public: bool, names: Mapping[int, str], dealt: Mapping[str, bool]
 ) -> dict[str, Any]:
-    """The core's :func:`~tables.rules.hand_facts` of ``hand`` for the auditor (``public``: the hand is over
+    """The core's :func:`~rules.hand_facts` of ``hand`` for the auditor (``public``: the hand is over
     now, so every card dealt in it is shown at every step), drawn for the admin: card chips, category labels,
     the house named as the house. ``names``: seat -> username as the hand went."""
     facts = hand_facts(state, hand, AUDITOR, public=public, names=names)
@@ -211,7 +211,7 @@ def present_state(
 
 
 def present_rules(state: TableState) -> dict[str, Any] | None:
-    """The table card: the table's settings (:func:`~tables.rules.table_settings`) fixed by its first event."""
+    """The table card: the table's settings (:func:`~rules.table_settings`) fixed by its first event."""
     settings = table_settings(state)
     return None if settings is None else to_builtins(settings)
 
@@ -269,7 +269,7 @@ def timeline_row(
     seats: Mapping[int, str],
     command: dict[str, Any] | None = None,
 ) -> TimelineRow:
-    """An event for the timeline: who (:func:`~tables.rules.acted_by`), what, when."""
+    """An event for the timeline: who (:func:`~rules.acted_by`), what, when."""
     actor = acted_by(event, stored.metadata)
     return TimelineRow(
         seq=stored.version,

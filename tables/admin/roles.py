@@ -38,7 +38,7 @@ READABLE: tuple[tuple[str, str], ...] = (
     ("admin", "logentry"),
     ("auth", "user"),
     ("auth", "group"),
-    ("axes", "accessattempt"),  # failed sign-ins and lockouts (casino/login_lockout.py)
+    ("axes", "accessattempt"),  # failed sign-ins and lockouts (accounts/login_lockout.py)
     ("axes", "accesslog"),  # sign-ins
     ("responsible", "gamingaccount"),  # players' limits, requests, exclusions and their history
 )

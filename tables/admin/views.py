@@ -1,7 +1,7 @@
 """The admin's hand page: the table card, the participants' cards, results and nets, the timeline of every
 event, the ledger, the step-by-step replay and the verification (DESIGN.md principle 10).
 
-The page is built from the hand's events (``tables.verify.replay_hand``), never from a cache, and everything it
+The page is built from the hand's events (``tables.hand_events.replay_hand``), never from a cache, and everything it
 shows goes through ``tables.admin.present`` (the core's hiding rule): while the hand is in play there is no
 face-down card, no undealt card and no server seed in the HTML.
 """
@@ -18,7 +18,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
 from ledger.models import Transaction, TransactionKind
-from tables import engine
+from rules import TableState
+from tables import loader
 from tables.admin.log import log_action
 from tables.admin.present import (
     TimelineRow,
@@ -29,10 +30,11 @@ from tables.admin.present import (
     timeline_row,
 )
 from tables.errors import HandInPlay
+from tables.hand_events import replay_hand
 from tables.models import Dispute, Hand
-from tables.rules import TableState
-from tables.store import StoredEvent, public_command
-from tables.verify import CHECKS, replay_hand, verification_ok, verify_hand
+from tables.public_metadata import public_command
+from tables.store import StoredEvent
+from tables.verify import CHECKS, verification_ok, verify_hand
 
 VERIFY_SESSION_KEY = "admin-verify:{hand}"
 #: What the timeline leaves out of a public command: the ids the actor column already gives.
@@ -70,7 +72,7 @@ class HandReplay:
             if command is not None and stored.metadata.get("command_version") == stored.version:
                 args = {k: v for k, v in command.items() if k not in COMMAND_SHOWN_ELSEWHERE and v is not None}
                 shown = {"type": command.get("type"), "args": args}
-            rows.append(timeline_row(stored, engine.decode(stored), self.final, self.seat_names, shown))
+            rows.append(timeline_row(stored, loader.decode(stored), self.final, self.seat_names, shown))
         return rows
 
 
@@ -89,7 +91,7 @@ def load_replay(hand: Hand) -> HandReplay:
     for stored, _ in steps:
         if stored.type == "SeatTaken":
             names[str(stored.data.get("player_id"))] = str(stored.data.get("username"))
-    dealt = dealt_faces((engine.decode(s) for s, _ in steps if s.type == "CardDealt"), hand.number)
+    dealt = dealt_faces((loader.decode(s) for s, _ in steps if s.type == "CardDealt"), hand.number)
     return HandReplay(hand, steps, public, names, seat_names, dealt)
 
 

@@ -1,12 +1,16 @@
-"""The published records of the game endpoints (spec/API.md v1.2): what the presenters build and the one
-description of each answer.
+"""A catalogue: every published record of the game endpoints (spec/API.md v1.2), what the presenters build and
+the one description of each answer. It is kept whole on purpose: the records nest into one another across
+endpoints (an action's answer holds the table view and the feed's events; an export holds the history, the
+events and the checkpoints), the OpenAPI components are generated from this one list, and it reads beside
+spec/API.md record by record.
 
-Each answer is one of these frozen Structs, built by :mod:`tables.api.presenters` from the core's view records
-(:mod:`tables.rules.view_records`), which it embeds wherever the API shows a core record as it is (a card, a
-hand, its outcome, the pending card, a seat reference, the last hand's rows). The OpenAPI components of these
-answers are generated from the same classes (:mod:`tables.api.openapi`), field help texts included, so the
-schema cannot describe an answer the presenters do not build. The shell's additions (ids, the table's name,
-times as ISO 8601, balances, limits, chain hashes, ledger rows) are fields here, never in the core.
+Each answer is one of these frozen Structs, built by :mod:`tables.api.presenters` and
+:mod:`tables.api.hand_presenters` from the core's view records (:mod:`rules.view_records`), which they embed
+wherever the API shows a core record as it is (a card, a hand, its outcome, the pending card, a seat reference,
+the last hand's rows). The OpenAPI components of these answers are generated from the same classes
+(:mod:`tables.api.openapi`), field help texts included, so the schema cannot describe an answer the presenters
+do not build. The shell's additions (ids, the table's name, times as ISO 8601, balances, limits, chain hashes,
+ledger rows) are fields here, never in the core.
 
 Optional fields that are absent rather than null (``hash`` before a checkpoint covers the event) are ``UNSET``.
 """
@@ -18,9 +22,9 @@ from typing import Annotated, Any, Literal
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from tables.rules import view_records
-from tables.rules.enums import Phase, WaitKind
-from tables.rules.view_records import HandView, PendingCard, ResultView, SeatRef
+from gamemath.enums import Phase, WaitKind
+from rules import view_records
+from rules.view_records import HandView, PendingCard, ResultView, SeatRef
 
 
 def _doc(text: str) -> Meta:

@@ -11,9 +11,9 @@ from typing import Any
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
-from casino.api.serializers import StrictCharField, StrictIntegerField, StrictSerializer
+from kit.serializers import StrictCharField, StrictIntegerField, StrictSerializer
+from rules import PRESETS, TOGGLES, DomainError
 from tables.api.presenters import API_ACTIONS
-from tables.rules import PRESETS, TOGGLES, DomainError
 from tables.table_spec import TableSpec
 
 # Read models keep chips per hand in 32-bit columns: a bet of at most this many chips keeps even the worst

@@ -1,11 +1,10 @@
-"""URLs of the game endpoints, included by ``casino.api.urls`` under ``/api/v1/``."""
+"""URLs of the game endpoints, included by ``accounts.urls`` under ``/api/v1/``."""
 
 from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path, register_converter
 
-from tables.api import views
-from tables.api.bench import BenchPingView, bench_endpoints_enabled
+from tables.api import fairness_views, hand_views, views
 from tables.live import longpoll
 
 
@@ -30,13 +29,10 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("tables/<dbid:table_id>/seats/me", views.MySeatView.as_view(), name="api-table-my-seat"),
     path("tables/<dbid:table_id>/actions", views.ActionsView.as_view(), name="api-table-actions"),
     path("tables/<dbid:table_id>/events", longpoll.events_view, name="api-table-events"),
-    path("tables/<dbid:table_id>/checkpoints", views.CheckpointsView.as_view(), name="api-table-checkpoints"),
-    path("fairness/public-key", views.PublicKeyView.as_view(), name="api-fairness-public-key"),
-    path("hands/<dbid:hand_id>", views.HandView.as_view(), name="api-hand"),
-    path("hands/<dbid:hand_id>/verify", views.HandVerifyView.as_view(), name="api-hand-verify"),
-    path("hands/<dbid:hand_id>/export", views.HandExportView.as_view(), name="api-hand-export"),
-    path("hands/<dbid:hand_id>/disputes", views.DisputesView.as_view(), name="api-hand-disputes"),
+    path("tables/<dbid:table_id>/checkpoints", fairness_views.CheckpointsView.as_view(), name="api-table-checkpoints"),
+    path("fairness/public-key", fairness_views.PublicKeyView.as_view(), name="api-fairness-public-key"),
+    path("hands/<dbid:hand_id>", hand_views.HandView.as_view(), name="api-hand"),
+    path("hands/<dbid:hand_id>/verify", hand_views.HandVerifyView.as_view(), name="api-hand-verify"),
+    path("hands/<dbid:hand_id>/export", hand_views.HandExportView.as_view(), name="api-hand-export"),
+    path("hands/<dbid:hand_id>/disputes", hand_views.DisputesView.as_view(), name="api-hand-disputes"),
 ]
-
-if bench_endpoints_enabled():  # bench/api.py's baseline: the same stack inserting one row
-    urlpatterns.append(path("_bench/ping", BenchPingView.as_view(), name="api-bench-ping"))

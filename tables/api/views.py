@@ -1,4 +1,6 @@
-"""Thin views of the game endpoints: validate, one service or selector call, present.
+"""Thin views of a table's endpoints (the lobby, a table, its seats, its actions, its events feed): validate,
+one service or selector call, present. A hand's endpoints are :mod:`tables.api.hand_views`; the signed
+checkpoints and the signing keys, :mod:`tables.api.fairness_views`.
 
 Every refusal is raised (a domain error with its code) and mapped by the one exception handler; every POST is
 ``@idempotent`` and hands its ``Idempotency-Key`` down to the table services. What a caller may see is decided
@@ -7,7 +9,6 @@ by the core's viewer projection (see :mod:`tables.selectors` and :mod:`tables.ap
 
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,25 +18,23 @@ from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.permissions import AllowAny, BasePermission, IsAuthenticated
+from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino.api.idempotency import idempotency_key, idempotent
-from casino.api.pagination import ApiPagination
-from casino.api.permissions import CanCreateTables
-from casino.api.schema import api_errors
+from kit.idempotency import idempotency_key, idempotent
+from kit.pagination import ApiPagination
+from kit.permissions import CanCreateTables
+from kit.schema import api_errors
 from responsible.account import AccountState
 from responsible.clock import now_ms
 from responsible.selectors import table_limits
-from tables import fairness, feed, selectors, services
+from tables import feed, selectors, services
 from tables.api import presenters, records
 from tables.api import serializers as io
 from tables.api.openapi import published, record_serializer
-from tables.models import Checkpoint, Table
-from tables.rules import NotFound
-from tables.services import hand_dispute_open
+from tables.models import Table
 from tables.table_spec import TableSpec
 
 ACTION_ERRORS = (
@@ -51,7 +50,6 @@ ACTION_ERRORS = (
 )
 MAX_WAIT_S = 30
 TABLE_ID = OpenApiParameter("table_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The table's id.")
-HAND_ID = OpenApiParameter("hand_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The hand's id.")
 
 
 class TableListView(generics.ListAPIView):
@@ -261,151 +259,3 @@ class EventsView(APIView):
             response.long_poll = LongPoll(table_id, request.user, after, wait)  # type: ignore[attr-defined]
             selectors.release_connection()
         return response
-
-
-class HandView(APIView):
-    @extend_schema(
-        operation_id="hands_history",
-        parameters=[HAND_ID],
-        summary="A hand's full history (participants, staff)",
-        description=(
-            "Hidden cards, the deck and the server seed only once the hand is settled; a hand in play is shown "
-            "as your table view shows it. `actions` are the recorded commands (seat null: the system)."
-        ),
-        responses={200: record_serializer(records.HandHistory)},
-    )
-    @api_errors("not_found", "forbidden")
-    def get(self, request: Request, hand_id: int) -> Response:
-        return Response(published(presenters.present_history(selectors.hand_read(hand_id=hand_id, user=request.user))))
-
-
-class HandVerifyView(APIView):
-    @extend_schema(
-        operation_id="hands_verify",
-        parameters=[HAND_ID],
-        summary="Verify a settled hand (participants, staff)",
-        description=(
-            'Each check is "ok" or what differs: commitment, shuffle, replay, ledger, and (extensions) the '
-            "hash chain of the table's events and its signed checkpoints (which version no longer matches). "
-            "A hand in play is 409 `wrong_phase`."
-        ),
-        responses={200: record_serializer(records.HandVerification)},
-    )
-    @api_errors("not_found", "forbidden", "wrong_phase")
-    def get(self, request: Request, hand_id: int) -> Response:
-        report = selectors.hand_verification(hand_id=hand_id, user=request.user)
-        return Response(published(msgspec.convert(report, records.HandVerification)))
-
-
-class HandExportView(APIView):
-    @extend_schema(
-        operation_id="hands_export",
-        parameters=[HAND_ID],
-        summary="Everything needed to check an ended hand offline (participants, staff)",
-        description=(
-            "One JSON document (`format: sevenhalf-hand-export/1`): the hand's history, every event of the table "
-            "from the one before the hand's seed commitment was published through the first signed checkpoint "
-            "after the hand (as you may see them, each with `hash` and `prev_hash`; events hashed in form 2 also "
-            "carry `hash_form` and `private_sha256`, from which anyone recomputes the hash: docs/fairness.md), "
-            "that checkpoint and the one before the hand, and the signing keys. Check it with "
-            "`tools/verify_hand.py FILE --public-key KEY`: never trust the keys of the export alone. "
-            "A hand in play is 409 `wrong_phase`."
-        ),
-        responses={200: record_serializer(records.HandExport)},
-    )
-    @api_errors("not_found", "forbidden", "wrong_phase")
-    def get(self, request: Request, hand_id: int) -> Response:
-        read = selectors.hand_export_read(hand_id=hand_id, user=request.user)
-        return Response(published(presenters.present_export(read, fairness.public_keys())))
-
-
-class DisputesView(APIView):
-    @extend_schema(
-        operation_id="hands_dispute",
-        parameters=[HAND_ID],
-        summary="Dispute a hand (participants)",
-        description="Operators see the dispute in the admin; the hand is marked disputed.",
-        request=io.DisputeInput,
-        responses={201: record_serializer(records.Dispute)},
-    )
-    @api_errors("not_found", "forbidden")
-    @idempotent
-    def post(self, request: Request, hand_id: int) -> Response:
-        data = io.DisputeInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        dispute = hand_dispute_open(hand_id=hand_id, user=request.user, reason=data.validated_data["reason"])
-        body = records.Dispute(
-            id=dispute.pk,
-            hand=dispute.hand_id,
-            reason=dispute.reason,
-            status=dispute.status,
-            created_at=dispute.created_at,
-        )
-        return Response(published(body), status=status.HTTP_201_CREATED)
-
-
-class CheckpointsView(generics.ListAPIView):
-    """``GET /tables/{id}/checkpoints?after=V``: the table's signed checkpoints, oldest first (paginated)."""
-
-    serializer_class = record_serializer(records.Checkpoint)
-    pagination_class = ApiPagination
-    permission_classes = [IsAuthenticated]
-
-    def get_queryset(self) -> QuerySet[Checkpoint]:
-        query = io.CheckpointsQuery(data=self.request.query_params)
-        query.is_valid(raise_exception=True)
-        table_id = self.kwargs["table_id"]
-        if not Table.objects.filter(pk=table_id).exists():
-            raise NotFound(f"there is no table {table_id}", {"table": table_id})
-        return Checkpoint.objects.filter(table_id=table_id, version__gt=query.validated_data["after"]).order_by(
-            "version"
-        )
-
-    @extend_schema(
-        operation_id="tables_checkpoints",
-        parameters=[TABLE_ID, io.CheckpointsQuery],
-        summary="Signed checkpoints of the table's hash chain, oldest first",
-        description=(
-            'Whenever a hand ends the server signs `f"{table_id}:{version}:{hash}"` (the version and chain hash '
-            "of the table's last event) with an Ed25519 key that is not in the database. Archive them: a history "
-            "rewritten later no longer matches. Verify with the key of `/fairness/public-key` named by `key_id`."
-        ),
-    )
-    @api_errors("invalid_request", "not_found")
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
-
-
-class PublicKeyView(APIView):
-    """``GET /fairness/public-key``: the Ed25519 public key(s) that sign checkpoints."""
-
-    permission_classes = [AllowAny]
-    authentication_classes: list[Any] = []
-
-    @extend_schema(
-        operation_id="fairness_public_key",
-        summary="The public key that signs checkpoints (anyone)",
-        description=(
-            "`public_key` is the current key (base64 of its 32 raw bytes); `keys` lists every key a checkpoint "
-            "may name by `key_id`, so checkpoints signed before a rotation still verify, each with `valid_from` "
-            "(its first checkpoint; null for a key that has signed none yet)."
-        ),
-        responses={200: record_serializer(records.FairnessPublicKey)},
-    )
-    def get(self, request: Request) -> Response:
-        keys = tuple(
-            records.FairnessPublicKeyEntry(
-                key_id=key.key_id, public_key=base64.b64encode(key.raw).decode(), valid_from=_first_use(key)
-            )
-            for key in fairness.published_keys()
-        )
-        body = records.FairnessPublicKey(
-            algorithm="ed25519", public_key=keys[0].public_key, key_id=keys[0].key_id, keys=keys
-        )
-        return Response(published(body))
-
-
-def _first_use(key: fairness.PublicKey) -> Any:
-    """When ``key`` signed its first checkpoint (None if it has signed none): the key's ``valid_from``. Checkpoints
-    signed before key ids were derived name it by its configured name."""
-    return Checkpoint.objects.filter(key_id__in=key.aliases).order_by("at").values_list("at", flat=True).first()

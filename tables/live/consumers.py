@@ -48,7 +48,7 @@ from django.conf import settings
 from django.http.request import validate_host
 from rest_framework.utils.encoders import JSONEncoder
 
-from casino.tokens import find_token
+from kit.tokens import find_token
 from tables import feed
 from tables.live import db, limits, reads
 from tables.live.credentials import Credential, registry

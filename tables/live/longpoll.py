@@ -20,7 +20,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from rest_framework import exceptions
 
-from casino.api.errors import describe, error_body
+from kit.api_errors import describe, error_body
 from tables import feed
 from tables.api.views import EventsView, LongPoll
 from tables.live import db, limits

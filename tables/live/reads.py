@@ -18,9 +18,9 @@ from typing import Any
 
 from rest_framework.utils.encoders import JSONEncoder
 
+from rules import Viewer
 from tables import feed
 from tables.live import db
-from tables.rules import Viewer
 
 
 @dataclass(slots=True)

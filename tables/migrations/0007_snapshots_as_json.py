@@ -1,4 +1,4 @@
-"""Snapshots and the cached starting states of hands become plain JSON (``tables.rules.state_to_json``).
+"""Snapshots and the cached starting states of hands become plain JSON (``rules.state_to_json``).
 
 They were serialised Python objects, which made write access to the database code execution in every process
 that loaded one (issue #12). Both are caches rebuilt from the events, so the old rows are dropped, not

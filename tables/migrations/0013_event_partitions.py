@@ -16,7 +16,7 @@ sequence name. The guards are the same objects as before:
 - the TRUNCATE-refusing statement trigger is on the parent *and* on each partition (statement triggers are not
   cloned; a partition truncated by name would otherwise bypass it);
 - the application's role gets its privileges on the parent only and none on any partition
-  (``casino.dbroles``): it can reach the rows only through the parent, whose triggers and grants apply.
+  (``backoffice.dbroles``): it can reach the rows only through the parent, whose triggers and grants apply.
 
 Django's model keeps ``position`` as its primary key (positions come from one sequence, so they stay unique);
 the database's key is the composite one, as a partitioned table requires.

@@ -1,6 +1,6 @@
 """Which rules dealt each hand (API.md "Hand history": ``game``; docs/fairness.md, "Which rules dealt a hand").
 
-A hand records the released version of the rules and the digest of the rules core (``tables.rules.release``) of
+A hand records the released version of the rules and the digest of the rules core (``gamemath.release``) of
 the process that opened it, once: the database refuses any later change of either, so a later release can never
 rewrite which rules an old hand was played under. Hands opened before this migration have neither (empty): their
 history says null, the version is unknown, rather than guess it.

@@ -213,7 +213,7 @@ def test_no_session_setting_opens_truncate(funded, run_sql):
 
 
 def test_the_test_flush_empties_the_ledger_and_truncate_stays_refused(funded, run_sql):
-    call_command("flush", interactive=False, verbosity=0)  # casino.testing_db: as the owner, triggers off inside
+    call_command("flush", interactive=False, verbosity=0)  # devtools.testing_db: as the owner, triggers off inside
     assert Posting.objects.count() == 0
     with pytest.raises(ProgrammingError, match="permission denied"), transaction.atomic():
         run_sql("TRUNCATE ledger_posting CASCADE")

@@ -18,7 +18,7 @@ from ledger.sweeps import sweep_table_bankroll, sweep_table_bankrolls, tables_to
 from ledger.tasks import sweep_bankrolls
 from tables.models import Hand
 from tables.verify import verify_hand
-from tests.store.play import make_players, make_table, play_hands
+from tests.support.play import make_players, make_table, play_hands
 
 
 def _house_hand(user, table_id: int, hand_id: int, *, punter_net: int) -> None:

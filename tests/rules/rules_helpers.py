@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from tables.rules import (
+from rules import (
     HOUSE,
     BetPlaced,
     Command,
@@ -25,7 +25,7 @@ from tables.rules import (
     handle,
     make_table_config,
 )
-from tables.rules.testing import rig_next_hand, seated_table
+from rules.testing import rig_next_hand, seated_table
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "spec" / "scenarios.yaml"

@@ -7,9 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules_helpers import apply_ledger, entropy_for
-
-from tables.rules import (
+from rules import (
     ACTION_NAMES,
     CANONICAL_DECK,
     HOUSE,
@@ -48,7 +46,8 @@ from tables.rules import (
     is_picture,
     legal_actions,
 )
-from tables.rules.testing import rig_next_hand
+from rules.testing import rig_next_hand
+from tests.rules.rules_helpers import apply_ledger, entropy_for
 
 PRESETS = ("classic", "italian", "spanish", "hungarian")
 WEIGHTS = {

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from rules_helpers import Table
-
-from tables.rules import (
+from rules import (
     BankCannotCover,
     BankPassed,
     BankRetirementRequested,
@@ -24,6 +22,7 @@ from tables.rules import (
     SitIn,
     Stand,
 )
+from tests.rules.rules_helpers import Table
 
 
 def test_stake_events_carry_the_ledger_data() -> None:

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from msgspec.structs import replace
-from rules_helpers import Table
 
-from tables.rules import (
+from gamemath.enums import SitInReason, StandReason
+from rules import (
     EVENT_TYPES,
     BetPlaced,
     Context,
@@ -33,8 +33,8 @@ from tables.rules import (
     event_to_json,
     recorded_command,
 )
-from tables.rules.codec import COMMAND_TYPES, UPCASTERS, added, upcast_event
-from tables.rules.enums import SitInReason, StandReason
+from rules.codec import COMMAND_TYPES, UPCASTERS, added, upcast_event
+from tests.rules.rules_helpers import Table
 
 
 def test_event_json_has_a_stable_type_name_and_round_trips() -> None:
@@ -116,7 +116,7 @@ def test_api_action_bodies_map_to_commands() -> None:
     ],
 )
 def test_commands_built_in_python_with_non_integer_arguments_are_refused(command: object, field: str) -> None:
-    from tables.rules import decide
+    from rules import decide
 
     table = Table("classic")
     with pytest.raises(InvalidRequest) as refused:
@@ -128,9 +128,8 @@ def test_every_state_of_random_play_round_trips_through_plain_json() -> None:
     """Snapshots and the cached starting states of hands are stored as this JSON (issue #12)."""
     import random
 
-    from rules_random_play import PRESETS, RandomTable
-
-    from tables.rules import TableState, initial_state, state_from_json, state_to_json
+    from rules import TableState, initial_state, state_from_json, state_to_json
+    from tests.rules.rules_random_play import PRESETS, RandomTable
 
     seen = 0
     for n, preset in enumerate(PRESETS * 2):
@@ -160,7 +159,7 @@ def test_every_state_of_random_play_round_trips_through_plain_json() -> None:
     ],
 )
 def test_a_state_that_does_not_decode_is_refused(data: object) -> None:
-    from tables.rules import state_from_json
+    from rules import state_from_json
 
     with pytest.raises(InvalidRequest):
         state_from_json(data)

@@ -12,10 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from msgspec.structs import replace
-from rules_helpers import entropy_for
-from rules_random_play import PRESETS, RandomTable
 
-from tables.rules import (
+from rules import (
     CardDealt,
     ClientSeedFixed,
     Command,
@@ -42,8 +40,9 @@ from tables.rules import (
     shuffle_deck,
     view,
 )
-from tables.rules.view import Viewer
-from tests.rules.rules_helpers import as_json
+from rules.view import Viewer
+from tests.rules.rules_helpers import as_json, entropy_for
+from tests.rules.rules_random_play import PRESETS, RandomTable
 
 
 class Shell:
@@ -210,7 +209,7 @@ def _old_table(preset: str) -> tuple[TableState, list[Any]]:
     events = decide(CreateTable(preset=preset, min_bet=1, max_bet=10, max_seats=4), initial_state(), ctx)
     events = [e for e in events if not isinstance(e, SeedCommitted)]  # as the old core wrote it
     state = initial_state()
-    from tables.rules import fold
+    from rules import fold
 
     state = fold(events, state)
     more, state = handle(

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from rules_helpers import Table
-
-from tables.rules import (
+from rules import (
     ActionAwaited,
     BankerTurnStarted,
     BettingClosed,
@@ -22,8 +20,9 @@ from tables.rules import (
     Stand,
     WaitKind,
 )
-from tables.rules.draft import Draft
-from tables.rules.flow import next_automatic_step
+from rules.draft import Draft
+from rules.flow import next_automatic_step
+from tests.rules.rules_helpers import Table
 
 
 def _kinds(events: list[object]) -> list[str]:

@@ -8,10 +8,8 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rules_helpers import Table
-from rules_random_play import PRESETS, RandomTable
 
-from tables.rules import (
+from rules import (
     BankPassed,
     HandAbandoned,
     HandSettled,
@@ -26,8 +24,9 @@ from tables.rules import (
     Timeout,
     hand_history,
 )
-from tables.rules.state import replace
-from tests.rules.rules_helpers import as_json
+from rules.state import replace
+from tests.rules.rules_helpers import Table, as_json
+from tests.rules.rules_random_play import PRESETS, RandomTable
 
 
 def _classic_in_betting() -> Table:

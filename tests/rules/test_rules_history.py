@@ -1,12 +1,11 @@
-"""A hand's history (tables/rules/history.py): the house banker's own steps are rows of the core's record."""
+"""A hand's history (rules/history.py): the house banker's own steps are rows of the core's record."""
 
 from __future__ import annotations
 
-from rules_helpers import Table
-
-from tables.rules import CardDealt, HandStood, PlaceBet, SitIn, Stand, hand_history
-from tables.rules.describe import ActorKind, acted_by
-from tables.rules.view_records import HouseAction
+from rules import CardDealt, HandStood, PlaceBet, SitIn, Stand, hand_history
+from rules.describe import ActorKind, acted_by
+from rules.view_records import HouseAction
+from tests.rules.rules_helpers import Table
 
 
 def test_the_house_bankers_draws_and_stand_are_its_own_action_rows() -> None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import tables.rules
+import rules
 
-PACKAGE = Path(tables.rules.__file__).parent
+PACKAGE = Path(rules.__file__).parent
 CACHES = {"lru_cache", "cache", "cached_property"}
 #: Classes whose ``cached_property`` memos may stay: records that never hold a seed (file, class).
 SEEDLESS = {("ruleset.py", "Rules")}

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from rules_helpers import Table
-
-from tables.rules import (
+from rules import (
     Assign,
     CardDealt,
     HandSplit,
@@ -21,8 +19,8 @@ from tables.rules import (
     shuffle_deck,
     verify_deck,
 )
-from tables.rules.state import replace
-from tests.rules.rules_helpers import as_json
+from rules.state import replace
+from tests.rules.rules_helpers import Table, as_json
 
 
 def test_at_turn_after_peek_the_punter_must_bet_before_anything_else() -> None:

@@ -8,10 +8,8 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rules_helpers import apply_ledger
-from rules_random_play import PRESETS, RandomTable, Witness, escrow_after
 
-from tables.rules import (
+from rules import (
     HAND_ACTIONS,
     HOUSE,
     ActionAwaited,
@@ -52,7 +50,8 @@ from tables.rules import (
     view,
     view_event,
 )
-from tests.rules.rules_helpers import as_json
+from tests.rules.rules_helpers import apply_ledger, as_json
+from tests.rules.rules_random_play import PRESETS, RandomTable, Witness, escrow_after
 
 PROPERTY = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 LIGHT = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

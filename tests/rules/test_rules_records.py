@@ -8,7 +8,7 @@ import inspect
 import msgspec
 import pytest
 
-from tables.rules import (
+from rules import (
     EVENT_TYPES,
     Awaiting,
     BankerHand,
@@ -27,8 +27,8 @@ from tables.rules import (
     WaitKind,
     initial_state,
 )
-from tables.rules.codec import COMMAND_TYPES
-from tables.rules.state import replace
+from rules.codec import COMMAND_TYPES
+from rules.state import replace
 
 STATE_RECORDS = (SeatState, PunterHand, BankerHand, Awaiting, Pledge, HandState, TableState)
 

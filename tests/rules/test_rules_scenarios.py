@@ -7,10 +7,9 @@ from typing import Any
 
 import pytest
 import yaml
-from rules_helpers import SCENARIOS, Table
 
-from tables.rules import Assign as AssignCmd
-from tables.rules import (
+from rules import Assign as AssignCmd
+from rules import (
     BankerTurnSkipped,
     BankerTurnStarted,
     CardDealt,
@@ -32,7 +31,7 @@ from tables.rules import (
     fold,
     view,
 )
-from tests.rules.rules_helpers import as_json
+from tests.rules.rules_helpers import SCENARIOS, Table, as_json
 
 SPEC: dict[str, Any] = yaml.safe_load(SCENARIOS.read_text())
 HANDS: list[dict[str, Any]] = SPEC["hands"]

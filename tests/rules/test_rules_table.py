@@ -5,9 +5,8 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from rules_helpers import Table, entropy_for
 
-from tables.rules import (
+from rules import (
     AlreadySeated,
     BetOutOfLimits,
     CardDealt,
@@ -41,7 +40,8 @@ from tables.rules import (
     handle,
     initial_state,
 )
-from tables.rules.draft import simulated_seed
+from rules.draft import simulated_seed
+from tests.rules.rules_helpers import Table, entropy_for
 
 
 def ctx(n: int = 1, wallets: dict[str, int] | None = None) -> Context:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from rules_helpers import Table
-
-from tables.rules import (
+from rules import (
     ActionAwaited,
     Assign,
     Awaiting,
@@ -24,6 +22,7 @@ from tables.rules import (
     TimeoutStreakReset,
     WaitKind,
 )
+from tests.rules.rules_helpers import Table
 
 
 def test_every_wait_carries_a_deadline_from_the_clock_and_the_table_timeouts() -> None:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from rules_helpers import Table
-
-from tables.rules import (
+from rules import (
     CardDealt,
     HandOpened,
     HandSettled,
@@ -18,7 +16,7 @@ from tables.rules import (
     view,
     view_event,
 )
-from tests.rules.rules_helpers import as_json
+from tests.rules.rules_helpers import Table, as_json
 
 
 def _cards(data: dict, seat: int | None) -> list[str | None]:  # type: ignore[type-arg]
@@ -80,7 +78,7 @@ def test_the_auditor_sees_the_whole_deck_after_settlement_and_players_do_not() -
     t.when(Stand, player_id="P1")
     events = t.events
     t.when(Stand, player_id="B")
-    from tables.rules import HandSettled, fold
+    from rules import HandSettled, fold
 
     index = max(i for i, e in enumerate(t.events) if isinstance(e, HandSettled))
     after = fold(t.events[: index + 1])

@@ -18,7 +18,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         from argparse import Namespace
 
-        from tables.rules import DomainError
+        from rules import DomainError
 
         try:
             simulate(Namespace(**options), self.stdout._out)  # the raw stream: rich and JSON write whole lines

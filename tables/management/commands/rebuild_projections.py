@@ -1,7 +1,7 @@
 """manage.py rebuild_projections: rebuild the read models from the events alone and report differences.
 
 Progress on stderr (a bar on a terminal, plain lines elsewhere); ``--json`` prints the result as one JSON
-document on stdout (casino/progress.py)."""
+document on stdout (kit/progress.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from casino.progress import add_output_arguments, progress, write_json
+from kit.progress import add_output_arguments, progress, write_json
 from tables.models import Table
-from tables.projections import rebuild
+from tables.projection_rebuild import rebuild
 
 
 class Command(BaseCommand):

@@ -9,10 +9,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from msgspec import to_builtins
 from msgspec.structs import replace
 
-from tables import engine
+from rules import HandFacts, TableState, Viewer, acted_by, describe_event, hand_facts, view
+from tables import loader
+from tables.hand_events import replay_hand
 from tables.models import Hand
-from tables.rules import HandFacts, TableState, Viewer, acted_by, describe_event, hand_facts, view
-from tables.verify import replay_hand
 
 AUDITOR = Viewer.auditor()
 
@@ -42,7 +42,7 @@ class Command(BaseCommand):
         public = final is not None and final.number == hand.number and not final.in_play
         names = {s.seat: s.username for _, state in (steps[0], steps[-1]) for s in state.seats}
         for stored, state in steps:
-            event = engine.decode(stored)
+            event = loader.decode(stored)
             actor = acted_by(event, stored.metadata)
             facts = _hand_at(state, hand.number, public, names)
             if options["json"]:

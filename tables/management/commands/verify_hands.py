@@ -1,7 +1,7 @@
 """manage.py verify_hands --all | --table N: verify many hands; exit 1 if any fails.
 
 Progress on stderr (a bar on a terminal, plain lines elsewhere); ``--json`` prints the result as one JSON
-document on stdout (casino/progress.py)."""
+document on stdout (kit/progress.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from casino.monitoring import record_verification_failure
-from casino.progress import add_output_arguments, progress, write_json
+from kit.progress import add_output_arguments, progress, write_json
 from tables.models import Hand
+from tables.signals import report_verification_failure
 from tables.store import chain_problems, load_stream
 from tables.verify import CHECKS, verification_ok, verify_hand
 
@@ -53,7 +53,7 @@ class Command(BaseCommand):
             for table_id in table_ids:  # the chain between hands too (seats taken and left while waiting)
                 problems = chain_problems(load_stream(table_id))
                 if problems:
-                    record_verification_failure(
+                    report_verification_failure(
                         table_id=table_id,
                         hand_id=None,
                         hand_number=None,

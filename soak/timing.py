@@ -1,0 +1,29 @@
+"""The soak's clock: the timer settings it gives the casino, the slack it allows a loaded machine, and
+waiting for a condition."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+
+# the casino's timers as the soak configures them (short, so that many deadlines pass in a run)
+TURN_TIMEOUT_S = 3
+SWEEP_INTERVAL_S = 2.0
+SWEEP_GRACE_S = 1.0
+# How long after a service is back a 503 (or a late timer) is still counted as the outage's: connections in
+# pools notice the restart on first use, and the machine's two cores are shared with other work.
+SLACK_S = 5.0
+
+
+def wait_until(predicate: Callable[[], object], timeout: float, interval: float = 0.1) -> bool:
+    """Ask ``predicate`` every ``interval`` s (an exception counts as no) until it holds: whether it did within
+    ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            if predicate():
+                return True
+        time.sleep(interval)
+    return False
+

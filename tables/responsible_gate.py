@@ -1,0 +1,181 @@
+"""Responsible gaming inside a table command's transaction (DESIGN.md principle 14).
+
+The pipeline asks :func:`needs_gate` whether a command's events touch what responsible gaming governs (a stake,
+a seat, a hand opening or the bank changing hands); only then :func:`open_gate` locks the accounts of the
+players concerned (the lock a stake, a deposit or a seat of theirs elsewhere waits for, so two tables cannot
+together pass a loss limit), and gives each player with a loss limit his *loss room*: what he may still put at
+risk. The core receives the rooms in the context (``Context.loss_room``): a stake beyond them is refused, and a
+banker is covered only as far as his room reaches, so a banker who could pass his limit passes the bank.
+:meth:`Gate.check` refuses the actor's stake or seat while he is excluded, his reality check is due or his
+session limit is used up, or a stake above his stake limit; :meth:`Gate.record` writes the sessions that the
+command starts or ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from responsible import account as acc
+from responsible.errors import RealityCheckDue, excluded, limit_reached
+from responsible.policy import LONGEST_PERIOD_MS, Kind, Usage, binding, loss_usages, stake_refusal
+from responsible.store import Loaded, append, lock_accounts, loss_facts
+from rules import (
+    BankPassed,
+    BetPlaced,
+    Event,
+    FirstBankerDrawn,
+    HandOpened,
+    HandSplit,
+    SeatLeft,
+    SeatTaken,
+    StakeRaised,
+    TableState,
+)
+from rules import LimitReached as CoreLimitReached
+from tables.models import TableSeat
+
+_TRIGGERS = (BetPlaced, StakeRaised, HandSplit, HandOpened, BankPassed, FirstBankerDrawn, SeatTaken, SeatLeft)
+_STAKES = (BetPlaced, StakeRaised, HandSplit)
+
+
+def needs_gate(events: Sequence[Event]) -> bool:
+    """Whether a command's events are any of responsible gaming's business."""
+    return any(isinstance(e, _TRIGGERS) for e in events)
+
+
+@dataclass(slots=True)
+class Gate:
+    now_ms: int
+    accounts: dict[int, Loaded]
+    loss: dict[int, Usage] = field(default_factory=dict)  # the binding loss limit of each player who has one
+    # players who may stake nothing now (excluded, session limit used up, reality check due), with the reason
+    blocked: dict[int, Exception] = field(default_factory=dict)
+
+    def needed(self) -> bool:
+        """Whether the core must decide with loss rooms (someone has a loss limit or may stake nothing)."""
+        return bool(self.loss or self.blocked)
+
+    def loss_room(self) -> dict[str, int]:
+        """``Context.loss_room``: player id -> chips he may still put at risk (0 for a blocked player, so no
+        stake is placed for him by a timeout and he cannot hold the bank)."""
+        rooms = {str(uid): usage.remaining for uid, usage in self.loss.items()}
+        return rooms | {str(uid): 0 for uid in self.blocked}
+
+    def explain(self, exc: CoreLimitReached, player_id: str) -> Exception:
+        """The core's refusal of a stake with its reason: the player's block, or the loss limit with the
+        contract's details ``{kind, period, limit, used, remaining}``."""
+        blocked = self.blocked.get(int(player_id))
+        if blocked is not None:
+            return blocked
+        usage = self.loss.get(int(player_id))
+        if usage is None:
+            return exc
+        return limit_reached(usage, exc.message)
+
+    def refuse_bet(self, *, actor_id: int, amount: int, state: TableState) -> None:
+        """A bet the rules refused (a player is not dealt in when his loss room does not cover the minimum
+        stake): raise the responsible-gaming reason, if it is one."""
+        block = self.blocked.get(actor_id)
+        if block is not None:
+            raise block
+        usage = self.loss.get(actor_id)
+        multiplier = state.config.rules.punter_loss_multiplier if state.config is not None else 1
+        if usage is not None and usage.remaining < amount * multiplier:
+            raise limit_reached(usage)
+
+    def check(self, *, actor_id: int | None, events: Sequence[Event]) -> None:
+        """Refuse the actor's stake or seat that his account does not allow now."""
+        if actor_id is None:
+            return
+        loaded = self.accounts.get(actor_id)
+        state = loaded.state if loaded is not None else acc.AccountState()
+        actor = str(actor_id)
+        stakes = [e for e in events if isinstance(e, _STAKES) and e.player_id == actor and not _by_timeout(e)]
+        sits = [e for e in events if isinstance(e, SeatTaken) and e.player_id == actor]
+        if not stakes and not sits:
+            return
+        now = self.now_ms
+        if state.excluded(now):
+            raise excluded(state.exclusion_kind, state.excluded_until_ms)
+        if sits and (acc.session_blocked(state, now) or acc.session_limit_reached(state, now)):
+            raise limit_reached(
+                _session_usage(state, now), "Your session limit is reached: a new session may start tomorrow."
+            )
+        if not stakes:
+            return
+        block = _block(state, now)
+        if block is not None:
+            raise block
+        for e in stakes:
+            over = stake_refusal(state.limits, e.amount)
+            if over is not None:
+                raise limit_reached(over, f"A stake of {e.amount} passes your stake limit ({over.limit}).")
+
+    def record(self, *, table_id: int, events: Sequence[Event]) -> None:
+        """Start the session of a player who sits down holding no seat; end it when he leaves his last one."""
+        for e in events:
+            if isinstance(e, SeatTaken):
+                loaded = self.accounts.get(int(e.player_id))
+                if loaded is not None and loaded.state.session_started_ms is None:
+                    append(loaded, [acc.AccountEvent(type="session_started", at_ms=self.now_ms)])
+            elif isinstance(e, SeatLeft):
+                loaded = self.accounts.get(int(e.player_id))
+                if loaded is None or loaded.state.session_started_ms is None:
+                    continue
+                if TableSeat.objects.filter(user_id=loaded.user_id).exclude(table_id=table_id).exists():
+                    continue
+                ended: list[acc.AccountEvent] = []
+                if acc.session_limit_reached(loaded.state, self.now_ms):
+                    until = acc.session_block_until(loaded.state)
+                    ended.append(
+                        acc.AccountEvent(type="session_limit_reached", at_ms=self.now_ms, data={"until_ms": until})
+                    )
+                ended.append(acc.AccountEvent(type="session_ended", at_ms=self.now_ms))
+                append(loaded, ended)
+
+
+def _block(state: acc.AccountState, now: int) -> Exception | None:
+    """Why the player may stake nothing now, or None."""
+    if state.excluded(now):
+        return excluded(state.exclusion_kind, state.excluded_until_ms)
+    if acc.session_limit_reached(state, now):
+        return limit_reached(_session_usage(state, now), "Your session limit is reached.")
+    if acc.reality_check_due(state, now):
+        return RealityCheckDue(
+            "A reality check is due: acknowledge it (POST /api/v1/me/reality-check) before staking again.",
+            {"elapsed_s": acc.session_elapsed_ms(state, now) // 1000},
+        )
+    return None
+
+
+def _by_timeout(event: Event) -> bool:
+    return bool(getattr(event, "by_timeout", False))
+
+
+def _session_usage(state: acc.AccountState, now_ms: int) -> Usage:
+    minutes = state.limits.get(str(Kind.SESSION), 0)
+    return Usage(Kind.SESSION, None, minutes, acc.session_elapsed_ms(state, now_ms) // 60_000)
+
+
+def open_gate(*, state: TableState, actor_id: int | None, events: Sequence[Event], now_ms: int) -> Gate:
+    """Lock the accounts of everyone the command concerns (creating those of players sitting down) and work out
+    the loss rooms of those with a loss limit."""
+    users = {int(s.player_id) for s in state.seats}
+    sitting = {int(e.player_id) for e in events if isinstance(e, SeatTaken)}
+    if actor_id is not None:
+        users.add(actor_id)
+    accounts = lock_accounts(users | sitting, create=bool(sitting))
+    gate = Gate(now_ms=now_ms, accounts=accounts)
+    since = datetime.fromtimestamp((now_ms - LONGEST_PERIOD_MS) / 1000, tz=UTC)
+    for uid, loaded in accounts.items():
+        block = _block(loaded.state, now_ms)
+        if block is not None:
+            gate.blocked[uid] = block
+        if any(key.startswith(f"{Kind.LOSS}:") for key in loaded.state.limits):
+            settled, at_risk = loss_facts(uid, since=since)
+            usage = binding(loss_usages(loaded.state.limits, settled, at_risk=at_risk, now_ms=now_ms))
+            if usage is not None:
+                gate.loss[uid] = usage
+    return gate

@@ -1,0 +1,124 @@
+"""API tokens as API.md v1.1 says: stored hashed, expiring (24 hours by default), ``POST /auth/logout`` revokes the
+token used, a password change revokes them all; an expired token is 401 ``not_authenticated`` saying so."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+from knox.models import AuthToken
+from rest_framework.test import APIClient
+
+from kit.tokens import issue_token, user_for_token
+from tests.support.api_helpers import assert_error
+
+pytestmark = pytest.mark.django_db
+
+ME = "/api/v1/me"
+LOGOUT = "/api/v1/auth/logout"
+TOKEN = "/api/v1/auth/token"
+
+
+def _client(key: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+def test_a_token_is_not_stored_as_it_is_sent(player):
+    key = issue_token(player)
+    assert len(key) == 64
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT row_to_json(t)::text FROM knox_authtoken t")
+        rows = [row[0] for row in cursor.fetchall()]
+    assert rows and not any(key in row for row in rows)
+    assert not any(key[15:31] in row for row in rows)  # only a 15-character lookup prefix is kept in the clear
+
+
+def test_a_token_expires_after_24_hours_by_default(player, settings):
+    assert timedelta(hours=24) == settings.API_TOKEN_TTL
+    before = timezone.now()
+    key = issue_token(player)
+    token = AuthToken.objects.get(user=player)
+    assert before + timedelta(hours=24) <= token.expiry <= timezone.now() + timedelta(hours=24)
+    assert _client(key).get(ME).status_code == 200
+
+
+def test_an_expired_token_is_401_not_authenticated_saying_it_expired(player):
+    key = issue_token(player)
+    AuthToken.objects.filter(user=player).update(expiry=timezone.now() - timedelta(seconds=1))
+    response = _client(key).get(ME)
+    assert_error(response, 401, "not_authenticated")
+    assert "expired" in response.json()["error"]["message"]
+    assert "/auth/token" in response.json()["error"]["message"]
+    assert user_for_token(key) is None
+    assert not AuthToken.objects.filter(user=player).exists()  # an expired token is deleted when seen
+
+
+def test_logout_revokes_the_token_used_and_only_that_one(player):
+    used, other = issue_token(player), issue_token(player)
+    response = _client(used).post(LOGOUT)
+    assert response.status_code == 204 and response.content == b""
+    assert_error(_client(used).get(ME), 401, "not_authenticated")
+    assert_error(_client(used).post(LOGOUT), 401, "not_authenticated")
+    assert _client(other).get(ME).status_code == 200
+
+
+def test_logout_needs_a_signed_in_user(anon):
+    assert_error(anon.post(LOGOUT), 401, "not_authenticated")
+
+
+def test_a_password_change_revokes_every_token_of_the_user(player, make_user):
+    keys = [issue_token(player) for _ in range(3)]
+    bystander = make_user("bystander")
+    theirs = issue_token(bystander)
+    player.set_password("a brand new passphrase 7")
+    player.save()
+    for key in keys:
+        assert_error(_client(key).get(ME), 401, "not_authenticated")
+    assert _client(theirs).get(ME).status_code == 200
+    body = {"username": player.username, "password": "a brand new passphrase 7"}
+    fresh = APIClient().post(TOKEN, body, format="json")
+    assert _client(fresh.json()["token"]).get(ME).status_code == 200
+
+
+def test_a_password_hash_upgrade_at_sign_in_revokes_nothing(player, settings):
+    key = issue_token(player)
+    settings.PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+        "django.contrib.auth.hashers.MD5PasswordHasher",
+    ]
+    old_hash = player.password
+    assert player.check_password("correct horse 42")  # upgrades the hash and saves it
+    player.refresh_from_db()
+    assert player.password != old_hash
+    assert user_for_token(key) == player
+
+
+@pytest.mark.parametrize("key", ["f" * 40, "0" * 64, "A" * 64, "z" * 64, "", "a\x00" * 32, "a" * 65, "é" * 64])
+def test_user_for_token_refuses_what_is_no_live_token(player, key):
+    issue_token(player)
+    assert user_for_token(key) is None
+
+
+def test_user_for_token_finds_the_user_and_refuses_an_inactive_one(player):
+    key = issue_token(player)
+    assert user_for_token(key) == player
+    player.is_active = False
+    player.save()
+    assert user_for_token(key) is None
+    assert_error(_client(key).get(ME), 401, "not_authenticated")
+
+
+def test_an_old_40_character_token_is_refused_with_401(anon):
+    anon.credentials(HTTP_AUTHORIZATION="Token " + "ab" * 20)
+    assert_error(anon.get(ME), 401, "not_authenticated")
+
+
+def test_the_token_lifetime_is_a_setting(player, settings):
+    settings.API_TOKEN_TTL = timedelta(minutes=5)
+    issue_token(player)
+    token = AuthToken.objects.get(user=player)
+    assert token.expiry <= timezone.now() + timedelta(minutes=5)

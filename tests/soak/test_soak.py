@@ -1,0 +1,51 @@
+"""The short soak (issue 16): the whole stack on private services, every kind of fault, every invariant.
+
+``python -m soak`` (soak/) starts its own PostgreSQL cluster and Redis (never the suite's), gunicorn, a Celery
+worker and beat, lets bots play every preset with both bank modes for about a minute while it kills and restarts
+processes and services, then checks everything (docs/reliability.md). The ten-minute run is a documented
+command.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+from devtools.nginx import nginx_binary
+from soak.faults import FAULT_KINDS, ONCE_PER_RUN
+from tests.conftest import ROOT
+
+
+def run_soak(*args: str) -> dict[str, Any]:
+    """``python -m soak`` with ``args``: its JSON summary, once it held every invariant."""
+    done = subprocess.run(
+        [sys.executable, "-m", "soak", *args, "--json", "--progress", "off"],
+        cwd=ROOT, capture_output=True, text=True, timeout=900, check=False,
+    )  # fmt: skip
+    assert done.stdout.strip(), done.stderr[-5000:]
+    summary: dict[str, Any] = json.loads(done.stdout)
+    assert summary["violations"] == [], "\n".join(summary["violations"])
+    assert summary["ok"] and done.returncode == 0
+    assert all(value.startswith("ok") for value in summary["checks"].values()), summary["checks"]
+    return summary
+
+
+def test_a_short_soak_under_every_kind_of_fault_keeps_every_invariant() -> None:
+    summary = run_soak(
+        "--seconds", "50", "--faults", "16", "--seed", "16", "--bots-per-table", "1", "--web-workers", "2"
+    )  # fmt: skip
+    assert set(summary["faults_by_kind"]) == {*FAULT_KINDS, *ONCE_PER_RUN}  # a failover too (issue 34)
+    assert all(summary["faults_by_kind"][kind] == 1 for kind in ONCE_PER_RUN)
+    assert summary["hands_closed"] > 0 and summary["actions_accepted"] > 0
+    assert summary["behind_proxy"] == (nginx_binary() is not None)  # issue 27: clients go through nginx
+    assert summary["retries"] > 0  # the faults were felt by the clients
+
+
+def test_the_soak_refuses_too_few_faults_before_starting_anything() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "soak", "--faults", "3", "--seconds", "1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and "at least" in done.stderr
