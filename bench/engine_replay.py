@@ -41,7 +41,9 @@ def measure_here(checkout: Path, presets: list[str], hands: int, passes: int, cp
     assert spec is not None and spec.loader is not None
     engine: Any = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(engine)
-    from rules import DomainError, handle
+    # the checkout's own core: ``rules`` since the package move (#29), ``tables.rules`` in older revisions (f247328)
+    core = importlib.import_module("rules" if (checkout / "rules" / "__init__.py").exists() else "tables.rules")
+    DomainError, handle = core.DomainError, core.handle
 
     clock = time.process_time if cpu else time.perf_counter
     figures: dict[str, float] = {}

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from enum import StrEnum
-from functools import cached_property
 from typing import Any
 
 from gamemath.cards import is_card
@@ -72,15 +71,30 @@ _DEPENDS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, kw_only=True)
-class Rules:
+class _Derived:
+    """What a :class:`Rules` derives from its toggles once, when it is built: the reserve multipliers of §7, which
+    every stake is made of, and the hands a punter may hold. Neither toggles nor encoded (not fields); kept in
+    slots of their own."""
+
+    __slots__ = ("banker_loss_multiplier", "hands_per_punter", "punter_loss_multiplier")
+
+    #: The largest multiple of a stake a punter can lose under these toggles (:func:`punter_loss_multiplier`).
+    punter_loss_multiplier: int
+    #: The largest multiple of a stake a banker can lose (a punter can win) (:func:`banker_loss_multiplier`).
+    banker_loss_multiplier: int
+    #: How many hands one punter may hold at once (indices 0 to this minus one): more only by splitting.
+    hands_per_punter: int
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Rules(_Derived):
     """Every resolved toggle of RULES.md §4 (the "table card"); checked whenever it is built or decoded
-    (:func:`validate_rules`).
+    (:func:`validate_rules`), and what it derives from them worked out then, once per ``Rules`` (:class:`_Derived`).
 
     A frozen dataclass, not a ``msgspec.Struct`` like the core's other records: ``tools/verify_hand.py`` loads this
-    module with the standard library alone (players run it without the server's dependencies). Not slotted, so
-    that the reserve multipliers are worked out once per ``Rules`` (``cached_property``; neither a field nor
-    encoded)."""
+    module with the standard library alone (players run it without the server's dependencies). Slotted: a toggle is
+    read on almost every step of a hand (a dataclass field with a default, not slotted, is read from the instance
+    dictionary past the class default, at twice the cost)."""
 
     bet_timing: BetTiming = BetTiming.BEFORE_DEAL
     stake_mode: StakeMode = StakeMode.PLAYER_CHOICE
@@ -110,6 +124,20 @@ class Rules:
 
     def __post_init__(self) -> None:
         validate_rules(self)
+        object.__setattr__(self, "punter_loss_multiplier", punter_loss_multiplier(self))
+        object.__setattr__(self, "banker_loss_multiplier", banker_loss_multiplier(self))
+        object.__setattr__(
+            self, "hands_per_punter", 1 if self.split_mode == SplitMode.NONE else self.max_hands_per_punter
+        )
+
+    def __getstate__(self) -> dict[str, object]:
+        """Copied or pickled as its toggles: what it derives from them is worked out again (``__setstate__``)."""
+        return {name: getattr(self, name) for name in TOGGLES}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        self.__post_init__()
 
     def to_dict(self) -> dict[str, Any]:
         """Every toggle by name, JSON-ready."""
@@ -119,21 +147,6 @@ class Rules:
     def has_matta(self) -> bool:
         """True when a wild card is in play."""
         return self.matta != "none"
-
-    @property
-    def hands_per_punter(self) -> int:
-        """How many hands one punter may hold at once (indices 0 to this minus one): more only by splitting."""
-        return 1 if self.split_mode == SplitMode.NONE else self.max_hands_per_punter
-
-    @cached_property
-    def punter_loss_multiplier(self) -> int:
-        """The largest multiple of a stake a punter can lose under these toggles (§7)."""
-        return punter_loss_multiplier(self)
-
-    @cached_property
-    def banker_loss_multiplier(self) -> int:
-        """The largest multiple of a stake a banker can lose (a punter can win) under these toggles (§7)."""
-        return banker_loss_multiplier(self)
 
 
 TOGGLES: tuple[str, ...] = tuple(f.name for f in fields(Rules))

@@ -30,10 +30,16 @@ def seed_commitment(server_seed: bytes) -> str:
 
 
 def u32_stream(key: bytes, prefix: str) -> Iterator[int]:
-    """Big-endian uint32 values of HMAC-SHA256(key, f"{prefix}:{k}") for k = 0, 1, 2, ..."""
+    """Big-endian uint32 values of HMAC-SHA256(key, f"{prefix}:{k}") for k = 0, 1, 2, ...
+
+    The HMAC is keyed once per stream and copied for each block: the same bytes as a one-shot ``hmac.digest`` per
+    block, without setting the key up again for every block (about 6% of a deck's instructions)."""
+    keyed = hmac.new(key, digestmod="sha256")
     block = 0
     while True:
-        yield from _EIGHT_U32.unpack(hmac.digest(key, f"{prefix}:{block}".encode(), "sha256"))
+        mac = keyed.copy()
+        mac.update(f"{prefix}:{block}".encode())
+        yield from _EIGHT_U32.unpack(mac.digest())
         block += 1
 
 

@@ -23,6 +23,8 @@ def chip_moves(event: Event) -> dict[str, int]:
     """The chips ``event`` moves, by party: a player id, ``"house"`` (the bankroll) and ``"escrow"`` (the table's
     escrow); empty for an event that moves none. The amounts sum to zero."""
     moves: dict[str, int] = {}
+    if type(event) not in CHIP_EVENTS:  # most events move none (an exact type: an isinstance that misses is slow)
+        return moves
     if isinstance(event, _STAKES):
         if event.punter_reserve:
             moves[event.player_id] = -event.punter_reserve

@@ -57,20 +57,16 @@ def next_automatic_step(draft: Draft) -> Step | None:
     hand = draft.state.hand
     if hand is None or hand.phase in OVER:
         return open_next_hand if _may_open(draft) else None
-    if hand.phase == Phase.BETTING:
-        return _betting_step(draft, hand)
-    if hand.phase == Phase.BANKER:
-        return _banker_step(draft, hand)
-    return _punters_step(draft, hand)
+    return _PHASE_STEPS[hand.phase](draft, hand)
 
 
 def _may_open(draft: Draft) -> bool:
     """Between hands, a hand opens at most once per occasion: a player's command, and each settlement in it (a
     hand abandoned in this command leaves the table waiting for a player)."""
-    for event in reversed(draft.events):
-        if isinstance(event, HandOpened):
+    for event in reversed(draft.events):  # matched by exact type (an isinstance that misses a Struct class is slow)
+        if type(event) is HandOpened:
             return False
-        if isinstance(event, HandSettled):
+        if type(event) is HandSettled:
             return True
     return isinstance(draft.command, PlayerCommand)
 
@@ -143,6 +139,15 @@ def _banker_step(draft: Draft, hand: HandState) -> Step | None:
     if draft.state.awaiting is None or _answered(draft):
         return partial(await_decision, seat=banker.seat, index=0, kind=WaitKind.BANKER)
     return None
+
+
+#: What moves a hand in play on, by its phase (looked up once per step, as ``decide`` dispatches a command).
+_PHASE_STEPS: dict[Phase, Callable[[Draft, HandState], Step | None]] = {
+    Phase.BETTING: _betting_step,
+    Phase.DEALING: _punters_step,
+    Phase.PUNTERS: _punters_step,
+    Phase.BANKER: _banker_step,
+}
 
 
 def await_bets(draft: Draft) -> None:

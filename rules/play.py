@@ -95,11 +95,11 @@ def hit(draft: Draft, cmd: Hit | HitFaceDown) -> None:
     """A card from the stock, face up (``hit``) or, after turning the hidden card up, face down."""
     seat, aw = in_turn(draft, cmd)
     if aw.kind == WaitKind.BANKER:
-        if isinstance(cmd, HitFaceDown):
+        if type(cmd) is HitFaceDown:
             raise IllegalAction("the banker draws face up")
         banker_hit(draft, seat)
         return
-    face_down = isinstance(cmd, HitFaceDown)
+    face_down = type(cmd) is HitFaceDown
     if aw.kind == WaitKind.ASSIGN:
         raise IllegalAction("give the drawn card to a hand first")
     if face_down and not draft.rules.hidden_card_swap:

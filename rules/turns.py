@@ -53,7 +53,7 @@ def show_if_done(draft: Draft, seat: int | None, index: int, *, banker: bool = F
 
 def hungarian_multi(draft: Draft, seat: int) -> bool:
     """True once a Hungarian punter has split: his draws are then assigned to hands."""
-    return draft.rules.split_mode == SplitMode.HUNGARIAN and seat in draft.hand.split_seats
+    return seat in draft.hand.split_seats and draft.rules.split_mode == SplitMode.HUNGARIAN
 
 
 def stand_all(draft: Draft, seat: int, reason: StandReason) -> None:
