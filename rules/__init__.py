@@ -27,6 +27,9 @@ JSON: ``event_to_json`` / ``event_from_json`` / ``command_to_json`` / ``command_
 ``state_to_json`` / ``state_from_json`` (snapshots: plain data, decoded field by field).
 See docs/rules-engine.md for the flow of a command and the whole API, docs/rules-decisions.md for every decision taken
 where RULES.md is silent.
+
+Longer than a module should be, on purpose: it is the catalogue of the core's public names (the imports below
+and ``__all__``), one list for the shell, the lab and the tests to import the core from.
 """
 
 from gamemath.cards import CANONICAL_DECK, format_hp, is_picture, value_hp
@@ -145,6 +148,7 @@ from rules.events import (
     TimeoutStreakReset,
 )
 from rules.evolve import evolve
+from rules.hiding import Viewer, card_visible, no_deck_reason, settled_deck, view_event
 from rules.history import hand_history
 from rules.legal import HAND_ACTIONS, legal_actions, legal_hands
 from rules.replay import fold, replay
@@ -159,18 +163,7 @@ from rules.state import (
     TableState,
     initial_state,
 )
-from rules.view import (
-    Viewer,
-    card_visible,
-    hand_facts,
-    last_hand_view,
-    no_deck_reason,
-    result_row,
-    settled_deck,
-    table_settings,
-    view,
-    view_event,
-)
+from rules.view import hand_facts, last_hand_view, result_row, table_settings, view
 from rules.view_records import HandFacts, HandHistory, TableView
 
 __all__ = [

@@ -49,8 +49,8 @@ from rules.events import (
     TableCreated,
     TimeoutStreakReset,
 )
+from rules.hiding import Viewer, card_hidden, seed_hidden
 from rules.state import TableState
-from rules.view import Viewer, card_hidden, seed_hidden
 from rules.view_records import Record
 
 HOUSE_LABEL = "the house"
@@ -136,7 +136,18 @@ def _at(ms: int) -> str:
 
 def describe_event(event: Event, names: Mapping[int, str], viewer: Viewer, state: TableState) -> str:
     """One line saying what ``event`` records, as ``viewer`` may see it now (``state``: at or after it);
-    ``names``: seat -> username."""
+    ``names``: seat -> username. Each family of events is described by its own function below."""
+    line = (
+        _seats(event, names)
+        or _opening(event, names, state)
+        or _play(event, names, viewer, state)
+        or _ends(event, names)
+    )
+    return line if line is not None else type(event).__name__
+
+
+def _seats(event: Event, names: Mapping[int, str]) -> str | None:
+    """The table, its seats and its bank: who sits, leaves, times out, sets the stake, holds the bank."""
     match event:
         case TableCreated(config=c):
             return f"table created: {c.preset}, {c.bank} bank, bets {c.min_bet}-{c.max_bet}"
@@ -154,6 +165,23 @@ def describe_event(event: Event, names: Mapping[int, str], viewer: Viewer, state
             return f"{_seat(seat, names)} timed out waiting for {kind} (streak {streak})"
         case TimeoutStreakReset(seat=seat):
             return f"{_seat(seat, names)} acted again: timeout streak reset"
+        case StakeSet(seat=seat, amount=amount):
+            return f"{_seat(seat, names)} sets the stake S to {amount}"
+        case BankRetirementRequested(seat=seat):
+            return f"{_seat(seat, names)} retires the bank after the hand"
+        case ClientSeedSet(seat=seat, client_seed=client_seed):
+            return f"{_seat(seat, names)} sets client seed {client_seed}"
+        case FirstBankerDrawn(seat=seat, candidates=candidates):
+            return f"first banker drawn: {_seat(seat, names)} among seats {list(candidates)}"
+        case BankPassed(from_seat=from_seat, to_seat=to_seat, reason=reason):
+            to = _seat(to_seat, names) if to_seat is not None else "nobody"
+            return f"bank passes from {_seat(from_seat, names)} to {to} ({reason})"
+    return None
+
+
+def _opening(event: Event, names: Mapping[int, str], state: TableState) -> str | None:
+    """A hand opening: its seeds, its opening, the waits and the bets."""
+    match event:
         case SeedCommitted(number=number, seed_commitment=commitment):
             return f"seed of hand #{number} committed: {commitment}"
         case ClientSeedFixed(number=number, client_seed=client_seed):
@@ -179,6 +207,12 @@ def describe_event(event: Event, names: Mapping[int, str], viewer: Viewer, state
             return f"{_seat(seat, names)} is out of this hand ({reason})"
         case BettingClosed():
             return "betting closed"
+    return None
+
+
+def _play(event: Event, names: Mapping[int, str], viewer: Viewer, state: TableState) -> str | None:
+    """The cards and the play: deals, turned-up and assigned cards, splits, stands, busts and made hands."""
+    match event:
         case CardDealt(banker=banker, seat=seat, hand=hand, face_up=face_up):
             face = "face up" if face_up else "face down"
             if card_hidden(event, viewer, state):
@@ -206,6 +240,12 @@ def describe_event(event: Event, names: Mapping[int, str], viewer: Viewer, state
             return f"banker's turn ({_seat(seat, names)})"
         case BankerTurnSkipped():
             return "no punter hand left: the banker does not play"
+    return None
+
+
+def _ends(event: Event, names: Mapping[int, str]) -> str | None:
+    """How a hand ends: settled or abandoned, with its server seed."""
+    match event:
         case HandSettled(number=number, banker_net=net, next_banker_seat=next_seat, bank_reason=reason):
             return (
                 f"hand #{number} settled: banker net {net}, next banker {_seat(next_seat, names)} ({reason}); "
@@ -213,15 +253,4 @@ def describe_event(event: Event, names: Mapping[int, str], viewer: Viewer, state
             )
         case HandAbandoned(number=number, reason=reason, server_seed=seed):
             return f"hand #{number} abandoned ({reason}); server seed {seed or 'never revealed'}"
-        case BankPassed(from_seat=from_seat, to_seat=to_seat, reason=reason):
-            to = _seat(to_seat, names) if to_seat is not None else "nobody"
-            return f"bank passes from {_seat(from_seat, names)} to {to} ({reason})"
-        case FirstBankerDrawn(seat=seat, candidates=candidates):
-            return f"first banker drawn: {_seat(seat, names)} among seats {list(candidates)}"
-        case StakeSet(seat=seat, amount=amount):
-            return f"{_seat(seat, names)} sets the stake S to {amount}"
-        case BankRetirementRequested(seat=seat):
-            return f"{_seat(seat, names)} retires the bank after the hand"
-        case ClientSeedSet(seat=seat, client_seed=client_seed):
-            return f"{_seat(seat, names)} sets client seed {client_seed}"
-    return type(event).__name__
+    return None

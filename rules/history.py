@@ -20,8 +20,9 @@ from rules.events import (
     HandStood,
 )
 from rules.evolve import evolve
+from rules.hiding import Viewer, card_visible
 from rules.state import HandState, TableState, initial_state
-from rules.view import Viewer, card_visible, hand_facts
+from rules.view import hand_facts
 from rules.view_records import ClientSeedRow, DealRow, HandHistory, HouseAction
 
 HOUSE_RULE = "house_rule"

@@ -42,8 +42,8 @@ from rules import (
     view_event,
 )
 from rules.describe import HOUSE_LABEL, ActorKind, card_label
+from rules.hiding import card_hidden
 from rules.state import HandState
-from rules.view import card_hidden
 from rules.view_records import CardView, HandView, PendingCard
 from tables.store import StoredEvent
 

@@ -40,7 +40,7 @@ from rules import (
     shuffle_deck,
     view,
 )
-from rules.view import Viewer
+from rules.hiding import Viewer
 from tests.rules.rules_helpers import as_json, entropy_for
 from tests.rules.rules_random_play import PRESETS, RandomTable
 
