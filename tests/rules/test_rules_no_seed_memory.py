@@ -1,19 +1,22 @@
 """Plain seeds do not outlive the command that needs them (DESIGN.md principle 13): the core keeps no cache across
 calls (a cache keyed by a plain seed, as ``_deck`` and ``_opens`` once had, would hold the seed of a hand in play,
-and its undealt cards, in process memory after the command). The one memo allowed is a ``cached_property`` of a
-record that never holds a seed: the rules' reserve multipliers, worked out once per ``Rules`` (its toggles only)."""
+and its undealt cards, in process memory after the command), neither does the game's maths it builds on (the
+shuffle lives there). What a record that never holds a seed works out about itself when it is built (a ``Rules``:
+its reserve multipliers, from its toggles only) is no cache; a ``cached_property`` would be allowed only on such a
+record, and none is left."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import gamemath
 import rules
 
-PACKAGE = Path(rules.__file__).parent
+PACKAGES = (Path(gamemath.__file__).parent, Path(rules.__file__).parent)
 CACHES = {"lru_cache", "cache", "cached_property"}
 #: Classes whose ``cached_property`` memos may stay: records that never hold a seed (file, class).
-SEEDLESS = {("ruleset.py", "Rules")}
+SEEDLESS: set[tuple[str, str]] = set()
 
 
 def _cached(path: Path, node: ast.AST, owner: str | None) -> None:
@@ -27,8 +30,10 @@ def _cached(path: Path, node: ast.AST, owner: str | None) -> None:
         _cached(path, child, child.name if isinstance(child, ast.ClassDef) else owner)
 
 
-def test_no_module_of_the_core_caches_across_calls() -> None:
-    for path in sorted(PACKAGE.glob("*.py")):
+def test_no_module_of_the_core_or_the_game_maths_caches_across_calls() -> None:
+    paths = sorted(path for package in PACKAGES for path in package.glob("*.py"))
+    assert {"shuffle.py", "ruleset.py", "draft.py"} <= {path.name for path in paths}
+    for path in paths:
         _cached(path, ast.parse(path.read_text(), path.name), None)
 
 
