@@ -30,6 +30,7 @@ from django.utils import timezone
 
 from backoffice.charts import bar_chart, line_chart
 from backoffice.models import ReconcileRun, VerificationFailure
+from gamemath.enums import DisputeStatus
 from ledger.models import Balance
 from tables.event_queries import timeout_commands_by_hour
 from tables.models import Dispute, Hand, Table
@@ -159,8 +160,8 @@ def build(now: datetime | None = None) -> Dashboard:
         hands_in_play=Hand.objects.filter(status="in_play").count(),  # the partial index hand_in_play_idx
         net_per_day=net_per_day,
         net_total={name: sum(nets.values()) for name, nets in per_day.items()},
-        open_disputes=Dispute.objects.filter(status="open").count(),
-        latest_disputes=list(Dispute.objects.filter(status="open").select_related("user").order_by("-id")[:LATEST]),
+        open_disputes=Dispute.objects.filter(status=DisputeStatus.OPEN).count(),
+        latest_disputes=list(Dispute.objects.filter(status=DisputeStatus.OPEN).select_related("user").order_by("-id")[:LATEST]),
         chips=_chips(),
         timeouts_per_hour=[(h, timeouts.get(h, 0)) for h in timeout_hours],
         failures=list(VerificationFailure.objects.order_by("-at", "-id")[:LATEST]),

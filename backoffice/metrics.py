@@ -25,6 +25,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from backoffice.models import ReconcileRun, VerificationFailure
+from gamemath.enums import DisputeStatus
 from kit import heartbeat
 from tables.models import Dispute, Hand, Table
 from tables.queues import table_queues
@@ -68,9 +69,8 @@ class DatabaseCollector(Collector):
             phases.add_metric([phase], n)
         yield phases
         yield _gauge("casino_hands_in_play", "Hands in play now", Hand.objects.filter(status="in_play").count())
-        yield _gauge(
-            "casino_disputes_open", "Disputes waiting for an operator", Dispute.objects.filter(status="open").count()
-        )
+        open_disputes = Dispute.objects.filter(status=DisputeStatus.OPEN).count()
+        yield _gauge("casino_disputes_open", "Disputes waiting for an operator", open_disputes)
 
 
 class BrokerCollector(Collector):

@@ -40,6 +40,21 @@ class WaitKind(StrEnum):
     BANKER = "banker"  # a player banker's decision
 
 
+class ViewerKind(StrEnum):
+    """Who is looking at a table (``rules.hiding.Viewer``): the one hiding rule decides what each kind sees."""
+
+    PLAYER = "player"  # a player, seated or not: sees his own face-down cards
+    SPECTATOR = "spectator"  # anyone signed in who is not playing
+    AUDITOR = "auditor"  # an operator checking hands: the whole deck once a hand is settled
+
+
+class DisputeStatus(StrEnum):
+    """A dispute of a hand: waiting for an operator, or resolved (with a note, and an entry when chips are owed)."""
+
+    OPEN = "open"
+    RESOLVED = "resolved"
+
+
 class HandStatus(StrEnum):
     """A punter's (or the banker's) hand, as API.md names it."""
 

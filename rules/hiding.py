@@ -10,43 +10,44 @@ the hand is settled, and the whole deck order after. The views (``rules.view``),
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from msgspec import Struct
+
+from gamemath.enums import ViewerKind
 from gamemath.shuffle import shuffle_deck
 from rules.codec import event_to_json
 from rules.events import CardDealt, Event, HandOpened, SeedCommitted
 from rules.state import HandState, TableState
 
 
-@dataclass(frozen=True, slots=True)
-class Viewer:
-    """Who is looking: ``player`` (with ``player_id``), ``spectator`` or ``auditor``."""
+class Viewer(Struct, frozen=True):
+    """Who is looking: a player (with ``player_id``), a spectator or an auditor (``ViewerKind``)."""
 
-    kind: str
+    kind: ViewerKind
     player_id: str | None = None
 
     @staticmethod
     def player(player_id: str) -> Viewer:
         """A player (seated or not) looking at the table."""
-        return Viewer("player", player_id)
+        return Viewer(ViewerKind.PLAYER, player_id)
 
     @staticmethod
     def spectator() -> Viewer:
         """Anyone signed in who is not playing."""
-        return Viewer("spectator")
+        return Viewer(ViewerKind.SPECTATOR)
 
     @staticmethod
     def auditor() -> Viewer:
         """An operator checking a settled hand: sees everything once the hand is settled."""
-        return Viewer("auditor")
+        return Viewer(ViewerKind.AUDITOR)
 
 
 def card_visible(viewer: Viewer, owner_id: str | None, face_up: bool, shown: bool, public: bool) -> bool:
     """The single hiding rule: may ``viewer`` see a card held by ``owner_id``? (``public``: its hand is over.)"""
     if face_up or shown or public:
         return True
-    return viewer.kind == "player" and owner_id is not None and viewer.player_id == owner_id
+    return viewer.kind == ViewerKind.PLAYER and owner_id is not None and viewer.player_id == owner_id
 
 
 def card_hidden(event: CardDealt, viewer: Viewer, state: TableState) -> bool:

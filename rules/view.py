@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from gamemath.cards import CANONICAL_DECK, format_hp
-from gamemath.enums import OVER, HandStatus, Phase
+from gamemath.enums import OVER, HandStatus, Phase, ViewerKind
 from gamemath.ruleset import Rules
 from gamemath.scoring import Score, evaluate
 from rules.events import HandResult
@@ -270,7 +270,7 @@ def view(
     """
     hand = state.hand
     you: You | None = None
-    if viewer.kind == "player" and viewer.player_id is not None:
+    if viewer.kind == ViewerKind.PLAYER and viewer.player_id is not None:
         seat = state.seat_of(viewer.player_id)
         actions = tuple(legal) if legal is not None else tuple(legal_actions(state, viewer.player_id, wallets))
         if hands is None:
@@ -299,7 +299,7 @@ def view(
             for s in state.seats
         ),
         next_seed_commitment=state.next_seed_commitment,
-        hand=hand_facts(state, hand, viewer, with_deck=viewer.kind == "auditor")
+        hand=hand_facts(state, hand, viewer, with_deck=viewer.kind == ViewerKind.AUDITOR)
         if hand is not None and hand.phase != Phase.ABANDONED
         else None,
         last_hand=last_hand_view(state),

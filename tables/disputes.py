@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from gamemath.enums import DisputeStatus
 from ledger import services as ledger
 from tables.errors import DisputeAlreadyResolved
 from tables.hand_reads import hand_access
@@ -47,7 +48,7 @@ def dispute_resolve(
     ``UnknownAccount``), in which case nothing is written.
     """
     dispute = Dispute.objects.select_for_update().get(pk=dispute_id)
-    if dispute.status != "open":
+    if dispute.status != DisputeStatus.OPEN:
         raise DisputeAlreadyResolved(f"dispute {dispute_id} was already resolved")
     note = resolution.strip()
     entry = None
@@ -59,7 +60,7 @@ def dispute_resolve(
             memo=f"dispute {dispute.pk} on hand {dispute.hand_id}: {note}",
             dispute_id=dispute.pk,
         )
-    dispute.status = "resolved"
+    dispute.status = DisputeStatus.RESOLVED
     dispute.resolution = note
     dispute.resolved_by = operator  # type: ignore[assignment]
     dispute.resolved_at = timezone.now()

@@ -214,7 +214,7 @@ class Dispute(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="disputes")
     reason = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)
-    status = models.CharField(max_length=10, default="open")  # open | resolved
+    status = models.CharField(max_length=10, default="open")  # gamemath.enums.DisputeStatus: open | resolved
     resolution = models.TextField(blank=True, default="")
     resolved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"

@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from gamemath.enums import DisputeStatus
 from kit.admin_lookups import DeclaredLookupsOnly
 from ledger.errors import LedgerError
 from ledger.models import Transaction
@@ -67,7 +68,7 @@ class DisputeAdmin(DeclaredLookupsOnly):
             return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
         if not self.has_view_permission(request, dispute):
             raise PermissionDenied
-        can_resolve = dispute.status == "open" and self.has_change_permission(request, dispute)
+        can_resolve = dispute.status == DisputeStatus.OPEN and self.has_change_permission(request, dispute)
         accounts = _compensable_accounts(dispute)
         form = None
         if request.method == "POST":

@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from gamemath.enums import DisputeStatus
 from kit.idempotency import idempotent
 from kit.schema import api_errors
 from tables import checkpoint_signing, hand_reads
@@ -100,7 +101,7 @@ class DisputesView(APIView):
             id=dispute.pk,
             hand=dispute.hand_id,
             reason=dispute.reason,
-            status=dispute.status,
+            status=DisputeStatus(dispute.status),
             created_at=dispute.created_at,
         )
         return Response(published(body), status=status.HTTP_201_CREATED)

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from gamemath.enums import Phase, WaitKind
+from gamemath.enums import DisputeStatus, Phase, WaitKind
 from rules import view_records
 from rules.view_records import HandView, PendingCard, ResultView, SeatRef
 
@@ -392,7 +392,7 @@ class Dispute(Published, frozen=True, kw_only=True):
     id: int
     hand: int
     reason: str
-    status: str
+    status: DisputeStatus
     created_at: Time
 
 
