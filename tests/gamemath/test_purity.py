@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import gamemath
+from tests.support.imports_scan import imported
 
 PACKAGE = Path(gamemath.__file__).parent
 
@@ -17,14 +18,6 @@ def _modules() -> list[Path]:
     return sorted(PACKAGE.glob("*.py"))
 
 
-def _imported(tree: ast.AST) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module)
-    return names
 
 
 def test_the_scan_sees_every_module() -> None:
@@ -33,7 +26,7 @@ def test_the_scan_sees_every_module() -> None:
 
 def test_every_module_imports_only_the_standard_library_and_its_own_package() -> None:
     for path in _modules():
-        for name in _imported(ast.parse(path.read_text(), str(path))):
+        for name in imported(ast.parse(path.read_text(), str(path))):
             root = name.split(".")[0]
             assert root == "gamemath" or root == "__future__" or root in sys.stdlib_module_names, (
                 f"{path.name} imports {name}"
@@ -46,5 +39,5 @@ def test_the_verifier_imports_nothing_of_the_project_but_the_game_maths() -> Non
     files = [tools / "verify_hand.py", *sorted((tools / "verifier").glob("*.py"))]
     assert {p.name for p in files} >= {"verify_hand.py", "export.py", "chain.py"}  # the scan sees the checks
     for path in files:
-        own = {name.split(".")[0] for name in _imported(ast.parse(path.read_text()))} - set(sys.stdlib_module_names)
+        own = {name.split(".")[0] for name in imported(ast.parse(path.read_text()))} - set(sys.stdlib_module_names)
         assert own <= {"gamemath", "ed25519", "verifier", "__future__"}, (path.name, own)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import gamemath
 import rules
+from tests.support.imports_scan import imported
 
 FORBIDDEN_MODULES = ("django", "rest_framework", "celery", "redis", "psycopg", "random", "secrets", "kombu")
 #: The one library beside the standard library the core may use, and why: msgspec's ``Struct`` gives the core's
@@ -25,14 +26,6 @@ def _modules() -> list[Path]:
     return sorted(PACKAGE.glob("*.py"))
 
 
-def _imported(tree: ast.AST) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module)
-    return names
 
 
 def _standard(name: str) -> bool:
@@ -47,7 +40,7 @@ def test_the_scan_sees_every_module() -> None:
 
 def test_no_module_imports_a_framework_database_queue_or_randomness() -> None:
     for path in _modules():
-        for name in _imported(ast.parse(path.read_text(), str(path))):
+        for name in imported(ast.parse(path.read_text(), str(path))):
             root = name.split(".")[0]
             assert root not in FORBIDDEN_MODULES, f"{path.name} imports {name}"
 
@@ -56,15 +49,15 @@ def test_no_module_reads_the_clock() -> None:
     clock_calls = {"now", "utcnow", "today", "time", "time_ns", "monotonic", "perf_counter", "urandom", "token_hex"}
     for path in _modules():
         tree = ast.parse(path.read_text(), str(path))
-        assert "datetime" not in _imported(tree) and "time" not in _imported(tree), path.name
+        assert "datetime" not in imported(tree) and "time" not in imported(tree), path.name
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 assert node.func.attr not in clock_calls, f"{path.name}:{node.lineno} calls .{node.func.attr}()"
 
 
-def test_only_the_standard_library_the_game_maths_and_msgspec_records_are_imported() -> None:
+def test_only_the_standard_library_the_game_maths_and_msgspec_records_areimported() -> None:
     for path in _modules():
-        for name in _imported(ast.parse(path.read_text(), str(path))):
+        for name in imported(ast.parse(path.read_text(), str(path))):
             root = name.split(".")[0]
             if root in OWN:
                 continue
