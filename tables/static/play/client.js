@@ -9,6 +9,8 @@ const SEED_CHOSEN_KEY = "casino-seed-chosen";
 const AMOUNT_ACTIONS = new Set(["bet", "raise", "split", "set_stake"]);
 const KEYS = { c: "hit", s: "stand", b: "bet" };
 const LOBBY_REFRESH_MS = 5000;
+const RETRY_FIRST_MS = 500;  // a failed table read is tried again after this, then twice as long each time
+const RETRY_MAX_MS = 8000;
 let token = sessionStorage.getItem(TOKEN_KEY);
 let me = null;
 let table = null;
@@ -303,19 +305,31 @@ function renderFairness() {
 // --- loading and live updates ---------------------------------------------------------------------------------
 
 async function load() {
-  // one table view at a time; a request while one is in flight asks for one more afterwards
+  // one table view at a time; a request while one is in flight asks for one more afterwards. A read that fails
+  // (the network, a busy or restarting server: no answer, 429, 5xx) is tried again after a pause that grows to
+  // RETRY_MAX_MS, so the page never stays behind the table waiting for an event that already came.
   if (stopped) return undefined;
   if (loading) { loading.again = true; return loading.done; }
   loading = { again: false };
   loading.done = (async () => {
-    do {
-      loading.again = false;
-      const answer = await api("GET", "/tables/" + config.table);
-      if (answer.status === 200) { const previous = table; table = answer.data; render(previous); }
-      else if (answer.status === 404) { noSuchTable(); break; }
-      else if (answer.status === 401) { signOut(W.token_refused); break; }
-    } while (loading.again);
-    loading = null;
+    let pause = RETRY_FIRST_MS;
+    try {
+      do {
+        loading.again = false;
+        let answer;
+        try { answer = await api("GET", "/tables/" + config.table); } catch (error) { answer = { status: 0, data: null }; }
+        if (answer.status === 200) { const previous = table; table = answer.data; render(previous); pause = RETRY_FIRST_MS; }
+        else if (answer.status === 404) { noSuchTable(); break; }
+        else if (answer.status === 401) { signOut(W.token_refused); break; }
+        else {
+          loading.again = true;
+          await new Promise((resolve) => setTimeout(resolve, pause));
+          pause = Math.min(pause * 2, RETRY_MAX_MS);
+        }
+      } while (loading.again && !stopped);
+    } finally {
+      loading = null;
+    }
   })();
   return loading.done;
 }

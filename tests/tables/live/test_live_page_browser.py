@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.support.game_helpers import create_table, deposit, register
+from tests.support.game_helpers import create_table, deposit, ok, register
 from tests.support.live_helpers import token_of
 from tests.tables.api.test_api_game_leaks import Truth
 
@@ -124,3 +124,42 @@ def test_two_browser_players_see_each_others_face_up_cards_live_and_never_a_hidd
     finally:
         for context in contexts:
             context.close()
+
+
+def test_a_table_read_that_fails_is_tried_again_and_the_page_catches_up_without_a_reload(
+    browser,
+    asgi_server,
+    anon,
+    as_staff,
+):
+    """The page reads the table view when its socket brings events. If that read fails (the network drops it, a
+    busy or restarting server does not answer), the page tries again by itself: it never stays behind the table
+    waiting for an event that already came (once, one failed read froze the page for good)."""
+    watcher, player = register(anon, "pw"), register(anon, "pp")
+    deposit(as_staff, player, 5_000)
+    table = create_table(as_staff, "classic", max_seats=2)
+    page = browser.new_context().new_page()
+    try:
+        page.goto(f"http://{asgi_server}/play/tables/{table['id']}/")
+        page.click("#token-details summary")
+        page.fill("#token", token_of(watcher.client))
+        page.click("#token-form button")
+        page.wait_for_selector("#status[data-ws=open]", timeout=15_000)
+        page.evaluate(f"{NO_RELOAD} = true")
+        refused: list[str] = []
+
+        def fail_the_next_reads(route: Any) -> None:
+            if len(refused) < 3:
+                refused.append(route.request.url)
+                route.abort("connectionreset")
+            else:
+                route.continue_()
+
+        page.route(lambda url: url.endswith(f"/api/v1/tables/{table['id']}"), fail_the_next_reads)
+        ok(player.client.post(f"/api/v1/tables/{table['id']}/seats", {}, format="json"), 201)  # events: sat, opened
+        version = player.view(table["id"])["version"]
+        page.wait_for_function(f"{VERSION} >= {version}", timeout=20_000)
+        assert len(refused) == 3, refused  # the page's reads did fail, and it caught up after them
+        assert page.evaluate(NO_RELOAD) is True, "the page was reloaded"
+    finally:
+        page.context.close()
