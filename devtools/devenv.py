@@ -1,7 +1,7 @@
 """Development launcher: the README's two commands.
 
     python -m devtools.devenv run        # services, migrate, demo data, web + live + worker + beat until Ctrl-C
-    python -m devtools.devenv test [...] # services, then pytest (the whole suite on every core) with any arguments
+    python -m devtools.devenv test [...] # services, then pytest (the whole suite: two workers a core), any arguments
     python -m devtools.devenv bench bench/store.py [...]  # services, then a benchmark script
     python -m devtools.devenv manage verify_hands --all  # any manage.py command against the running `make run`
 
@@ -114,16 +114,21 @@ def cmd_test(args: list[str]) -> int:
         return _run([sys.executable, "-m", "pytest", *parallel_args(args), *args], env)
 
 
+WORKERS_PER_CORE = 2
+
+
 def parallel_args(args: list[str]) -> list[str]:
-    """pytest-xdist's arguments for a run of the whole suite: one worker per core (``TEST_WORKERS`` overrides,
+    """pytest-xdist's arguments for a run of the whole suite: two workers per core (``TEST_WORKERS`` overrides,
     0 runs in this process), each with a database of its own (pytest-django's ``_gw<n>`` suffix) and Redis keys of
-    its own (``REDIS_KEY_PREFIX``, casino/settings_test.py). A run of chosen tests (a path among the arguments)
-    or one that says how to distribute (``-n``, ``--dist``, ``-p no:xdist``) is left as asked."""
+    its own (``REDIS_KEY_PREFIX``, casino/settings_test.py). Two per core because a worker spends about half its
+    time waiting on the servers, browsers, timers and subprocesses its tests start (docs/performance.md, "Test
+    suite"). A run of chosen tests (a path among the arguments) or one that says how to distribute (``-n``,
+    ``--dist``, ``-p no:xdist``) is left as asked."""
     chosen = any(not arg.startswith("-") and (ROOT / arg.split("::", 1)[0]).exists() for arg in args)
     explicit = any(arg.startswith(("-n", "--numprocesses", "--dist", "-pno:xdist")) for arg in args) or any(
         pair == ("-p", "no:xdist") for pair in itertools.pairwise(args)
     )
-    workers = int(os.environ.get("TEST_WORKERS") or (os.cpu_count() or 1))
+    workers = int(os.environ.get("TEST_WORKERS") or WORKERS_PER_CORE * (os.cpu_count() or 1))
     if chosen or explicit or workers < 1:
         return []
     return ["-n", str(workers), "--dist", "worksteal"]

@@ -7,6 +7,7 @@ application role's (DATABASE_URL). ``owner_cursor`` is for the tests that play a
 
 from __future__ import annotations
 
+import itertools
 import os
 import socket
 import subprocess
@@ -161,52 +162,90 @@ def spawn(child_env: dict[str, str]) -> Iterator:  # type: ignore[type-arg]
                 os.killpg(proc.pid, 9)
 
 
-# The longest tests start first, longest first: under pytest-xdist (``make test``) a worker that met one of them
-# last would run it alone while the other worker idles (worksteal hands out the rest as the workers free up, so
-# the run ends on short tests). The list is by test id prefix, from a whole run's ``--durations=80`` (the short
-# soak about 150 s under load, the last about 10 s); everything else keeps its order.
-SLOW_FIRST = (
-    "tests/soak/test_soak.py::test_a_short_soak",
-    "tests/soak/test_failover.py",  # (new: its duration not in that run; main's list had it second)
-    "tests/tables/admin/test_admin_hands.py::test_hands_of_every_preset_render_at_every_step",
-    "tests/bench/test_short_runs.py",  # (new: each bench with tiny arguments, about 46 s together)
-    "tests/devtools/test_run_command.py::test_run_serves",
-    "tests/backoffice/test_admin_lists_at_scale.py",
-    "tests/devtools/test_readme_tour.py",
-    "tests/casino/test_multiprocess.py",
-    "tests/tables/live/test_play_browser.py",
-    "tests/backoffice/test_admin_browser.py",
-    "tests/kit/test_admin_lookups.py::test_sorting_by_any_column",
-    "tests/lab/test_lab_exact.py::test_a_seeded_run",
-    "tests/tables/api/test_api_schemathesis.py",
-    "tests/backoffice/test_database_roles.py::test_the_compose_init_script",
-    "tests/tables/live/test_live_hostile.py",
-    "tests/tools/test_fairness_live.py",
-    "tests/lab/test_lab_report.py",
-    "tests/lab/test_lab_admin.py",
-    "tests/tables/api/test_api_game_leaks.py::test_no_viewer_ever_sees_a_hidden_card",
-    "tests/tables/admin/test_admin_hiding.py::test_a_hand_in_play_shows_no_hidden_card",
-    "tests/lab/test_lab_simulator.py::test_the_same_seed",
-    "tests/casino/test_worker_survives_broker_restart.py",
-    "tests/casino/test_quiet_console.py",
-    "tests/rules/test_rules_hand_end.py::test_between_hands",
-    "tests/backoffice/test_monitoring.py",
-    "tests/kit/test_api_unavailable.py",
-    "tests/tables/timeouts/test_timeouts.py",
-    "tests/kit/test_health_readiness.py",
-    "tests/tables/store/test_verify.py",  # (whole: a module fixture)
-    "tests/tables/api/test_api_seed_schedule.py",
-    "tests/responsible/test_responsible_page_browser.py",
-    "tests/tables/live/test_live_page_browser.py",
+# The longest tests start first, longest first, spread over the workers. pytest-xdist's worksteal (``make test``)
+# hands each worker one contiguous share of the collection at the start, then an idle worker steals the second half
+# of the busiest worker's queue (its end: short tests). With every long test at the front of the collection, the
+# first worker got all of them and ran them one after the other (685 s of 1,364 worker-seconds on two workers,
+# while the others stole its short tests); so each share now starts with its part of the long tests (whole entries
+# of the list, so a module's fixtures stay in one worker), dealt longest first to the share with the least so far.
+# The list is by test id prefix, with the seconds each took in a whole run's timeline on this machine (2026-12-02,
+# two workers, load average 2-5); everything else keeps its order.
+SLOW_FIRST: tuple[tuple[str, float], ...] = (
+    ("tests/soak/test_soak.py::test_a_short_soak", 141),
+    ("tests/tables/live/test_play_browser.py", 80),  # (60-260 s: 100 s for a hand that never ended)
+    ("tests/soak/test_failover.py", 74),
+    ("tests/bench/test_short_runs.py", 54),
+    ("tests/tables/timeouts/test_timeouts.py", 43),
+    ("tests/tables/live/test_live_hostile.py", 30),
+    ("tests/devtools/test_readme_tour.py", 27),
+    ("tests/tables/admin/test_admin_hands.py::test_hands_of_every_preset_render_at_every_step", 27),
+    ("tests/kit/test_admin_lookups.py::test_sorting_by_any_column", 25),
+    ("tests/backoffice/test_admin_browser.py", 23),
+    ("tests/tables/admin/test_surfaces_agree.py", 23),
+    ("tests/casino/test_multiprocess.py", 21),
+    ("tests/lab/test_lab_exact.py::test_a_seeded_run", 19),
+    ("tests/ledger/test_ledger_reconcile.py::test_the_command_exits_zero", 18),
+    ("tests/ledger/test_ledger_properties.py::test_random_operations", 17),
+    ("tests/backoffice/test_admin_lists_at_scale.py", 16),
+    ("tests/devtools/test_run_command.py::test_run_serves", 16),
+    ("tests/kit/test_health_outage.py", 15),
+    ("tests/tables/api/test_api_seed_schedule.py", 15),
+    ("tests/casino/test_worker_survives_broker_restart.py", 15),
+    ("tests/tables/api/test_api_game_leaks.py::test_no_viewer_ever_sees_a_hidden_card", 14),
+    ("tests/casino/test_quiet_console.py", 13),
+    ("tests/tables/api/test_api_schemathesis.py", 11),
+    ("tests/lab/test_lab_simulator.py::test_the_same_seed", 10),
+    ("tests/kit/test_api_unavailable.py", 10),
+    ("tests/tables/admin/test_admin_hiding.py::test_a_hand_in_play_shows_no_hidden_card", 9),
+    ("tests/devtools/test_edge_proxy.py::test_slow_senders", 9),
+    ("tests/backoffice/test_database_roles.py::test_the_compose_init_script", 8),
+    ("tests/kit/test_health_readiness.py", 7),
+    ("tests/tables/live/test_live_page_browser.py", 6),
+    ("tests/tables/store/test_verify.py", 6),  # (whole: a module fixture)
+    ("tests/tools/test_fairness_live.py", 6),
+    ("tests/lab/test_lab_admin.py", 5),
+    ("tests/backoffice/test_monitoring.py", 4),
+    ("tests/rules/test_rules_hand_end.py::test_between_hands", 3),
+    ("tests/lab/test_lab_report.py", 3),
+    ("tests/responsible/test_responsible_page_browser.py", 3),
 )
 
 
 def _slow_rank(nodeid: str) -> int:
-    return next((i for i, prefix in enumerate(SLOW_FIRST) if nodeid.startswith(prefix)), len(SLOW_FIRST))
+    return next((i for i, (prefix, _) in enumerate(SLOW_FIRST) if nodeid.startswith(prefix)), len(SLOW_FIRST))
+
+
+def suite_order(nodeids: Sequence[str], workers: int) -> list[str]:
+    """The order of the collection for ``workers`` worksteal workers (or one process): the long tests of
+    ``SLOW_FIRST`` first in each worker's starting share, longest first, each entry's tests together; the rest in
+    collection order filling the shares to the sizes worksteal hands out (``len(pending) // idle workers`` each)."""
+    ranked = sorted(nodeids, key=_slow_rank)
+    if workers < 2:
+        return ranked
+    units: dict[int, list[str]] = {}
+    rest: list[str] = []
+    for nodeid in ranked:
+        rank = _slow_rank(nodeid)
+        (units.setdefault(rank, []) if rank < len(SLOW_FIRST) else rest).append(nodeid)
+    shares: list[list[str]] = [[] for _ in range(workers)]
+    load = [0.0] * workers
+    for rank in sorted(units, key=lambda r: -SLOW_FIRST[r][1]):  # (stable: ties keep the list's order)
+        least = min(range(workers), key=load.__getitem__)
+        shares[least] += units[rank]
+        load[least] += SLOW_FIRST[rank][1]
+    order: list[str] = []
+    remaining, fill = len(ranked), iter(rest)
+    for index, share in enumerate(shares):
+        size = remaining // (workers - index)
+        remaining -= size
+        order += share + list(itertools.islice(fill, max(0, size - len(share))))
+    return order + list(fill)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: _slow_rank(item.nodeid))
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)  # (set in each worker, which collects)
+    position = {nodeid: i for i, nodeid in enumerate(suite_order([item.nodeid for item in items], workers))}
+    items.sort(key=lambda item: position[item.nodeid])
 
 
 # Fixtures every test directory may use (last: they import the helpers above from this module).

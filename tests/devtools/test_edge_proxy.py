@@ -119,10 +119,11 @@ def test_slow_senders_wait_in_the_proxy_while_another_clients_p99_stays_under_20
     try:
         assert wait_for(lambda: len(opened) >= SLOW_SENDERS, 30)
         time.sleep(2.5)  # every slow sender is mid-header now
-        # two rounds of 100 (the senders still held): the better one, so that a burst of the shared machine's
-        # other work does not decide (without the proxy, such senders held every gunicorn thread: issue 27)
+        # three rounds of 100 (the senders still held): the best one, so that a burst of the shared machine's
+        # other work (`make test` runs two workers a core) does not decide; without the proxy such senders hold
+        # every gunicorn thread and every round waits seconds (issue 27)
         p99 = min(statistics.quantiles(_latencies(stack["edge"], "/api/v1/tables", headers, 100), n=100)[98]
-                  for _ in range(2))  # fmt: skip
+                  for _ in range(3))  # fmt: skip
         assert p99 < P99_LIMIT_S, f"p99 {p99 * 1000:.0f} ms with {SLOW_SENDERS} slow senders held"
     finally:
         stop.set()

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from devtools.devenv import parallel_args
 from devtools.testing_db.base import _referencing_first
+from tests.conftest import SLOW_FIRST, suite_order
 
 
 @pytest.mark.django_db
@@ -57,7 +58,7 @@ def test_the_processes_a_test_starts_inherit_the_prefix(child_env: dict[str, str
 @pytest.mark.parametrize(
     ("args", "workers", "expected"),
     [
-        ([], None, ["-n", str(os.cpu_count() or 1), "--dist", "worksteal"]),
+        ([], None, ["-n", str(2 * (os.cpu_count() or 1)), "--dist", "worksteal"]),
         (["-q", "-x"], "3", ["-n", "3", "--dist", "worksteal"]),
         ([], "0", []),
         (["tests/kit/test_health.py", "-x"], None, []),
@@ -107,3 +108,46 @@ def _acyclic(graph: dict[str, set[str]]) -> bool:
         return ok
 
     return all(visit(node) for node in graph)
+
+
+def _worksteal_shares(order: list[str], workers: int) -> list[list[str]]:
+    """What pytest-xdist's worksteal hands each idle worker at the start: contiguous shares of the collection,
+    ``len(pending) // idle workers`` each (xdist/scheduler/worksteal.py, ``check_schedule``)."""
+    shares, pending = [], list(order)
+    for index in range(workers):
+        size = len(pending) // (workers - index)
+        shares.append(pending[:size])
+        del pending[:size]
+    return shares
+
+
+def _seconds(nodeid: str) -> float:
+    return next((seconds for prefix, seconds in SLOW_FIRST if nodeid.startswith(prefix)), 0.0)
+
+
+@pytest.mark.parametrize("workers", [2, 3, 4])
+def test_each_workers_first_share_starts_with_its_part_of_the_long_tests_longest_first(workers: int) -> None:
+    slow = [f"{prefix}{'' if '::' in prefix else '::test_x'}[{n}]" for prefix, _ in SLOW_FIRST for n in (1, 2)]
+    quick = [f"tests/quick/test_{n:04}.py::test_it" for n in range(1200)]
+    nodeids = quick[:500] + slow[::-1] + quick[500:]
+    order = suite_order(nodeids, workers)
+    assert sorted(order) == sorted(nodeids)  # every test once
+    shares = _worksteal_shares(order, workers)
+    loads = [sum(_seconds(n) for n in share) for share in shares]
+    total = sum(seconds for _, seconds in SLOW_FIRST) * 2
+    assert sum(loads) == total
+    assert max(loads) <= total / workers + 2 * SLOW_FIRST[0][1], loads  # no share holds the long tests alone
+    assert max(loads) - min(loads) <= 2 * SLOW_FIRST[0][1], loads
+    for share in shares:
+        long_ones = [n for n in share if _seconds(n)]
+        assert share[: len(long_ones)] == long_ones  # the long tests first ...
+        assert [_seconds(n) for n in long_ones] == sorted(map(_seconds, long_ones), reverse=True)  # ... longest first
+        for prefix, _ in SLOW_FIRST:  # an entry's tests (a module's fixtures) in one worker
+            mine = [n for n in long_ones if n.startswith(prefix)]
+            assert mine in ([], [n for n in nodeids if n.startswith(prefix)]), prefix  # (collection order)
+    assert [n for n in order if not _seconds(n)] == quick  # the rest keeps its order
+
+
+def test_one_process_runs_the_long_tests_first_in_the_lists_order() -> None:
+    nodeids = ["tests/quick/test_a.py::test_it", "tests/lab/test_lab_report.py::test_x", SLOW_FIRST[0][0]]
+    assert suite_order(nodeids, 1) == [SLOW_FIRST[0][0], "tests/lab/test_lab_report.py::test_x", nodeids[0]]
