@@ -73,7 +73,7 @@ def _play_a_hand(pages: list[Any], names: list[str], keyboard: list[bool]) -> No
     """Both pages press their buttons until both show how hand 1 ended; the first punter to play takes one card,
     and the other page must show it without a reload."""
     hit_done = False
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 180  # generous: with four test workers on two cores a page may be slow
     while not all(page.evaluate("document.getElementById('last-hand').dataset.number === '1'") for page in pages):
         assert time.monotonic() < deadline, "the hand never ended on both pages"
         moved = False
@@ -100,7 +100,8 @@ def _play_a_hand(pages: list[Any], names: list[str], keyboard: list[bool]) -> No
                 name = names[index]
                 other.wait_for_selector(
                     f".participant[data-username='{name}'] .card[data-code='{code}'], "
-                    f"#last-hand li[data-username='{name}'] .card[data-code='{code}']"
+                    f"#last-hand li[data-username='{name}'] .card[data-code='{code}']",
+                    timeout=60_000,
                 )
             break
         if not moved:
