@@ -62,6 +62,9 @@ class Outcome:
     table_id: int
     state: TableState
     events: list[StoredEvent] = field(default_factory=list)
+    # the rules events of ``events``, as decided (empty for a repeat, whose events were read back): the answer
+    # shows these, never decoding what the command just encoded (a face-down card's seal opened again)
+    decided: list[Event] = field(default_factory=list)
     repeated: bool = False  # an idempotent repeat: the first outcome's events, nothing new written
     name: str = ""  # the table's name
     hand_id: int | None = None  # the read model's id of the current (or last) hand after the command
@@ -301,6 +304,7 @@ def _outcome(
         request.table_id,
         new_state,
         stored,
+        new_events,
         name=loaded.name,
         hand_id=current_hand_id,
         ended_hand_id=ended_hand_id,

@@ -201,7 +201,10 @@ def table_read(*, table_id: int, user: AbstractBaseUser) -> TableRead:
 def outcome_read(*, outcome: Outcome, user: AbstractBaseUser) -> TableRead:
     """The table after a command of ``user`` and the events the command appended (the pipeline already knows
     the table's name, its hand id and the wallets after the command: no query, unless it was a repeat)."""
-    decoded = [(stored, loader.decode(stored)) for stored in outcome.events]
+    if len(outcome.decided) == len(outcome.events):  # the events as the command decided them
+        decoded = list(zip(outcome.events, outcome.decided, strict=True))
+    else:  # a repeat: the events read back
+        decoded = [(stored, loader.decode(stored)) for stored in outcome.events]
     state = outcome.state
     if outcome.wallets is None or not outcome.name or str(user.pk) not in outcome.wallets:
         return dataclasses.replace(_read(outcome.table_id, state, user), events=decoded)
