@@ -25,7 +25,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 # the read models' writes sent with the events in one statement: hit 5, bet 6, settlement 7. Responsible gaming
 # (issue #30) adds the read of the viewer's account for ``you.limits`` to every table view and action answer, and
 # the lock of the players' accounts to a command that stakes, seats or opens a hand: view 3, hit 6, bet 8,
-# settlement 9; the action's answer takes the account the command locked: bet 7, settlement 8 (issue #33).
+# settlement 9; the action's answer takes the account the command locked: bet 7, settlement 8 (issue #33); the load
+# reads the actor's (viewer's) account with the table row: view 2, hit 5 (issue #33).
 LIMITS = {"view": 2, "bet": 7, "hit": 5, "stand_settles": 8}
 
 
