@@ -99,7 +99,12 @@ def decide_command(
     return new_events, new_state
 
 
-def actor_account(gate: Gate | None, actor_id: int | None) -> AccountState | None:
-    """The actor's responsible-gaming account after the command, when the command locked it (else None)."""
-    loaded = None if gate is None or actor_id is None else gate.accounts.get(actor_id)
+def actor_account(gate: Gate | None, actor_id: int | None, read: AccountState | None = None) -> AccountState | None:
+    """The actor's responsible-gaming account after the command: the one the command locked; with no gate (the
+    command changed no account), ``read`` (the one the load read with the table row, if any); else None."""
+    if actor_id is None:
+        return None
+    if gate is None:
+        return read
+    loaded = gate.accounts.get(actor_id)
     return None if loaded is None else loaded.state

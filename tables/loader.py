@@ -20,6 +20,7 @@ from django.db import connection, transaction
 
 import rules
 from ledger.selectors import wallet_balances_sql
+from responsible.account import AccountState, state_from_json
 from rules import Event, TableState
 from tables import fairness
 from tables.errors import TableMissing
@@ -134,6 +135,9 @@ class LoadedTable:
     wallets: dict[int, int] | None = None
     wallet_users: frozenset[int] = frozenset()  # whose balances ``wallets`` holds (0 for a user without any)
     row_version: int = 0  # the table row's version: when the state is at it, name and current hand id match it
+    # The responsible-gaming account of the user asked for (``account_of``), read with the table row, unlocked:
+    # None when none was asked for or it may predate the latest command on the table (as ``wallets``).
+    account: AccountState | None = None
 
 
 # States this process has seen committed, by table: a cache like the snapshots, keyed by the stream version. It
@@ -162,7 +166,12 @@ def forget_all() -> None:
 
 
 def load_table(
-    table_id: int, *, lock: bool = False, use_cache: bool = True, wallets_of: Iterable[int] = ()
+    table_id: int,
+    *,
+    lock: bool = False,
+    use_cache: bool = True,
+    wallets_of: Iterable[int] = (),
+    account_of: int | None = None,
 ) -> LoadedTable:
     """The table's current state: this process's cached state if it is the stream's latest, else folded from the
     cached state or the snapshot (whichever is newer and usable) and the events after it.
@@ -178,14 +187,19 @@ def load_table(
     The same statement reads the wallet balances of the seated players (the seats read model) and of
     ``wallets_of``. The rest of a statement reads the snapshot it started with, so when the load waited for
     the lock while another command committed (the row's version then differs from the one the statement's
-    snapshot holds), those balances may be older than that command: ``wallets`` is then None.
+    snapshot holds), those balances may be older than that command: ``wallets`` is then None. Likewise the
+    responsible-gaming account of ``account_of`` (the answer's ``you.limits``), unlocked: ``account``.
     """
     cached = None
     if use_cache:
         with _CACHE_LOCK:
             cached = _CACHE.get(table_id)
     row = _read_table_row(
-        table_id, lock=lock, cached_version=cached[0].version if cached is not None else -1, wallets_of=wallets_of
+        table_id,
+        lock=lock,
+        cached_version=cached[0].version if cached is not None else -1,
+        wallets_of=wallets_of,
+        account_of=account_of,
     )
     if cached is not None and cached[0].version == row.latest:
         state, last_hash, base, source, folded = cached[0], cached[1], row.latest, "cache", 0
@@ -211,6 +225,7 @@ def load_table(
         row.wallets,
         row.wallet_users,
         row.latest,
+        row.account,
     )
 
 
@@ -227,11 +242,15 @@ class _TableRow:
     snapshot_hash: str
     wallets: dict[int, int] | None  # None when the balances may predate the latest command (see load_table)
     wallet_users: frozenset[int]
+    account: AccountState | None  # the account asked for; None when not asked or as ``wallets``
 
 
-def _read_table_row(table_id: int, *, lock: bool, cached_version: int, wallets_of: Iterable[int]) -> _TableRow:
-    """Read the table row (locked when ``lock``), its snapshot and the wallet balances of its seated players and of
-    ``wallets_of``, in one statement; raises TableMissing if there is no table.
+def _read_table_row(
+    table_id: int, *, lock: bool, cached_version: int, wallets_of: Iterable[int], account_of: int | None
+) -> _TableRow:
+    """Read the table row (locked when ``lock``), its snapshot, the wallet balances of its seated players and of
+    ``wallets_of`` and the responsible-gaming account of ``account_of``, in one statement; raises TableMissing if
+    there is no table.
 
     The snapshot's state travels (and is parsed) only when it may be needed: newer than this process's cached
     state (at ``cached_version``; -1: none), or the cached state is newer than the database's (never used)."""
@@ -244,19 +263,25 @@ def _read_table_row(table_id: int, *, lock: bool, cached_version: int, wallets_o
             "(SELECT v.version FROM tables_table v WHERE v.id = t.id), "
             f"ARRAY({seated})::bigint[], "
             + wallet_balances_sql(f"ARRAY({seated})::bigint[] || %s::bigint[]")
+            + ", (SELECT g.state FROM responsible_gamingaccount g WHERE g.user_id = %s)"
             + " FROM tables_table t LEFT JOIN tables_snapshot s ON s.table_id = t.id WHERE t.id = %s"
             + (" FOR NO KEY UPDATE OF t" if lock else ""),
-            [cached_version, cached_version, asked, table_id],
+            [cached_version, cached_version, asked, account_of, table_id],
         )
         row = cursor.fetchone()
     if row is None:
         raise TableMissing(table_id)
     wallets: dict[int, int] | None = None
+    account: AccountState | None = None
     wallet_users = frozenset(int(uid) for uid in row[8]) | frozenset(asked)
-    if row[7] == row[2]:  # the statement's snapshot holds the latest command: its balances are not older
+    if row[7] == row[2]:  # the statement's snapshot holds the latest command: what it read is not older
         found = json.loads(row[9]) if isinstance(row[9], str) else row[9]
         wallets = dict.fromkeys(wallet_users, 0) | {int(uid): int(balance) for uid, balance in found}
-    return _TableRow(row[0], row[1], row[2] or 0, row[3], row[4] or "", row[5], row[6] or "", wallets, wallet_users)
+        if account_of is not None:  # no row: the account of a player who never set anything (as read_account)
+            account = state_from_json((json.loads(row[10]) if isinstance(row[10], str) else row[10]) or {})
+    return _TableRow(
+        row[0], row[1], row[2] or 0, row[3], row[4] or "", row[5], row[6] or "", wallets, wallet_users, account
+    )
 
 
 def _base_state(

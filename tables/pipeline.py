@@ -62,13 +62,17 @@ class Outcome:
     table_id: int
     state: TableState
     events: list[StoredEvent] = field(default_factory=list)
+    # the rules events of ``events``, as decided (empty for a repeat, whose events were read back): the answer
+    # shows these, never decoding what the command just encoded (a face-down card's seal opened again)
+    decided: list[Event] = field(default_factory=list)
     repeated: bool = False  # an idempotent repeat: the first outcome's events, nothing new written
     name: str = ""  # the table's name
     hand_id: int | None = None  # the read model's id of the current (or last) hand after the command
     ended_hand_id: int | None = None  # the id of the hand this command ended (the table view's ``last_hand``)
     wallets: dict[str, int] | None = None  # wallets of the seated players and the actor after the command
-    # the actor's responsible-gaming account after the command, when the command locked it (the answer's
-    # ``you.limits`` then reads no account again)
+    # the actor's responsible-gaming account after the command: the one the command locked, or, for a command
+    # that is none of responsible gaming's business (it changes no account), the one the load read with the table
+    # row (the answer's ``you.limits`` then reads no account again); None: not known, to be read
     actor_account: AccountState | None = None
 
 
@@ -159,7 +163,14 @@ def _attempt(request: _Request, *, retry: bool) -> Outcome:
         command, state, context, gate=gate, first=first, actor_id=request.actor_id
     )
     if not new_events:
-        return Outcome(request.table_id, state, name=loaded.name, hand_id=loaded.current_hand_id, wallets=wallets)
+        return Outcome(
+            request.table_id,
+            state,
+            name=loaded.name,
+            hand_id=loaded.current_hand_id,
+            wallets=wallets,
+            actor_account=decision.actor_account(gate, request.actor_id, loaded.account),
+        )
     chained = _chained(request, loaded, new_events, command_json, context)
     stored, hand_ids = _write(request.table_id, loaded, new_state, new_events, chained, gate)
     last_hash = stored[-1].hash
@@ -173,7 +184,9 @@ def _load(request: _Request, *, retry: bool) -> LoadedTable:
     StaleVersion if the client expected another version."""
     wallets_of = (*request.extra_wallets, *([request.actor_id] if request.actor_id else []))
     try:
-        loaded = loader.load_table(request.table_id, lock=True, use_cache=not retry, wallets_of=wallets_of)
+        loaded = loader.load_table(
+            request.table_id, lock=True, use_cache=not retry, wallets_of=wallets_of, account_of=request.actor_id
+        )
     except TableMissing:
         raise TableNotFound(f"there is no table {request.table_id}", {"table": request.table_id}) from None
     if request.expected_version is not None and request.expected_version != loaded.state.version:
@@ -291,11 +304,12 @@ def _outcome(
         request.table_id,
         new_state,
         stored,
+        new_events,
         name=loaded.name,
         hand_id=current_hand_id,
         ended_hand_id=ended_hand_id,
         wallets=wallets_after(wallets, new_events),
-        actor_account=decision.actor_account(gate, request.actor_id),
+        actor_account=decision.actor_account(gate, request.actor_id, loaded.account),
     )
 
 

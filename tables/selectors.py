@@ -22,6 +22,7 @@ from django.db import connection
 from django.db.models import QuerySet
 
 from ledger.selectors import wallet_balances
+from responsible.account import AccountState
 from rules import Event, NotFound, TableState, Viewer, legal_actions, legal_hands
 from tables import loader
 from tables.errors import TableMissing
@@ -70,6 +71,8 @@ class TableRead:
     wallets: dict[str, int]
     events: list[tuple[StoredEvent, Event]] = field(default_factory=list)
     chain_hash: str = ""  # the hash of the state's last event, when known: names this state in any database
+    # the user's responsible-gaming account, when read with the table (``you.limits``); None: to be read
+    account: AccountState | None = None
 
     @property
     def balance(self) -> int:
@@ -168,9 +171,10 @@ def _wallets(state: TableState, user: AbstractBaseUser) -> dict[str, int]:
 
 
 def table_read(*, table_id: int, user: AbstractBaseUser) -> TableRead:
-    """The table now, for ``user``. Raises ``not_found``."""
+    """The table now, for ``user`` (with his responsible-gaming account when the load read it). Raises
+    ``not_found``."""
     try:
-        loaded = loader.load_table(table_id, wallets_of=[int(user.pk)])
+        loaded = loader.load_table(table_id, wallets_of=[int(user.pk)], account_of=int(user.pk))
     except TableMissing:
         raise _not_found(table_id) from None
     state = loaded.state
@@ -181,13 +185,26 @@ def table_read(*, table_id: int, user: AbstractBaseUser) -> TableRead:
     hand_id = loaded.current_hand_id if state.hand is not None else None
     wallets = {str(uid): loaded.wallets[uid] for uid in ids}
     viewer = viewer_for(state, user)
-    return TableRead(table_id, loaded.name, state, hand_id, viewer, int(user.pk), wallets, chain_hash=loaded.last_hash)
+    return TableRead(
+        table_id,
+        loaded.name,
+        state,
+        hand_id,
+        viewer,
+        int(user.pk),
+        wallets,
+        chain_hash=loaded.last_hash,
+        account=loaded.account,
+    )
 
 
 def outcome_read(*, outcome: Outcome, user: AbstractBaseUser) -> TableRead:
     """The table after a command of ``user`` and the events the command appended (the pipeline already knows
     the table's name, its hand id and the wallets after the command: no query, unless it was a repeat)."""
-    decoded = [(stored, loader.decode(stored)) for stored in outcome.events]
+    if len(outcome.decided) == len(outcome.events):  # the events as the command decided them
+        decoded = list(zip(outcome.events, outcome.decided, strict=True))
+    else:  # a repeat: the events read back
+        decoded = [(stored, loader.decode(stored)) for stored in outcome.events]
     state = outcome.state
     if outcome.wallets is None or not outcome.name or str(user.pk) not in outcome.wallets:
         return dataclasses.replace(_read(outcome.table_id, state, user), events=decoded)

@@ -25,8 +25,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 # the read models' writes sent with the events in one statement: hit 5, bet 6, settlement 7. Responsible gaming
 # (issue #30) adds the read of the viewer's account for ``you.limits`` to every table view and action answer, and
 # the lock of the players' accounts to a command that stakes, seats or opens a hand: view 3, hit 6, bet 8,
-# settlement 9; the action's answer takes the account the command locked: bet 7, settlement 8 (issue #33).
-LIMITS = {"view": 3, "bet": 7, "hit": 6, "stand_settles": 8}
+# settlement 9; the action's answer takes the account the command locked: bet 7, settlement 8 (issue #33); the load
+# reads the actor's (viewer's) account with the table row: view 2, hit 5 (issue #33).
+LIMITS = {"view": 2, "bet": 7, "hit": 5, "stand_settles": 8}
 
 
 def _counted(client: Any, method: str, path: str, body: Any = None) -> tuple[Any, Sent]:
@@ -79,3 +80,26 @@ def test_the_counter_sees_begin_and_commit(house_table: tuple[Any, int]) -> None
     client, table_id = house_table
     _, sent = _counted(client, "POST", f"/api/v1/tables/{table_id}/actions", {"action": "bet", "amount": 10})
     assert sent.statements[1] == "BEGIN" and sent.statements[-1] == "COMMIT", sent.render()
+
+
+def test_the_account_read_with_the_table_row_is_the_players_now(house_table: tuple[Any, int]) -> None:
+    """A view and a hit read the player's responsible-gaming account with the table row (no statement of their
+    own for ``you.limits``): what they show is his account as it is when they run, a limit set a moment ago
+    included, not a cached or empty one."""
+    client, table_id = house_table
+    no_limit = ok(client.get(f"/api/v1/tables/{table_id}"))["you"]["limits"]
+    assert no_limit["remaining_session_s"] is None
+    ok(client.put("/api/v1/me/limits", {"kind": "session", "amount": 30}, format="json"))
+    limits, sent = _counted(client, "GET", f"/api/v1/tables/{table_id}")
+    assert 0 < limits["you"]["limits"]["remaining_session_s"] <= 30 * 60
+    assert len(sent) <= LIMITS["view"], sent.render()
+    ok(client.post(f"/api/v1/tables/{table_id}/actions", {"action": "bet", "amount": 10}, format="json"))
+    for _ in range(20):
+        body, sent = _counted(client, "POST", f"/api/v1/tables/{table_id}/actions", {"action": "hit"})
+        if {e["type"] for e in body["events"]}.isdisjoint({"HandSettled", "HandOpened"}):
+            break
+        ok(client.post(f"/api/v1/tables/{table_id}/actions", {"action": "bet", "amount": 10}, format="json"))
+    else:
+        pytest.fail("no hit that ends nothing in 20 hands")
+    assert 0 < body["table"]["you"]["limits"]["remaining_session_s"] <= 30 * 60
+    assert len(sent) <= LIMITS["hit"], sent.render()
