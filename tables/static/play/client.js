@@ -11,6 +11,7 @@ const KEYS = { c: "hit", s: "stand", b: "bet" };
 const LOBBY_REFRESH_MS = 5000;
 const RETRY_FIRST_MS = 500;  // a failed table read is tried again after this, then twice as long each time
 const RETRY_MAX_MS = 8000;
+const READ_TIMEOUT_MS = 10000;  // a table read with no answer by then is given up and tried again
 let token = sessionStorage.getItem(TOKEN_KEY);
 let me = null;
 let table = null;
@@ -33,10 +34,13 @@ const el = (tag, attrs = {}, ...children) => {
 };
 const fmt = (template, params) => template.replace(/%\((\w+)\)s/g, (_, name) => String(params[name] ?? ""));
 
-async function api(method, path, body) {
+async function api(method, path, body, timeoutMs) {
+  // timeoutMs (reads only: a read can be asked again, an action must not be guessed at): give up on an answer
+  // that does not come, so the caller's retry is not stuck behind it
   const headers = { "Content-Type": "application/json", "Accept-Language": config.language };
   if (token) headers.Authorization = "Token " + token;
-  const response = await fetch(config.api + path, { method, headers, body: body ? JSON.stringify(body) : undefined });
+  const signal = timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined;
+  const response = await fetch(config.api + path, { method, headers, body: body ? JSON.stringify(body) : undefined, signal });
   let data = null;
   if (response.status !== 204) {
     try { data = await response.json(); } catch (error) { data = null; }
@@ -306,7 +310,7 @@ function renderFairness() {
 
 async function load() {
   // one table view at a time; a request while one is in flight asks for one more afterwards. A read that fails
-  // (the network, a busy or restarting server: no answer, 429, 5xx) is tried again after a pause that grows to
+  // (the network, a busy or restarting server: no answer within READ_TIMEOUT_MS, 429, 5xx) is tried again after a pause that grows to
   // RETRY_MAX_MS, so the page never stays behind the table waiting for an event that already came.
   if (stopped) return undefined;
   if (loading) { loading.again = true; return loading.done; }
@@ -317,7 +321,7 @@ async function load() {
       do {
         loading.again = false;
         let answer;
-        try { answer = await api("GET", "/tables/" + config.table); } catch (error) { answer = { status: 0, data: null }; }
+        try { answer = await api("GET", "/tables/" + config.table, undefined, READ_TIMEOUT_MS); } catch (error) { answer = { status: 0, data: null }; }
         if (answer.status === 200) { const previous = table; table = answer.data; render(previous); pause = RETRY_FIRST_MS; }
         else if (answer.status === 404) { noSuchTable(); break; }
         else if (answer.status === 401) { signOut(W.token_refused); break; }

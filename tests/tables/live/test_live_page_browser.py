@@ -163,3 +163,35 @@ def test_a_table_read_that_fails_is_tried_again_and_the_page_catches_up_without_
         assert page.evaluate(NO_RELOAD) is True, "the page was reloaded"
     finally:
         page.context.close()
+
+
+def test_a_table_read_that_never_answers_is_given_up_and_tried_again(browser, asgi_server, anon, as_staff):
+    """A read whose answer never comes (a connection the server or the network left hanging) does not hold the
+    page: after READ_TIMEOUT_MS (10 s) it is given up and tried again, and the page catches up without a reload
+    (seen in CI: one read hung and the page never showed the table again)."""
+    watcher, player = register(anon, "pw"), register(anon, "pp")
+    deposit(as_staff, player, 5_000)
+    table = create_table(as_staff, "classic", max_seats=2)
+    page = browser.new_context().new_page()
+    try:
+        page.goto(f"http://{asgi_server}/play/tables/{table['id']}/")
+        page.click("#token-details summary")
+        page.fill("#token", token_of(watcher.client))
+        page.click("#token-form button")
+        page.wait_for_selector("#status[data-ws=open]", timeout=15_000)
+        page.evaluate(f"{NO_RELOAD} = true")
+        held: list[Any] = []
+
+        def hold_the_first_read(route: Any) -> None:
+            if not held:
+                held.append(route)  # never answered
+            else:
+                route.continue_()
+
+        page.route(lambda url: url.endswith(f"/api/v1/tables/{table['id']}"), hold_the_first_read)
+        ok(player.client.post(f"/api/v1/tables/{table['id']}/seats", {}, format="json"), 201)
+        version = player.view(table["id"])["version"]
+        page.wait_for_function(f"{VERSION} >= {version}", timeout=30_000)
+        assert len(held) == 1 and page.evaluate(NO_RELOAD) is True
+    finally:
+        page.context.close()

@@ -98,11 +98,21 @@ def _play_a_hand(pages: list[Any], names: list[str], keyboard: list[bool]) -> No
                 # the other page shows the card live (a hit is face up), in the hand or, if it ended the hand,
                 # in how the hand ended
                 name = names[index]
-                other.wait_for_selector(
+                selector = (
                     f".participant[data-username='{name}'] .card[data-code='{code}'], "
-                    f"#last-hand li[data-username='{name}'] .card[data-code='{code}']",
-                    timeout=60_000,
+                    f"#last-hand li[data-username='{name}'] .card[data-code='{code}']"
                 )
+                try:
+                    other.wait_for_selector(selector, timeout=60_000)
+                except PlaywrightTimeout:
+                    seen = other.evaluate(
+                        "[lastSeq, document.getElementById('status').dataset.ws, "
+                        "document.getElementById('version').textContent, "
+                        "[...document.querySelectorAll('.participant')].map(p => p.dataset.username + ':' + "
+                        "[...p.querySelectorAll('.card')].map(c => c.dataset.code).join(' ')), "
+                        "document.getElementById('last-hand').dataset.number]"
+                    )
+                    raise AssertionError(f"the other page never showed {name}'s {code}: page state {seen}") from None
             break
         if not moved:
             time.sleep(0.2)  # nobody may act now (dealing, the house playing): the pages update by themselves
