@@ -126,6 +126,21 @@ def test_two_browser_players_see_each_others_face_up_cards_live_and_never_a_hidd
             context.close()
 
 
+def _spectator_page(browser: Any, server: str, anon: Any, as_staff: Any) -> tuple[Any, Any, dict[str, Any]]:
+    """A signed-in spectator's page on a new table, its socket open, and a funded player who has not sat yet."""
+    watcher, player = register(anon, "pw"), register(anon, "pp")
+    deposit(as_staff, player, 5_000)
+    table = create_table(as_staff, "classic", max_seats=2)
+    page = browser.new_context().new_page()
+    page.goto(f"http://{server}/play/tables/{table['id']}/")
+    page.click("#token-details summary")
+    page.fill("#token", token_of(watcher.client))
+    page.click("#token-form button")
+    page.wait_for_selector("#status[data-ws=open]", timeout=15_000)
+    page.evaluate(f"{NO_RELOAD} = true")
+    return page, player, table
+
+
 def test_a_table_read_that_fails_is_tried_again_and_the_page_catches_up_without_a_reload(
     browser,
     asgi_server,
@@ -135,17 +150,8 @@ def test_a_table_read_that_fails_is_tried_again_and_the_page_catches_up_without_
     """The page reads the table view when its socket brings events. If that read fails (the network drops it, a
     busy or restarting server does not answer), the page tries again by itself: it never stays behind the table
     waiting for an event that already came (once, one failed read froze the page for good)."""
-    watcher, player = register(anon, "pw"), register(anon, "pp")
-    deposit(as_staff, player, 5_000)
-    table = create_table(as_staff, "classic", max_seats=2)
-    page = browser.new_context().new_page()
+    page, player, table = _spectator_page(browser, asgi_server, anon, as_staff)
     try:
-        page.goto(f"http://{asgi_server}/play/tables/{table['id']}/")
-        page.click("#token-details summary")
-        page.fill("#token", token_of(watcher.client))
-        page.click("#token-form button")
-        page.wait_for_selector("#status[data-ws=open]", timeout=15_000)
-        page.evaluate(f"{NO_RELOAD} = true")
         refused: list[str] = []
 
         def fail_the_next_reads(route: Any) -> None:
@@ -169,17 +175,8 @@ def test_a_table_read_that_never_answers_is_given_up_and_tried_again(browser, as
     """A read whose answer never comes (a connection the server or the network left hanging) does not hold the
     page: after READ_TIMEOUT_MS (10 s) it is given up and tried again, and the page catches up without a reload
     (seen in CI: one read hung and the page never showed the table again)."""
-    watcher, player = register(anon, "pw"), register(anon, "pp")
-    deposit(as_staff, player, 5_000)
-    table = create_table(as_staff, "classic", max_seats=2)
-    page = browser.new_context().new_page()
+    page, player, table = _spectator_page(browser, asgi_server, anon, as_staff)
     try:
-        page.goto(f"http://{asgi_server}/play/tables/{table['id']}/")
-        page.click("#token-details summary")
-        page.fill("#token", token_of(watcher.client))
-        page.click("#token-form button")
-        page.wait_for_selector("#status[data-ws=open]", timeout=15_000)
-        page.evaluate(f"{NO_RELOAD} = true")
         held: list[Any] = []
 
         def hold_the_first_read(route: Any) -> None:
