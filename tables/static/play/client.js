@@ -11,7 +11,9 @@ const KEYS = { c: "hit", s: "stand", b: "bet" };
 const LOBBY_REFRESH_MS = 5000;
 const RETRY_FIRST_MS = 500;  // a failed table read is tried again after this, then twice as long each time
 const RETRY_MAX_MS = 8000;
-const READ_TIMEOUT_MS = 10000;  // a table read with no answer by then is given up and tried again
+const READ_TIMEOUT_MS = 10000;
+const QUIET_RESUME_MS = 10000;  // a live socket silent this long is asked to resume (see connect)
+let heardAt = Date.now();  // a table read with no answer by then is given up and tried again
 let token = sessionStorage.getItem(TOKEN_KEY);
 let me = null;
 let table = null;
@@ -353,6 +355,15 @@ function log(events) {
   for (const event of events) $("log").prepend(el("div", { "data-seq": String(event.seq) }, event.seq + " " + event.type));
 }
 
+// a socket that has said nothing for QUIET_RESUME_MS is asked to resume from the last seq seen: delivery that
+// stalled on the server's side (an announcement lost) catches up without waiting for the next change
+setInterval(() => {
+  if (socket && socket.readyState === WebSocket.OPEN && lastSeq && Date.now() - heardAt > QUIET_RESUME_MS) {
+    heardAt = Date.now();
+    socket.send(JSON.stringify({ type: "resume", after: lastSeq }));
+  }
+}, QUIET_RESUME_MS / 2);
+
 function connect() {
   if (stopped) return;
   const url = config.ws_base
@@ -362,6 +373,7 @@ function connect() {
   socket = new WebSocket(url);
   socket.addEventListener("open", () => socket.send(JSON.stringify({ type: "auth", token })));
   socket.addEventListener("message", (message) => {
+    heardAt = Date.now();
     const data = JSON.parse(message.data);
     if (data.type !== "events") return;
     if ($("status").dataset.ws !== "open") {
