@@ -53,7 +53,7 @@ from tables import feed
 from tables.live import db, limits, reads
 from tables.live.credentials import Credential, registry
 from tables.live.guard import CLOSE_BAD_FRAME, CLOSE_TRY_LATER, Refusal, guards, parse_frame
-from tables.live.watch import Watcher, watch
+from tables.live.watch import Watcher, stamp, watch
 from tables.models import Table
 
 CLOSE_UNAUTHENTICATED = 4401
@@ -113,6 +113,7 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.cursor = 0
         self.resume_to: int | None = None
+        self.asked_at = 0  # the stamp of the last resume (tables.live.watch.stamp)
         self.wake = asyncio.Event()  # the sending task has something to do (a resume, a new version)
         self.pending = guards().unauthenticated.enter()
         await self.accept()
@@ -159,6 +160,7 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
             if not isinstance(after, int) or isinstance(after, bool) or not 0 <= after < 2**63:
                 await self._close(CLOSE_BAD_FRAME)
                 return
+            self.asked_at = stamp()
             self.resume_to = after  # the sending task sends from there (one read at a time, however many resumes)
             self.wake.set()
 
@@ -185,7 +187,8 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
             return
         registry().add(self._revoke, credential)
         self.watcher = await watch().add(self.table_id)  # before the read: nothing committed after it is missed
-        read = await reads.load(self.table_id, 2**31 - 1)  # no events: the table's version now
+        # no events: the table's version now, read after the watcher registered
+        read = await reads.load(self.table_id, 2**31 - 1, fresh_after=self.watcher.heard_at)
         self.cursor = read.loaded.state.version
         await self._send({"type": "events", "events": [], "last_seq": self.cursor})
         self.tasks.append(asyncio.create_task(self._guarded(self._pump())))
@@ -198,7 +201,14 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
         try:
             await work
         except asyncio.CancelledError:
-            raise
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # cancelled by _end: the socket is ending
+            # a cancellation that came from something this task awaited, not from the socket ending: the task
+            # would end silently and the socket stay open, delivering nothing more
+            log.warning("live: a socket's task was cancelled from outside; closing it")
+            await self._close(CLOSE_INTERNAL)
+            await self._end()
         except Exception:
             if not self.closing:
                 log.warning("live: a socket's task failed; closing it", exc_info=True)
@@ -228,7 +238,11 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
             while not self.closing:
                 if self.resume_to is not None:
                     self.cursor, self.resume_to = self.resume_to, None
-                read = await reads.load(self.table_id, self.cursor)
+                # a read that began after the last announcement and the last resume (one shared with other
+                # sockets may have begun earlier: it would miss the commit that woke this one)
+                assert self.watcher is not None
+                fresh_after = max(self.watcher.heard_at, self.asked_at)
+                read = await reads.load(self.table_id, self.cursor, fresh_after=fresh_after)
                 if not read.loaded.events:
                     if self.resume_to is None:
                         break

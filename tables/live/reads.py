@@ -21,6 +21,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from rules import Viewer
 from tables import feed
 from tables.live import db
+from tables.live.watch import stamp
 
 
 @dataclass(slots=True)
@@ -42,28 +43,49 @@ class SharedRead:
 
 
 _load = db.read(feed.load)
-_inflight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[int, int], asyncio.Future[SharedRead]]] = (
+
+
+@dataclass(slots=True)
+class _Inflight:
+    started: int  # the read's stamp (tables.live.watch.stamp): what it was asked after
+    task: asyncio.Task[SharedRead]
+
+
+_inflight: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[int, int], _Inflight]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-async def load(table_id: int, after: int) -> SharedRead:
-    """:func:`tables.feed.load` of ``(table_id, after)``, shared with concurrent callers of this loop."""
+async def load(table_id: int, after: int, fresh_after: int = 0) -> SharedRead:
+    """:func:`tables.feed.load` of ``(table_id, after)``, shared with concurrent callers of this loop.
+
+    A caller joins a read in flight only if it was asked after the :func:`~tables.live.watch.stamp`
+    ``fresh_after``: a socket woken by a commit passes the stamp of that announcement, and is never handed a read
+    that began before it and so may not hold that commit (the socket would wait for the next change to see it).
+
+    The read is a task of its own, not the first caller's: a caller cancelled (its socket closed) leaves the
+    read running for the others, and each caller awaits it through a shield so that cancelling one cancels
+    nobody else."""
     loop = asyncio.get_running_loop()
     pending = _inflight.setdefault(loop, {})
     key = (table_id, after)
-    future = pending.get(key)
-    if future is None:
-        future = loop.create_future()
-        pending[key] = future
-        try:
-            future.set_result(SharedRead(await _load(table_id, after)))
-        except asyncio.CancelledError:
-            future.cancel()
-            raise
-        except Exception as exc:
-            future.set_exception(exc)
-            future.exception()  # retrieved: no "never retrieved" warning when nobody else waited
-        finally:
-            del pending[key]
-    return await asyncio.shield(future)  # a waiter cancelled does not cancel the others
+    shared = pending.get(key)
+    if shared is None or shared.started < fresh_after:
+        task = loop.create_task(_read(table_id, after), name=f"live-read-{table_id}-{after}")
+        shared = pending[key] = _Inflight(stamp(), task)
+        task.add_done_callback(lambda done: _forget(pending, key, done))
+    return await asyncio.shield(shared.task)
+
+
+async def _read(table_id: int, after: int) -> SharedRead:
+    return SharedRead(await _load(table_id, after))
+
+
+def _forget(pending: dict[tuple[int, int], _Inflight], key: tuple[int, int], done: asyncio.Task[SharedRead]) -> None:
+    """A read ended: later callers start a new one. Its exception is marked retrieved (no "never retrieved"
+    warning when every caller had left)."""
+    shared = pending.get(key)
+    if shared is not None and shared.task is done:
+        del pending[key]
+    if not done.cancelled():
+        done.exception()

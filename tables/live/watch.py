@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import weakref
 from typing import Any
@@ -23,20 +24,31 @@ from tables import notify
 
 log = logging.getLogger(__name__)
 
+_order = itertools.count(1)
+
+
+def stamp() -> int:
+    """A number larger than any earlier stamp of this process: what happened before what (announcements, reads)."""
+    return next(_order)
+
 
 class Watcher:
-    """One follower of one table: ``version`` is the latest version announced since it registered."""
+    """One follower of one table: ``version`` is the latest version announced since it registered, ``heard_at``
+    the :func:`stamp` of that announcement (at first, of the registration): the watcher's reads must begin after
+    it to see everything it has been told of."""
 
-    __slots__ = ("_event", "table_id", "version")
+    __slots__ = ("_event", "heard_at", "table_id", "version")
 
     def __init__(self, table_id: int) -> None:
         self.table_id = table_id
         self.version = 0
+        self.heard_at = stamp()
         self._event = asyncio.Event()
 
     def announce(self, version: int) -> None:
         if version > self.version:
             self.version = version
+            self.heard_at = stamp()
         self._event.set()
 
     async def wait(self, timeout: float | None = None) -> bool:
@@ -81,6 +93,7 @@ class Watch:
                 await self._layer.group_add(notify.group(table_id), self._channel)
                 bucket = self._watchers[table_id] = set()
             bucket.add(watcher)
+            watcher.heard_at = stamp()  # in the group now: every commit after this is announced to it
         return watcher
 
     async def remove(self, watcher: Watcher) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from tables import feed
 from tables.live import reads
+from tables.live.watch import stamp
 from tests.support.game_helpers import ok
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -109,3 +110,59 @@ def test_each_change_is_read_once_more_and_encoded_once_more_per_viewer(
         received += [event["seq"] for event in json.loads(sent[1][0])["events"]]
         cursor = sent[1][1]
     assert received == sorted(received) == list(range(received[0], cursor + 1))  # across changes too
+
+
+def test_a_socket_that_leaves_during_a_shared_read_does_not_take_the_read_from_the_others(
+    house_table: tuple[Any, int], player: Any, make_user: Any
+) -> None:
+    """Two sockets wait on one read; the one that started it closes (its tasks are cancelled) before the read
+    ends. The other still gets the events. (CI: a player closed his socket while the other player's socket was
+    waiting on the read he had started; the cancellation reached the other socket's sending task, which died
+    silently: its page never saw another event.)"""
+    client, table_id = house_table
+    before = ok(client.get(f"/api/v1/tables/{table_id}"))["version"]
+    table = ok(client.post(f"/api/v1/tables/{table_id}/actions", {"action": "bet", "amount": 10}, format="json"))
+    watcher = make_user("watcher")
+
+    async def scene() -> tuple[reads.SharedRead, bool]:
+        leaver = asyncio.create_task(reads.load(table_id, before))
+        await asyncio.sleep(0)  # the leaver starts the read (in a worker thread)
+        stayer = asyncio.create_task(reads.load(table_id, before))
+        await asyncio.sleep(0)  # the stayer waits on the same read
+        joined = len(reads._inflight[asyncio.get_running_loop()]) == 1
+        leaver.cancel()  # the leaver's socket closes: _end cancels its tasks
+        with pytest.raises(asyncio.CancelledError):
+            await leaver
+        return await stayer, joined
+
+    read, joined = asyncio.run(scene())
+    assert joined  # the scene is the one CI saw: one read, two sockets on it
+    text, last_seq = read.message_for(watcher)
+    assert last_seq == table["table"]["version"] > before
+    assert [event["seq"] for event in json.loads(text)["events"]] == list(range(before + 1, last_seq + 1))
+
+
+def test_a_socket_woken_after_a_read_began_is_not_handed_that_read(
+    house_table: tuple[Any, int], player: Any, spies: dict[str, Spy]
+) -> None:
+    """A read in flight may have begun before the commit that woke a socket: that socket reads again instead of
+    sharing it (else it is handed nothing new and waits for the next change to see this one). Sockets woken
+    before the read began share it."""
+    client, table_id = house_table
+    before = ok(client.get(f"/api/v1/tables/{table_id}"))["version"]
+    ok(client.post(f"/api/v1/tables/{table_id}/actions", {"action": "bet", "amount": 10}, format="json"))
+
+    async def scene() -> list[reads.SharedRead]:
+        woken_before = stamp()
+        first = asyncio.create_task(reads.load(table_id, before, fresh_after=woken_before))
+        await asyncio.sleep(0)  # the first read begins
+        same = asyncio.create_task(reads.load(table_id, before, fresh_after=woken_before))
+        woken_after = stamp()  # a commit announced while the first read is in flight
+        later = asyncio.create_task(reads.load(table_id, before, fresh_after=woken_after))
+        return list(await asyncio.gather(first, same, later))
+
+    counted = spies["read"].calls
+    first, same, later = asyncio.run(scene())
+    assert spies["read"].calls - counted == 2
+    assert same is first and later is not first
+    assert later.loaded.state.version == first.loaded.state.version  # (nothing committed meanwhile here)
