@@ -173,7 +173,7 @@ def spawn(child_env: dict[str, str]) -> Iterator:  # type: ignore[type-arg]
 SLOW_FIRST: tuple[tuple[str, float], ...] = (
     ("tests/soak/test_soak.py::test_a_short_soak", 141),
     ("tests/tables/live/test_play_browser.py", 80),  # (60-260 s: 100 s for a hand that never ended)
-    ("tests/soak/test_failover.py", 74),
+    ("tests/soak/test_failover.py", 20),
     ("tests/bench/test_short_runs.py", 54),
     ("tests/tables/timeouts/test_timeouts.py", 43),
     ("tests/tables/live/test_live_hostile.py", 30),

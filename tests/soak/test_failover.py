@@ -4,7 +4,9 @@ A primary with a synchronous standby (devtools/replication.py: two private clust
 connecting with one multi-host URL (``target_session_attrs=read-write``), and the drill: while bots play, kill -9
 the primary, promote the standby, fence the old primary. Afterwards every action a client saw accepted is there
 exactly once, every hand verifies, the ledger reconciles, every waiting table moves on, and the time without
-service is measured (the soak's checks, soak/checks.py, restricted to this one fault).
+service is measured (the soak's checks, soak/checks.py). Here: the pair, its roles, the fence and the wiring; the
+drill itself runs as the ``pg_failover`` fault of the suite's short soak (tests/soak/test_soak.py), which asserts
+its checks.
 """
 
 from __future__ import annotations
@@ -29,9 +31,7 @@ from backoffice import dbprovision
 from devtools.pgcluster import Cluster, libpq
 from devtools.replication import ReplicationPair
 from kit import dburl
-from soak.faults import PG_FAILOVER
 from tests.conftest import ROOT, wait_for
-from tests.soak.test_soak import run_soak
 
 
 def test_a_multi_host_url_becomes_libpq_host_and_port_lists():
@@ -174,19 +174,6 @@ def test_the_standby_is_synchronous_has_the_roles_takes_over_the_old_primary_sta
     with psycopg.connect(libpq(roles.app_url)) as conn:
         assert conn.info.port == old.port
         assert conn.execute("SELECT count(*) FROM accepted").fetchone() == (53,)
-
-
-def test_the_failover_drill_while_bots_play_loses_nothing():
-    summary = run_soak(
-        "--kinds", PG_FAILOVER, "--faults", "1", "--seconds", "14", "--seed", "3", "--presets", "classic",
-        "--bots-per-table", "1", "--web-workers", "1",
-    )  # fmt: skip
-    assert summary["faults_by_kind"] == {PG_FAILOVER: 1}
-    assert summary["checks"]["a failed primary comes back read-only (fenced)"] == "ok"
-    assert summary["hands_closed"] > 0 and summary["actions_accepted"] > 0
-    assert summary["http"].get("healthz_503", 0) > 0  # the outage was seen
-    failover = summary["recovery"][PG_FAILOVER]
-    assert failover["down_median_s"] > 0 and failover["ready_median_s"] < 30  # measured: back within seconds
 
 
 def test_compose_runs_the_pair_and_every_url_names_both():
