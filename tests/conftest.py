@@ -177,7 +177,6 @@ SLOW_FIRST: tuple[tuple[str, float], ...] = (
     ("tests/bench/test_short_runs.py", 54),
     ("tests/tables/timeouts/test_timeouts.py", 43),
     ("tests/tables/live/test_live_hostile.py", 30),
-    ("tests/devtools/test_readme_tour.py", 27),
     ("tests/tables/admin/test_admin_hands.py::test_hands_of_every_preset_render_at_every_step", 27),
     ("tests/kit/test_admin_lookups.py::test_sorting_by_any_column", 25),
     ("tests/backoffice/test_admin_browser.py", 23),
@@ -187,7 +186,7 @@ SLOW_FIRST: tuple[tuple[str, float], ...] = (
     ("tests/ledger/test_ledger_reconcile.py::test_the_command_exits_zero", 18),
     ("tests/ledger/test_ledger_properties.py::test_random_operations", 17),
     ("tests/backoffice/test_admin_lists_at_scale.py", 16),
-    ("tests/devtools/test_run_command.py::test_run_serves", 16),
+    ("tests/devtools/test_run_command.py::test_run_serves", 40),  # (and the README's tour)
     ("tests/kit/test_health_outage.py", 15),
     ("tests/tables/api/test_api_seed_schedule.py", 15),
     ("tests/casino/test_worker_survives_broker_restart.py", 15),

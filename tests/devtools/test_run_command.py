@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -19,6 +20,7 @@ import pytest
 from psycopg import sql
 
 from tests.conftest import ROOT, free_port, wait_for
+from tests.devtools.test_readme_tour import run_readme_tour
 
 
 def _status(url: str) -> int | None:
@@ -49,23 +51,25 @@ def _drop_database(superuser_url: str, name: str) -> None:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
-def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
+def test_run_serves_everything_the_readme_tour_works_and_ctrl_c_stops_it(tmp_path: Path):
+    """One `make run` on a database of its own (dropped first: a newcomer's machine), on free ports: it serves
+    health, the admin, the docs and the live server with safe defaults, the README's tour works against it word
+    for word (tests/devtools/test_readme_tour.py), and Ctrl-C stops every process it started."""
     port, live_port = free_port(), free_port()
     superuser = os.environ.get("DATABASE_SUPERUSER_URL")
     if not superuser:
         pytest.skip("`make run` creates its database and roles: needs DATABASE_SUPERUSER_URL (set by `make test`)")
-    name = f"{urlsplit(os.environ['DATABASE_URL']).path.lstrip('/')}_runcheck"  # never another checkout's
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    name = f"{urlsplit(os.environ['DATABASE_URL']).path.lstrip('/')}_runcheck{worker}"  # never another checkout's
     db = urlsplit(superuser)._replace(path=f"/{name}").geturl()
     _drop_database(superuser, name)  # a fresh machine: no demo accounts left by an earlier run (or password)
     env = {**os.environ, "DATABASE_URL": db, "PORT": str(port), "LIVE_PORT": str(live_port), "PYTHONPATH": str(ROOT)}
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "devtools.devenv", "run"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
+    for variable in ("DJANGO_SETTINGS_MODULE", "MIGRATE_DATABASE_URL", "DATABASE_SUPERUSER_URL"):
+        env.pop(variable, None)
+    log = tmp_path / "make-run.log"  # a file, not a pipe: nobody reads while the tour runs
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "devtools.devenv", "run"], cwd=ROOT, env=env, stdout=out,
+                                stderr=subprocess.STDOUT)  # fmt: skip
     try:
         base = f"http://127.0.0.1:{port}"
         assert wait_for(lambda: _status(f"{base}/healthz") == 200, timeout=180), "healthz never answered 200"
@@ -106,16 +110,29 @@ def test_run_serves_health_admin_and_docs_and_ctrl_c_stops_everything():
             assert conn.execute(may, [f"{name}_app", "public.tables_checkpoint"]).fetchone() == (False,)
             assert conn.execute(may, [f"{name}_signer", "public.tables_checkpoint"]).fetchone() == (True,)
         environments = _environments(tree)
+        assert wait_for(lambda: _status(f"{base}/readyz") == 200, timeout=180), "the worker and beat never beat"
+        run_readme_tour(port, live_port)
     finally:
         proc.send_signal(signal.SIGINT)
-        output = proc.communicate(timeout=60)[0].decode(errors="replace")
+        try:
+            proc.wait(timeout=60)
+        finally:
+            _drop_database(superuser, name)
+    output = log.read_text(errors="replace")
     _each_process_holds_only_the_credentials_it_uses(environments, name, password)
     assert not re.search(r"\btoken [0-9a-f]{64}\b|\b[0-9a-f]{64}\b", output), "make run printed a token"
     assert "operator" in output and "alice" in output, "demo credentials were not printed"
     assert password in output, "the demo password was not printed"
     assert f"{base}/api/docs/" in output
-    still_running = [p for p in tree if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
-    assert not still_running, f"left running after Ctrl-C: {still_running}"
+    def still_running() -> list[psutil.Process]:
+        alive = []
+        for process in tree:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                if process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
+                    alive.append(process)
+        return alive
+
+    assert wait_for(lambda: not still_running(), timeout=30), f"left running after Ctrl-C: {still_running()}"
 
 
 def _environments(tree: list[psutil.Process]) -> dict[str, dict[str, str]]:
