@@ -180,7 +180,7 @@ SLOW_FIRST: tuple[tuple[str, float], ...] = (
     ("tests/tables/admin/test_admin_hands.py::test_hands_of_every_preset_render_at_every_step", 27),
     ("tests/kit/test_admin_lookups.py::test_sorting_by_any_column", 25),
     ("tests/backoffice/test_admin_browser.py", 23),
-    ("tests/tables/admin/test_surfaces_agree.py", 23),
+    ("tests/tables/admin/test_surfaces_agree.py", 8),
     ("tests/casino/test_multiprocess.py", 21),
     ("tests/lab/test_lab_exact.py::test_a_seeded_run", 19),
     ("tests/ledger/test_ledger_reconcile.py::test_the_command_exits_zero", 18),
