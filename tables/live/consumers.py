@@ -187,10 +187,15 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
             return
         registry().add(self._revoke, credential)
         self.watcher = await watch().add(self.table_id)  # before the read: nothing committed after it is missed
-        # no events: the table's version now, read after the watcher registered
-        read = await reads.load(self.table_id, 2**31 - 1, fresh_after=self.watcher.heard_at)
+        read = await reads.load(self.table_id, 2**31 - 1)  # no events: the table's version now
         self.cursor = read.loaded.state.version
         await self._send({"type": "events", "events": [], "last_seq": self.cursor})
+        # That read may be shared with sockets that began it before this one's watcher registered: a commit in
+        # between was announced before this socket listened. The version its committer recorded (after the
+        # watcher registered, so any later one is announced to it) says whether to look again now.
+        latest = await limits.latest_version(self.table_id)
+        if latest is not None and latest > self.cursor:
+            self.watcher.announce(latest)
         self.tasks.append(asyncio.create_task(self._guarded(self._pump())))
         self.tasks.append(asyncio.create_task(self._guarded(self._follow())))
         self.tasks.append(asyncio.create_task(self._guarded(self._keep_slot())))
@@ -207,6 +212,10 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
             # a cancellation that came from something this task awaited, not from the socket ending: the task
             # would end silently and the socket stay open, delivering nothing more
             log.warning("live: a socket's task was cancelled from outside; closing it")
+            await self._close(CLOSE_INTERNAL)
+            await self._end()
+        except OSError:  # the client went away mid-send (uvicorn's ClientDisconnected): the socket just ends
+            log.debug("live: a socket's client went away mid-send", exc_info=True)
             await self._close(CLOSE_INTERNAL)
             await self._end()
         except Exception:
