@@ -28,9 +28,11 @@ However a socket ends (closed by either side, dropped mid-push, an error in any 
 user's open waits is released and its tasks stop: ``__call__`` cleans up in a ``finally``. No frame can raise out
 of the consumer: an unexpected error is logged and closes 1011.
 
-A socket that hears nothing for ``LIVE_RECHECK_S`` (30 s) checks the table's latest version recorded in Redis by
-the committing process (``tables.notify.latest_key``): a notification lost while pub/sub was down delays an
-event by that much at most.
+Every ``LIVE_RECHECK_S`` (30 s) the process's table watch reads the latest version of each table it follows as
+the committing process recorded it in Redis (``tables.notify.latest_key``) and announces it
+(:mod:`tables.live.watch`): a notification lost while pub/sub was down delays an event by that much at most. A
+socket also checks it once after its first read (which may be shared with sockets that began it before this one
+listened).
 """
 
 from __future__ import annotations
@@ -186,7 +188,8 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
         if self.closing:  # closing: _end releases the slot
             return
         registry().add(self._revoke, credential)
-        self.watcher = await watch().add(self.table_id)  # before the read: nothing committed after it is missed
+        # before the read: nothing committed after it is missed; its announcements wake the sending task
+        self.watcher = await watch().add(self.table_id, event=self.wake)
         read = await reads.load(self.table_id, 2**31 - 1)  # no events: the table's version now
         self.cursor = read.loaded.state.version
         await self._send({"type": "events", "events": [], "last_seq": self.cursor})
@@ -197,7 +200,6 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
         if latest is not None and latest > self.cursor:
             self.watcher.announce(latest)
         self.tasks.append(asyncio.create_task(self._guarded(self._pump())))
-        self.tasks.append(asyncio.create_task(self._guarded(self._follow())))
         self.tasks.append(asyncio.create_task(self._guarded(self._keep_slot())))
 
     async def _guarded(self, work: Any) -> None:
@@ -224,32 +226,23 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
             await self._close(CLOSE_INTERNAL)
             await self._end()
 
-    async def _follow(self) -> None:
-        """Turn the table's announcements into work for the sending task."""
-        assert self.watcher is not None
-        while True:
-            if not await self.watcher.wait(settings.LIVE_RECHECK_S):
-                # nothing heard for a while: a notification may have been lost (Redis pub/sub down meanwhile);
-                # the latest version the committing process recorded says whether to look
-                latest = await limits.latest_version(self.table_id)
-                if latest is not None and latest > self.cursor:
-                    self.watcher.announce(latest)
-            if self.watcher.version > self.cursor:
-                self.wake.set()
-
     async def _pump(self) -> None:
         """The socket's one sender: every event after ``cursor`` as this viewer may see it now, paced per user.
-        A resume takes effect at the next read; however many arrive meanwhile, the last one wins."""
+        Woken by the table's announcements (the watcher sets ``wake``) and by resumes; an announcement of nothing
+        newer than ``cursor`` costs no read. A resume takes effect at the next read; however many arrive
+        meanwhile, the last one wins."""
         pace = guards().pace
+        assert self.watcher is not None
         while True:
             await self.wake.wait()
             self.wake.clear()
+            if self.resume_to is None and self.watcher.version <= self.cursor:
+                continue
             while not self.closing:
                 if self.resume_to is not None:
                     self.cursor, self.resume_to = self.resume_to, None
                 # a read that began after the last announcement and the last resume (one shared with other
                 # sockets may have begun earlier: it would miss the commit that woke this one)
-                assert self.watcher is not None
                 fresh_after = max(self.watcher.heard_at, self.asked_at)
                 read = await reads.load(self.table_id, self.cursor, fresh_after=fresh_after)
                 if not read.loaded.events:

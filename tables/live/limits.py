@@ -115,6 +115,12 @@ async def release(slot: Slot) -> None:
         log.warning("open waits: could not release a slot of user %s", slot.user_id, exc_info=True)
 
 
+async def latest_versions(table_ids: list[int]) -> list[int | None]:
+    """:func:`latest_version` of each of ``table_ids``, in one round trip; raises ``RedisError``."""
+    values = await _client().mget([latest_key(table_id) for table_id in table_ids])
+    return [int(value) if value is not None else None for value in values]
+
+
 async def latest_version(table_id: int) -> int | None:
     """The table's latest version recorded after commit (``tables.notify.latest_key``), or None."""
     try:

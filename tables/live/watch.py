@@ -19,8 +19,10 @@ import weakref
 from typing import Any
 
 from channels.layers import get_channel_layer
+from django.conf import settings
 
 from tables import notify
+from tables.live import limits
 
 log = logging.getLogger(__name__)
 
@@ -39,11 +41,13 @@ class Watcher:
 
     __slots__ = ("_event", "heard_at", "table_id", "version")
 
-    def __init__(self, table_id: int) -> None:
+    def __init__(self, table_id: int, event: asyncio.Event | None = None) -> None:
         self.table_id = table_id
         self.version = 0
         self.heard_at = stamp()
-        self._event = asyncio.Event()
+        # what an announcement sets: the watcher's own (for wait()), or its owner's (a socket's sending task waits
+        # on it directly: no task per socket turning announcements into wake-ups)
+        self._event = event if event is not None else asyncio.Event()
 
     def announce(self, version: int) -> None:
         if version > self.version:
@@ -73,6 +77,7 @@ class Watch:
         self._watchers: dict[int, set[Watcher]] = {}
         self._lock = asyncio.Lock()  # group membership changes one at a time (join before anyone relies on it)
         self._task: asyncio.Task[None] | None = None
+        self._recheck_task: asyncio.Task[None] | None = None
 
     @property
     def tables(self) -> int:
@@ -82,12 +87,15 @@ class Watch:
     def watchers(self) -> int:
         return sum(len(bucket) for bucket in self._watchers.values())
 
-    async def add(self, table_id: int) -> Watcher:
-        watcher = Watcher(table_id)
+    async def add(self, table_id: int, event: asyncio.Event | None = None) -> Watcher:
+        """A new watcher of ``table_id``, in the table's group before this returns; ``event``: set by each
+        announcement instead of the watcher's own (see :class:`Watcher`)."""
+        watcher = Watcher(table_id, event)
         async with self._lock:
             if self._channel is None:
                 self._channel = await self._layer.new_channel()
                 self._task = asyncio.create_task(self._receive(self._channel), name="table-watch")
+                self._recheck_task = asyncio.create_task(self._recheck(), name="table-watch-recheck")
             bucket = self._watchers.get(table_id)
             if bucket is None:
                 await self._layer.group_add(notify.group(table_id), self._channel)
@@ -124,6 +132,25 @@ class Watch:
                 continue
             for watcher in list(self._watchers.get(table_id, ())):
                 watcher.announce(version)
+
+    async def _recheck(self) -> None:
+        """Every ``LIVE_RECHECK_S``: each followed table's latest version as its committer recorded it in Redis
+        (one MGET for all), announced to its watchers. An announcement lost while pub/sub was down delays a
+        socket or a long-poll by that much at most; each watcher reads only if it is behind."""
+        while True:
+            await asyncio.sleep(settings.LIVE_RECHECK_S)
+            tables = list(self._watchers)
+            if not tables:
+                continue
+            try:
+                latest = await limits.latest_versions(tables)
+            except Exception:  # Redis away: the next round tries again
+                log.warning("table watch: could not read the tables' latest versions", exc_info=True)
+                continue
+            for table_id, version in zip(tables, latest, strict=True):
+                if version is not None:
+                    for watcher in list(self._watchers.get(table_id, ())):
+                        watcher.announce(version)
 
 
 _watches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Watch] = weakref.WeakKeyDictionary()
