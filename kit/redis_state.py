@@ -43,8 +43,10 @@ FAMILIES: tuple[Family, ...] = (
         "latest table versions",
         r"casino:table:\d+:latest",
         "each table's latest version, written after commit, for live sockets to notice a lost wake-up",
-        "a socket that missed a wake-up while Redis was down hears of the table's next event (an action, or the "
-        "timer of its deadline) and is sent everything after its cursor; a long-poll re-reads when its wait ends",
+        "a socket or long-poll that missed a wake-up while Redis was down hears of the table's next event (an "
+        "action, or the timer of its deadline), or of the version its live process reads back every "
+        "`LIVE_RECHECK_S` once the key is written again, and is sent everything after its cursor; a long-poll "
+        "re-reads when its wait ends",
     ),
     Family(
         "open waits",

@@ -200,7 +200,8 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
         if latest is not None and latest > self.cursor:
             self.watcher.announce(latest)
         self.tasks.append(asyncio.create_task(self._guarded(self._pump())))
-        self.tasks.append(asyncio.create_task(self._guarded(self._keep_slot())))
+        if self.slot is not None:  # (None once the socket ended meanwhile: _end released it)
+            limits.keeper().add(self.slot)  # refreshed with this process's other sockets' slots while open
 
     async def _guarded(self, work: Any) -> None:
         """A task of the socket: whatever it raises closes the socket (and so frees everything) instead of
@@ -258,12 +259,6 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
                 if len(read.loaded.events) < feed.MAX_FEED_EVENTS and self.resume_to is None:
                     break
 
-    async def _keep_slot(self) -> None:
-        while self.slot is not None:
-            await asyncio.sleep(settings.LIVE_SLOT_TTL_S / 3)
-            if self.slot is not None:
-                await limits.refresh(self.slot, settings.LIVE_SLOT_TTL_S)
-
     async def _revoke(self) -> None:
         await self._close(CLOSE_UNAUTHENTICATED)
 
@@ -303,4 +298,5 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
                 await watch().remove(watcher)
         if self.slot is not None:
             slot, self.slot = self.slot, None
+            limits.keeper().discard(slot)
             await limits.release(slot)

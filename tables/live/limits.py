@@ -3,7 +3,8 @@
 A user's open waits are the members of a sorted set ``casino:live:waits:<user id>``, each scored with the
 Redis time at which it expires. Taking a slot first drops the expired members, then adds one only if fewer than
 ``LIVE_MAX_OPEN_WAITS`` remain (one Lua script: atomic across processes). A long-poll's slot expires a little
-after its wait; a socket's slot lives ``LIVE_SLOT_TTL_S`` and is refreshed while the socket is open. A process
+after its wait; a socket's slot lives ``LIVE_SLOT_TTL_S`` and is refreshed while the socket is open (all the
+sockets of a process together, :class:`Keeper`). A process
 killed with waits open therefore leaks their slots for at most that long.
 
 If Redis does not answer, a wait is let in (and logged): the cap protects the service, it must not take it down.
@@ -99,20 +100,80 @@ async def acquire(user_id: int, kind: str, ttl_s: float) -> Slot | Refused:
     return Slot(user_id, member, kind)
 
 
-async def refresh(slot: Slot, ttl_s: float) -> None:
-    """Keep a long-lived slot (a socket's) for another ``ttl_s`` seconds."""
-    try:
-        await _client().eval(_REFRESH, 1, key(slot.user_id), max(1, int(ttl_s)), slot.member)  # type: ignore[misc]
-    except RedisError:
-        log.warning("open waits: could not refresh a slot of user %s", slot.user_id, exc_info=True)
+class Keeper:
+    """The long-lived slots (sockets') of one event loop, kept together: every ``LIVE_SLOT_TTL_S / 3`` seconds one
+    pipeline refreshes them all, one round trip and one task whatever the number of sockets (a task and a round
+    trip per socket cost a fifth of a busy live process's time).
+
+    A slot discarded while a refresh is in flight may be written back by it after its release: it is released
+    again once the refresh is done, so no phantom slot holds a user's cap."""
+
+    def __init__(self) -> None:
+        self._slots: set[Slot] = set()
+        self._in_flight: set[Slot] = set()
+        self._discarded_in_flight: set[Slot] = set()
+        self._task: asyncio.Task[None] | None = None
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def add(self, slot: Slot) -> None:
+        self._slots.add(slot)
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name="live-slots")
+
+    def discard(self, slot: Slot) -> None:
+        """Stop refreshing ``slot`` (call before :func:`release`)."""
+        self._slots.discard(slot)
+        if slot in self._in_flight:
+            self._discarded_in_flight.add(slot)
+
+    async def refresh_all(self, ttl_s: float) -> None:
+        """Refresh every kept slot for another ``ttl_s`` seconds, in one round trip."""
+        slots = list(self._slots)
+        if not slots:
+            return
+        self._in_flight = set(slots)
+        try:
+            pipe = _client().pipeline(transaction=False)
+            for slot in slots:
+                pipe.eval(_REFRESH, 1, key(slot.user_id), max(1, int(ttl_s)), slot.member)
+            await pipe.execute()
+        except RedisError as exc:  # they expire unless the next round gets through: let them (no traceback)
+            log.warning("open waits: could not refresh %d slots: %s", len(slots), exc)
+        finally:
+            late, self._discarded_in_flight, self._in_flight = self._discarded_in_flight, set(), set()
+        for slot in late:  # released while the refresh was in flight: the refresh may have written it back
+            await _remove(slot)
+
+    async def _run(self) -> None:
+        while self._slots:
+            await asyncio.sleep(settings.LIVE_SLOT_TTL_S / 3)
+            await self.refresh_all(settings.LIVE_SLOT_TTL_S)
 
 
-async def release(slot: Slot) -> None:
-    OPEN[slot.kind] -= 1
+_keepers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Keeper] = weakref.WeakKeyDictionary()
+
+
+def keeper() -> Keeper:
+    """This event loop's :class:`Keeper`."""
+    loop = asyncio.get_running_loop()
+    current = _keepers.get(loop)
+    if current is None:
+        current = _keepers[loop] = Keeper()
+    return current
+
+
+async def _remove(slot: Slot) -> None:
     try:
         await _client().zrem(key(slot.user_id), slot.member)
     except RedisError:  # it expires anyway
         log.warning("open waits: could not release a slot of user %s", slot.user_id, exc_info=True)
+
+
+async def release(slot: Slot) -> None:
+    OPEN[slot.kind] -= 1
+    await _remove(slot)
 
 
 async def latest_versions(table_ids: list[int]) -> list[int | None]:
