@@ -95,3 +95,13 @@ def test_the_live_bench_prints_a_baseline_and_a_floor_every_socket_connected() -
     ], out
     assert all(int(events) > 0 for *_, events in rows), out
     assert "(baseline: 1 per table)" in out
+
+
+def test_the_slots_bench_prints_the_baseline_and_the_keepers_refresh() -> None:
+    done = subprocess.run(
+        [sys.executable, "bench/live_slots.py", "--sockets", "40", "--rounds", "1"],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-4000:]
+    for name in ("one refresh per socket (baseline)", "together"):
+        assert re.search(rf"^{re.escape(name)} +[\d.]+ +[\d.]+ +[\d.]+$", done.stdout, re.M), done.stdout
