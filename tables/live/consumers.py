@@ -208,6 +208,7 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
         leaving the others running."""
         try:
             await work
+            return
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
@@ -215,17 +216,13 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
             # a cancellation that came from something this task awaited, not from the socket ending: the task
             # would end silently and the socket stay open, delivering nothing more
             log.warning("live: a socket's task was cancelled from outside; closing it")
-            await self._close(CLOSE_INTERNAL)
-            await self._end()
         except OSError:  # the client went away mid-send (uvicorn's ClientDisconnected): the socket just ends
             log.debug("live: a socket's client went away mid-send", exc_info=True)
-            await self._close(CLOSE_INTERNAL)
-            await self._end()
         except Exception:
             if not self.closing:
                 log.warning("live: a socket's task failed; closing it", exc_info=True)
-            await self._close(CLOSE_INTERNAL)
-            await self._end()
+        await self._close(CLOSE_INTERNAL)
+        await self._end()
 
     async def _pump(self) -> None:
         """The socket's one sender: every event after ``cursor`` as this viewer may see it now, paced per user.

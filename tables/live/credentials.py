@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from importlib import import_module
@@ -28,6 +27,7 @@ from knox.models import AuthToken
 
 from tables.live import db
 from tables.live.guard import guards
+from tables.live.loops import per_loop
 
 log = logging.getLogger(__name__)
 
@@ -116,16 +116,8 @@ class Registry:
             guards().pace.forget_idle()
 
 
-_registries: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Registry] = weakref.WeakKeyDictionary()
-
-
-def registry() -> Registry:
-    """This event loop's :class:`Registry`."""
-    loop = asyncio.get_running_loop()
-    current = _registries.get(loop)
-    if current is None:
-        current = _registries[loop] = Registry()
-    return current
+#: This event loop's :class:`Registry`.
+registry = per_loop(Registry)
 
 
 def credential_for(user: Any, token_id: str | None, session_key: str | None) -> Credential:

@@ -16,11 +16,12 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+
+from tables.live.loops import per_loop
 
 CLOSE_TOO_BIG = 1009  # RFC 6455 "message too big"
 CLOSE_TRY_LATER = 1013  # RFC 6455 "try again later": too many sockets waiting to authenticate
@@ -120,13 +121,5 @@ class LoopGuards:
     pace: Pace
 
 
-_guards: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LoopGuards] = weakref.WeakKeyDictionary()
-
-
-def guards() -> LoopGuards:
-    """This event loop's guards."""
-    loop = asyncio.get_running_loop()
-    current = _guards.get(loop)
-    if current is None:
-        current = _guards[loop] = LoopGuards(Unauthenticated(), Pace())
-    return current
+#: This event loop's guards.
+guards = per_loop(lambda: LoopGuards(Unauthenticated(), Pace()))

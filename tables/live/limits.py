@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-import weakref
 from collections import Counter
 from dataclasses import dataclass
 
@@ -25,6 +24,7 @@ import redis.asyncio as aioredis
 from django.conf import settings
 from redis.exceptions import RedisError
 
+from tables.live.loops import per_loop
 from tables.notify import latest_key
 
 log = logging.getLogger(__name__)
@@ -50,20 +50,16 @@ if redis.call('TTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS
 return 1
 """
 
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = weakref.WeakKeyDictionary()
+
+def _new_client() -> aioredis.Redis:
+    # a bounded pool that makes callers queue: a thousand sockets opening at once share a few connections
+    pool = aioredis.BlockingConnectionPool.from_url(
+        settings.REDIS_URL, max_connections=32, timeout=10, socket_connect_timeout=2, socket_timeout=5
+    )
+    return aioredis.Redis(connection_pool=pool)
 
 
-def _client() -> aioredis.Redis:
-    loop = asyncio.get_running_loop()
-    client = _clients.get(loop)
-    if client is None:
-        # a bounded pool that makes callers queue: a thousand sockets opening at once share a few connections
-        pool = aioredis.BlockingConnectionPool.from_url(
-            settings.REDIS_URL, max_connections=32, timeout=10, socket_connect_timeout=2, socket_timeout=5
-        )
-        client = aioredis.Redis(connection_pool=pool)
-        _clients[loop] = client
-    return client
+_client = per_loop(_new_client)
 
 
 def key(user_id: int) -> str:
@@ -114,9 +110,6 @@ class Keeper:
         self._discarded_in_flight: set[Slot] = set()
         self._task: asyncio.Task[None] | None = None
 
-    def __len__(self) -> int:
-        return len(self._slots)
-
     def add(self, slot: Slot) -> None:
         self._slots.add(slot)
         if self._task is None or self._task.done():
@@ -152,16 +145,8 @@ class Keeper:
             await self.refresh_all(settings.LIVE_SLOT_TTL_S)
 
 
-_keepers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Keeper] = weakref.WeakKeyDictionary()
-
-
-def keeper() -> Keeper:
-    """This event loop's :class:`Keeper`."""
-    loop = asyncio.get_running_loop()
-    current = _keepers.get(loop)
-    if current is None:
-        current = _keepers[loop] = Keeper()
-    return current
+#: This event loop's :class:`Keeper`.
+keeper = per_loop(Keeper)
 
 
 async def _remove(slot: Slot) -> None:

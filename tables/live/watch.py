@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import weakref
 from typing import Any
 
 from channels.layers import get_channel_layer
@@ -23,6 +22,7 @@ from django.conf import settings
 
 from tables import notify
 from tables.live import limits
+from tables.live.loops import per_loop
 
 log = logging.getLogger(__name__)
 
@@ -153,16 +153,8 @@ class Watch:
                         watcher.announce(version)
 
 
-_watches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Watch] = weakref.WeakKeyDictionary()
-
-
-def watch() -> Watch:
-    """This event loop's :class:`Watch`."""
-    loop = asyncio.get_running_loop()
-    current = _watches.get(loop)
-    if current is None:
-        current = _watches[loop] = Watch()
-    return current
+#: This event loop's :class:`Watch`.
+watch = per_loop(Watch)
 
 
 @contextlib.asynccontextmanager
