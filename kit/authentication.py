@@ -1,4 +1,5 @@
-"""``Authorization: Token <key>`` for DRF, against the hashed, expiring tokens of :mod:`kit.tokens`.
+"""``Authorization: Token <key>`` (or ``Bearer <key>``, its synonym: API.md) for DRF, against the hashed, expiring
+tokens of :mod:`kit.tokens`.
 
 (Imports nothing of the API: ``rest_framework.views`` imports the default authentication classes.)
 """
@@ -9,10 +10,13 @@ from typing import Any
 
 from knox.models import AuthToken
 from rest_framework import authentication, exceptions
+from rest_framework.request import Request
 
 from kit.tokens import find_token
 
 INVALID = "Invalid token."
+#: The schemes the contract accepts, compared without regard to case (RFC 9110: a scheme is case-insensitive).
+SCHEMES = (b"token", b"bearer")
 EXPIRED = "The token has expired: ask POST /api/v1/auth/token for a new one."
 
 
@@ -20,6 +24,20 @@ class TokenAuthentication(authentication.TokenAuthentication):
     """``Authorization: Token <key>`` against hashed, expiring tokens. ``request.auth`` is the ``AuthToken``."""
 
     model = AuthToken
+
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+        """DRF's reading of the header, with ``Bearer`` as a synonym of ``Token``: another scheme is not ours
+        (None: the next authentication class may take it), a malformed credential is refused."""
+        auth = authentication.get_authorization_header(request).split()
+        if not auth or auth[0].lower() not in SCHEMES:
+            return None
+        if len(auth) != 2:
+            raise exceptions.AuthenticationFailed("Invalid token header: give exactly one key after the scheme.")
+        try:
+            key = auth[1].decode()
+        except UnicodeError:
+            raise exceptions.AuthenticationFailed("Invalid token header: the key must be plain text.") from None
+        return self.authenticate_credentials(key)
 
     def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
         token, expired = find_token(key)

@@ -14,7 +14,7 @@ comma-separated lists, which Django hands to psycopg unchanged, and the query's 
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import dj_database_url
 
@@ -22,7 +22,9 @@ DEFAULT_PORT = "5432"
 
 
 def hosts_of(url: str) -> list[tuple[str, str]]:
-    """The (host, port) pairs of ``url``'s host list, in order (the port as written, else 5432)."""
+    """The (host, port) pairs of ``url``'s host list, in order (the port as written, else 5432), each host decoded:
+    a Unix socket directory is written percent-encoded in a URL (``%2Frun%2Fpostgresql``) and libpq wants the
+    directory itself."""
     netloc = urlsplit(url).netloc.rsplit("@", 1)[-1]
     pairs = []
     for item in netloc.split(","):
@@ -31,7 +33,7 @@ def hosts_of(url: str) -> list[tuple[str, str]]:
             port = rest.lstrip(":")
         else:
             host, _, port = item.partition(":")
-        pairs.append((host, port or DEFAULT_PORT))
+        pairs.append((unquote(host), port or DEFAULT_PORT))
     return pairs
 
 
@@ -39,8 +41,14 @@ def with_hosts(url: str, hosts: list[tuple[str, str]]) -> str:
     """``url`` naming ``hosts`` instead of its own (its credentials, database and query kept)."""
     parts = urlsplit(url)
     userinfo, at, _ = parts.netloc.rpartition("@")
-    listed = ",".join(f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in hosts)
+    listed = ",".join(_host_port(h, p) for h, p in hosts)
     return parts._replace(netloc=f"{userinfo}{at}{listed}").geturl()
+
+
+def _host_port(host: str, port: str) -> str:
+    if host.startswith("/"):  # a socket directory: encoded, as it must be inside a URL
+        return f"{quote(host, safe='')}:{port}"
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def parse(url: str, **kwargs: Any) -> dict[str, Any]:

@@ -122,3 +122,20 @@ def test_the_token_lifetime_is_a_setting(player, settings):
     issue_token(player)
     token = AuthToken.objects.get(user=player)
     assert token.expiry <= timezone.now() + timedelta(minutes=5)
+
+
+@pytest.mark.parametrize("scheme", ["Bearer", "bearer", "Token", "TOKEN"])
+def test_bearer_is_a_synonym_of_token_in_any_case(player, scheme):
+    """API.md v1.2: ``Authorization: Bearer <key>`` is accepted as ``Token <key>`` (a scheme's case does not matter)."""
+    key = issue_token(player)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"{scheme} {key}")
+    answer = client.get(ME)
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["username"] == player.username
+
+
+@pytest.mark.parametrize("header", ["Bearer", "Bearer a b", "Basic Zm9vOmJhcg==", "Bearer " + "ab" * 32])
+def test_a_malformed_or_unknown_credential_is_401_not_a_500(anon, header):
+    anon.credentials(HTTP_AUTHORIZATION=header)
+    assert_error(anon.get(ME), 401, "not_authenticated")

@@ -45,9 +45,23 @@ def test_a_multi_host_url_becomes_libpq_host_and_port_lists():
     assert dburl.hosts_of("postgres://u@[::1]:5433,db/x") == [("::1", "5433"), ("db", "5432")]
 
 
+def test_a_socket_directory_in_a_multi_host_url_reaches_libpq_decoded():
+    """The README's default path: the embedded server is reached over a Unix socket, whose directory a URL holds
+    percent-encoded; libpq wants the directory itself in its host list."""
+    url = "postgres://app:pw@127.0.0.1:5499,%2Fwork%2Fmain%2F.local%2Fpgdata:5432/casino"
+    config = dburl.parse(url)
+    assert config["HOST"] == "127.0.0.1,/work/main/.local/pgdata"
+    assert config["PORT"] == "5499,5432"
+    assert dburl.hosts_of(dburl.with_hosts(url, dburl.hosts_of(url))) == dburl.hosts_of(url)
+
+
 hosts = st.lists(
     st.tuples(
-        st.one_of(st.from_regex(r"[a-z][a-z0-9-]{0,20}", fullmatch=True), st.ip_addresses().map(str)),
+        st.one_of(
+            st.from_regex(r"[a-z][a-z0-9-]{0,20}", fullmatch=True),
+            st.ip_addresses().map(str),
+            st.from_regex(r"(/[a-z0-9._-]{1,12}){1,4}", fullmatch=True),  # a Unix socket directory (make run's)
+        ),
         st.integers(1, 65535).map(str),
     ),
     min_size=1,
