@@ -62,16 +62,16 @@ def valid_limit(kind: str, period: str | None) -> bool:
     return period is None
 
 
+def window_net_loss(settled: Iterable[tuple[int, int]], *, now_ms: int, period_ms: int) -> int:
+    """The net loss of the window of ``period_ms`` that ends at ``now_ms``, from settled hands ``(at_ms, net)``
+    (net: chips the player came out ahead): the losses minus the winnings, negative when he is ahead."""
+    return -sum(net for at, net in settled if now_ms - period_ms < at <= now_ms)
+
+
 def window_loss(settled: Iterable[tuple[int, int]], *, now_ms: int, period_ms: int) -> int:
-    """The loss charged against a limit of ``period_ms`` at ``now_ms`` from settled hands ``(at_ms, net)``
-    (net: chips the player came out ahead; a loss is negative): the largest net loss of any stretch of the
-    window that ends now (>= 0)."""
-    in_window = sorted((at, net) for at, net in settled if now_ms - period_ms < at <= now_ms)
-    worst = running = 0
-    for _, net in reversed(in_window):
-        running -= net
-        worst = max(worst, running)
-    return worst
+    """The loss charged against a limit of ``period_ms`` at ``now_ms`` (API.md v1.3): the window's net loss, never
+    below zero."""
+    return max(window_net_loss(settled, now_ms=now_ms, period_ms=period_ms), 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +101,8 @@ class Usage:
 def loss_usages(
     limits: Mapping[str, int], settled: Iterable[tuple[int, int]], *, at_risk: int, now_ms: int
 ) -> list[Usage]:
-    """Each loss limit's usage: the window's charged loss plus ``at_risk`` (reserves in unsettled hands)."""
+    """Each loss limit's usage: the window's net loss (never below zero) plus ``at_risk`` (reserves in unsettled
+    hands), and nothing else (API.md v1.3)."""
     rows = list(settled)
     usages = []
     for period in Period:
@@ -110,6 +111,41 @@ def loss_usages(
             used = window_loss(rows, now_ms=now_ms, period_ms=PERIOD_MS[period]) + at_risk
             usages.append(Usage(Kind.LOSS, period, limit, used))
     return usages
+
+
+@dataclass(frozen=True, slots=True)
+class LossRoom:
+    """What a table command needs to follow a player's loss room through its own settlements (``Context.loss_room``
+    and ``Context.loss_ceiling``): ``headroom``, the lowest of each loss limit minus its window's net loss *not*
+    clamped at zero, minus the chips at risk; and ``ceiling``, the lowest loss limit minus the chips at risk (the
+    room when no window is at a net loss). The room now is the smaller of the two; a settlement in the command
+    gives back to ``headroom`` all it pays the player (his reserve and any winnings) and to ``ceiling`` only his
+    released reserve."""
+
+    headroom: int
+    ceiling: int
+
+    @property
+    def room(self) -> int:
+        return min(self.headroom, self.ceiling)
+
+
+def loss_room(
+    limits: Mapping[str, int], settled: Iterable[tuple[int, int]], *, at_risk: int, now_ms: int
+) -> LossRoom | None:
+    """The player's :class:`LossRoom` under his loss limits, or None when he has none."""
+    rows = list(settled)
+    windows = [
+        (limit, window_net_loss(rows, now_ms=now_ms, period_ms=PERIOD_MS[period]))
+        for period in Period
+        if (limit := limits.get(limit_key(Kind.LOSS, period))) is not None
+    ]
+    if not windows:
+        return None
+    return LossRoom(
+        headroom=min(limit - net for limit, net in windows) - at_risk,
+        ceiling=min(limit for limit, _ in windows) - at_risk,
+    )
 
 
 def deposit_usages(limits: Mapping[str, int], deposits: Iterable[tuple[int, int]], *, now_ms: int) -> list[Usage]:

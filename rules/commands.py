@@ -50,6 +50,11 @@ class Context(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     ``loss_room``: for players with a responsible-gaming loss limit, the most chips each may still put at risk
     (docs/responsible-gaming.md); a player not listed has no such limit. A stake whose reserve would pass it is
     refused with ``limit_reached``, and a banker is covered only as far as it reaches (so the bank passes).
+    ``loss_ceiling`` (contract v1.3): for a player listed there, ``loss_room`` is his headroom under the limits
+    with his periods' net results not clamped at zero, and ``loss_ceiling`` his lowest loss limit minus his chips
+    at risk; his room is the smaller of the two, and a hand this command settles counts: what it pays him comes
+    back to the headroom, his released reserve to the ceiling (so the next hand opens for him when the result
+    allows it). A command recorded without it decides as it did then.
     """
 
     now_ms: int
@@ -60,6 +65,7 @@ class Context(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     seeds: tuple[str, ...] = ()
     next_seeds: tuple[NextSeed, ...] = ()
     loss_room: Mapping[str, int] = field(default_factory=dict)
+    loss_ceiling: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def from_simulation(self) -> bool:

@@ -20,7 +20,7 @@ from gamemath.shuffle import seed_commitment, shuffle_deck
 from rules.chips import CHIP_EVENTS, ESCROW, chip_moves
 from rules.commands import Command, Context, NextSeed
 from rules.config import TableConfig
-from rules.events import HOUSE, Event, SeedCommitted
+from rules.events import HOUSE, Event, HandAbandoned, HandSettled, SeedCommitted
 from rules.evolve import EVOLVERS
 from rules.state import HandState, TableState
 
@@ -70,6 +70,8 @@ class Draft:
     __slots__ = (
         "_decks",
         "_delta",
+        "_released",
+        "_returned",
         "_risked",
         "_seeds",
         "command",
@@ -100,6 +102,8 @@ class Draft:
         self.ctx = ctx
         self._delta: dict[str, int] = {}
         self._risked: dict[str, int] = {}  # chips each party committed in this command (never lowered by a win)
+        self._returned: dict[str, int] = {}  # chips this command's settlements paid each party (reserve and winnings)
+        self._released: dict[str, int] = {}  # of which his own reserves released (what he had at risk)
         #: plain seeds this command knows, by hand number (the committed ones unsealed by the shell)
         self._seeds: dict[int, str] = {}
         #: a verifier re-running a recorded command: a hand whose seed is not revealed yet is not opened
@@ -135,6 +139,22 @@ class Draft:
                     self._delta[party] = self._delta.get(party, 0) + amount
                     if amount < 0:
                         self._risked[party] = self._risked.get(party, 0) - amount
+            if isinstance(event, (HandSettled, HandAbandoned)):
+                self._count_payouts(event)
+
+    def _count_payouts(self, event: HandSettled | HandAbandoned) -> None:
+        """What a settlement (or an abandoned hand) paid each party, and how much of it was his released reserve
+        (the payout less his net in the hand): the loss room follows both (``loss_room``)."""
+        nets: dict[str, int] = {}
+        if isinstance(event, HandSettled):
+            for result in event.results:
+                nets[result.player_id] = nets.get(result.player_id, 0) + result.net
+            if event.banker_id is not None:
+                nets[event.banker_id] = nets.get(event.banker_id, 0) + event.banker_net
+        for party in event.payouts.keys() | nets.keys():  # a party who lost all he reserved is paid nothing
+            amount = event.payouts.get(party, 0)
+            self._returned[party] = self._returned.get(party, 0) + amount
+            self._released[party] = self._released.get(party, 0) + amount - nets.get(party, 0)
 
     @property
     def hand(self) -> HandState:
@@ -158,10 +178,17 @@ class Draft:
         return balance + self._delta.get(key, 0) + (credit.get(key, 0) if credit else 0)
 
     def loss_room(self, party: str | None) -> int | None:
-        """Chips ``party`` may still put at risk under his loss limit (``ctx.loss_room``); None: no limit."""
+        """Chips ``party`` may still put at risk under his loss limit (``ctx.loss_room``); None: no limit. With his
+        ``ctx.loss_ceiling`` (contract v1.3), a hand settled in this command counts: its payout to him comes back
+        to his headroom, and his released reserve to his ceiling."""
         if party is None or party not in self.ctx.loss_room:
             return None
-        return self.ctx.loss_room[party] - self._risked.get(party, 0)
+        risked = self._risked.get(party, 0)
+        ceiling = self.ctx.loss_ceiling.get(party)
+        if ceiling is None:
+            return self.ctx.loss_room[party] - risked
+        headroom = self.ctx.loss_room[party] + self._returned.get(party, 0) - risked
+        return min(headroom, ceiling + self._released.get(party, 0) - risked)
 
     def can_commit(self, party: str | None, credit: Mapping[str, int] | None = None) -> int | None:
         """Chips ``party`` can commit now: his wallet, capped by his loss room; None means unlimited."""

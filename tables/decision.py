@@ -71,7 +71,7 @@ def responsible_gaming(
     gate = open_gate(state=state, actor_id=actor_id, events=first[0], now_ms=context.now_ms)
     if not gate.needed():
         return context, gate, first
-    return replace(context, loss_room=gate.loss_room()), gate, None
+    return replace(context, loss_room=gate.loss_room(), loss_ceiling=gate.loss_ceiling()), gate, None
 
 
 def decide_command(

@@ -19,7 +19,16 @@ from datetime import UTC, datetime
 
 from responsible import account as acc
 from responsible.errors import RealityCheckDue, excluded, limit_reached
-from responsible.policy import LONGEST_PERIOD_MS, Kind, Usage, binding, loss_usages, stake_refusal
+from responsible.policy import (
+    LONGEST_PERIOD_MS,
+    Kind,
+    LossRoom,
+    Usage,
+    binding,
+    loss_room,
+    loss_usages,
+    stake_refusal,
+)
 from responsible.store import Loaded, append, lock_accounts, loss_facts
 from rules import (
     BankPassed,
@@ -50,6 +59,7 @@ class Gate:
     now_ms: int
     accounts: dict[int, Loaded]
     loss: dict[int, Usage] = field(default_factory=dict)  # the binding loss limit of each player who has one
+    rooms: dict[int, LossRoom] = field(default_factory=dict)  # and his room under all of them (policy.loss_room)
     # players who may stake nothing now (excluded, session limit used up, reality check due), with the reason
     blocked: dict[int, Exception] = field(default_factory=dict)
 
@@ -58,10 +68,16 @@ class Gate:
         return bool(self.loss or self.blocked)
 
     def loss_room(self) -> dict[str, int]:
-        """``Context.loss_room``: player id -> chips he may still put at risk (0 for a blocked player, so no
-        stake is placed for him by a timeout and he cannot hold the bank)."""
-        rooms = {str(uid): usage.remaining for uid, usage in self.loss.items()}
+        """``Context.loss_room``: player id -> his headroom under his loss limits (``LossRoom.headroom``: with
+        ``loss_ceiling``, what the core follows through the command's settlements); 0 for a blocked player, so no
+        stake is placed for him by a timeout and he cannot hold the bank."""
+        rooms = {str(uid): room.headroom for uid, room in self.rooms.items()}
         return rooms | {str(uid): 0 for uid in self.blocked}
+
+    def loss_ceiling(self) -> dict[str, int]:
+        """``Context.loss_ceiling``: player id -> his lowest loss limit less his chips at risk (not for a blocked
+        player: his room stays 0 whatever the command settles)."""
+        return {str(uid): room.ceiling for uid, room in self.rooms.items() if uid not in self.blocked}
 
     def explain(self, exc: CoreLimitReached, player_id: str) -> Exception:
         """The core's refusal of a stake with its reason: the player's block, or the loss limit with the
@@ -176,6 +192,8 @@ def open_gate(*, state: TableState, actor_id: int | None, events: Sequence[Event
         if any(key.startswith(f"{Kind.LOSS}:") for key in loaded.state.limits):
             settled, at_risk = loss_facts(uid, since=since)
             usage = binding(loss_usages(loaded.state.limits, settled, at_risk=at_risk, now_ms=now_ms))
-            if usage is not None:
+            room = loss_room(loaded.state.limits, settled, at_risk=at_risk, now_ms=now_ms)
+            if usage is not None and room is not None:
                 gate.loss[uid] = usage
+                gate.rooms[uid] = room
     return gate

@@ -1,6 +1,8 @@
-"""Property tests of responsible gaming's pure rules (no database): no sequence of stakes, wins, limit changes
-and clock steps lets the net loss of any window of a period pass the loss limit in force at that window's last
-stake, nor a stake pass the stake limit in force; a raise never takes effect before its cooling-off."""
+"""Property tests of responsible gaming's pure rules (no database): in no sequence of stakes, wins, limit changes
+and clock steps is a stake accepted whose reserve, added to the net loss of a period's window that ends then
+(never below zero) and to every chip already at risk, passes that period's loss limit in force (API.md v1.3:
+``used`` is the net loss plus chips at risk, and nothing else), nor a stake that passes the stake limit in force;
+a raise never takes effect before its cooling-off."""
 
 from __future__ import annotations
 
@@ -54,6 +56,11 @@ class Sim:
             return
         if stake_refusal(self.limits, reserve) is not None:
             return
+        for period in Period:  # the definition, computed here apart from the code under test
+            limit = self.limits.get(limit_key("loss", period))
+            if limit is not None:
+                net = sum(n for at, n, _, _ in self.settled if self.now - PERIOD_MS[period] < at <= self.now)
+                assert max(0, -net) + at_risk + reserve <= limit, (period, net, at_risk, reserve, limit)
         held = self.open.get(slot, (0, 0, {}))[0]
         self.open[slot] = (held + reserve, self.now, dict(self.limits))
         self.stakes.append((reserve, dict(self.limits)))
@@ -84,78 +91,62 @@ class Sim:
                     self.limits[key] = amount
 
 
-def check_windows(sim: Sim) -> None:
-    rows = sorted(sim.settled, key=lambda r: r[0])
-    for period in Period:
-        key, length = limit_key("loss", period), PERIOD_MS[period]
-        for j in range(len(rows)):
-            for k in range(j, len(rows)):
-                if rows[k][0] - rows[j][0] >= length:
-                    break
-                group = [r for r in rows if rows[j][0] <= r[0] <= rows[k][0]]
-                last = max(group, key=lambda r: r[2])
-                limit = last[3].get(key)
-                if limit is not None:
-                    loss = -sum(r[1] for r in group)
-                    assert loss <= limit, (period, loss, limit, group)
-
-
-# won 60, then under a daily limit of 10 a stake of 60 at hour 20 that settles as a loss at hour 25 (a plain net
-# sum of the window would have let it through)
-WIN_LEAVING_THE_WINDOW = [
+# won 60, then under a daily limit of 10 a stake of 60 at hour 20: refused, since a win makes no room (the room is
+# the limit less the net loss never below zero, so never more than the limit itself)
+WIN_THEN_STAKE = [
     ("stake", 0, 60), ("settle", 0, 200), ("limit", "loss:day", 10), ("step", 20 * 3_600_000),
     ("stake", 1, 60), ("step", 5 * 3_600_000), ("settle", 1, 0),
 ]  # fmt: skip
 
 
 @settings(max_examples=400, deadline=None)
-@example(WIN_LEAVING_THE_WINDOW)
+@example(WIN_THEN_STAKE)
 @given(st.lists(ops, max_size=50))
-def test_no_window_loses_more_than_its_limit_and_no_stake_passes_the_stake_limit(steps: list[tuple]) -> None:
+def test_no_stake_passes_a_loss_limit_counted_net_nor_the_stake_limit(steps: list[tuple]) -> None:
     play(steps)
 
 
 def play(steps: list[tuple]) -> None:
     sim = Sim()
     for op in steps:
-        match op:
-            case ("stake", slot, reserve):
-                sim.stake(slot, reserve)
-            case ("settle", slot, percent):
-                sim.settle(slot, percent)
-            case ("step", ms):
-                sim.now += ms
-            case ("limit", key, amount):
-                sim.set_limit(key, amount)
-            case ("confirm",):
-                sim.confirm()
-        check_windows(sim)
+        play_one(sim, op)
     for amount, limits in sim.stakes:
         assert "stake" not in limits or amount <= limits["stake"]
     for requested, effective in sim.raised_at:
         assert effective - requested >= COOLING_OFF_MS
 
 
-def test_a_stake_that_a_win_about_to_leave_the_window_would_pay_for_is_refused() -> None:
-    # limit 10 a day; won 60 at hour 0; at hour 20 a stake of 60 would be covered by that win, but settles at
-    # hour 25, when the window holds the loss alone: refused (the property's counterexample to a plain net sum)
-    play(
-        [
-            ("stake", 0, 60),
-            ("settle", 0, 200),
-            ("limit", "loss:day", 10),
-            ("step", 20 * 3_600_000),
-            ("stake", 1, 60),
-            ("step", 5 * 3_600_000),
-            ("settle", 1, 0),
-        ]
-    )
+def play_one(sim: Sim, op: tuple) -> None:
+    match op:
+        case ("stake", slot, reserve):
+            sim.stake(slot, reserve)
+        case ("settle", slot, percent):
+            sim.settle(slot, percent)
+        case ("step", ms):
+            sim.now += ms
+        case ("limit", key, amount):
+            sim.set_limit(key, amount)
+        case ("confirm",):
+            sim.confirm()
 
 
-def test_a_win_that_will_leave_the_window_does_not_pay_for_a_later_loss() -> None:
-    # won 100 at hour 0; lost 100 at hour 20: the day's net is 0, but from hour 24 on the window holds only
-    # the loss, so 100 is charged against the limit
+def test_a_win_never_makes_room_beyond_the_limit() -> None:
+    # limit 10 a day; won 60 at hour 0; at hour 20 a stake of 60 is refused: the net loss is 0 (never below zero),
+    # so the room is the limit, 10, whatever was won
+    sim = Sim()
+    for op in WIN_THEN_STAKE[:4]:
+        play_one(sim, op)
+    sim.stake(1, 60)
+    assert 1 not in sim.open
+    sim.stake(1, 10)
+    assert sim.open[1][0] == 10
+
+
+def test_loss_used_is_the_net_of_the_window_never_below_zero() -> None:
+    # API.md v1.3: the window's net loss; a win and an equal loss inside it are a net of 0
     settled = [(0, 100), (20 * 3_600_000, -100)]
-    assert window_loss(settled, now_ms=21 * 3_600_000, period_ms=DAY_MS) == 100
+    assert window_loss(settled, now_ms=21 * 3_600_000, period_ms=DAY_MS) == 0
+    assert window_loss(settled, now_ms=25 * 3_600_000, period_ms=DAY_MS) == 100  # the win has left the window
     assert window_loss([(0, -40), (1, 100)], now_ms=2, period_ms=DAY_MS) == 0
+    assert window_loss([(0, 10), (1, -10)], now_ms=2, period_ms=DAY_MS) == 0  # the worst stretch would say 10
     assert window_loss([(0, -40), (1, 10), (2, -30)], now_ms=3, period_ms=DAY_MS) == 60
