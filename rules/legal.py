@@ -60,7 +60,9 @@ def _candidates(state: TableState, player_id: str) -> Iterator[tuple[str, list[P
     yield "assign", [Assign(player_id=player_id, hand=i) for i in indexes]
     yield "sit_out", [SitOut(player_id=player_id)]
     yield "sit_in", [SitIn(player_id=player_id)]
-    yield "set_stake", [SetStake(player_id=player_id, amount=next_stake)]
+    # a stake other than the one in force (the same again would change nothing, and is refused)
+    other_stakes = sorted({config.min_bet, config.max_bet} - {state.stake})
+    yield "set_stake", [SetStake(player_id=player_id, amount=amount) for amount in other_stakes]
     yield "retire_bank", [RetireBank(player_id=player_id)]
 
 

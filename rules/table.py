@@ -204,11 +204,17 @@ def set_stake(draft: Draft, cmd: SetStake) -> None:
     if draft.rules.stake_mode != StakeMode.BANK_FIXED:
         raise IllegalAction("set_stake needs stake_mode bank_fixed", {"toggle": "stake_mode"})
     seat = _banker_seat_of(draft, cmd.player_id, "set_stake")
+    hand = draft.state.hand
+    if hand is not None and hand.phase == Phase.BANKER:
+        # his turn is for his own cards: the stake of later hands is set between hands or while punters play
+        raise IllegalAction("set_stake: not during your own turn; set the stake between hands or before it")
     if not draft.config.min_bet <= cmd.amount <= draft.config.max_bet:
         raise BetOutOfLimits(
             f"the stake must be between {draft.config.min_bet} and {draft.config.max_bet}",
             {"min": draft.config.min_bet, "max": draft.config.max_bet, "amount": cmd.amount},
         )
+    if cmd.amount == draft.state.stake:
+        raise IllegalAction(f"the stake is already {cmd.amount}: set_stake would change nothing")
     draft.emit(StakeSet(seat=seat, player_id=cmd.player_id, amount=cmd.amount))
 
 
