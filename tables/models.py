@@ -260,3 +260,16 @@ class Checkpoint(models.Model):
 
     def __str__(self) -> str:
         return f"checkpoint of table {self.table_id} at v{self.version}"
+
+
+class KeyInService(models.Model):
+    """When a checkpoint-signing key was put in service (its ``valid_from`` on ``GET /fairness/public-key``,
+    API.md v1.3): the first moment the casino published it as its current key or signed with it, whichever came
+    first. Append-only; written by a trigger on every checkpoint (the name the checkpoint gives its key) and by the
+    first publication of a current key (``tables.key_service``)."""
+
+    key_id = models.CharField(max_length=40, primary_key=True)
+    valid_from = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"key {self.key_id} in service from {self.valid_from:%Y-%m-%d %H:%M:%S}"

@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from kit.pagination import ApiPagination
 from kit.schema import api_errors
 from rules import NotFound
-from tables import checkpoint_signing
+from tables import key_service
 from tables.api import records
 from tables.api import serializers as io
 from tables.api.openapi import published, record_serializer
@@ -70,24 +70,19 @@ class PublicKeyView(APIView):
         description=(
             "`public_key` is the current key (base64 of its 32 raw bytes); `keys` lists every key a checkpoint "
             "may name by `key_id`, so checkpoints signed before a rotation still verify, each with `valid_from` "
-            "(its first checkpoint; null for a key that has signed none yet)."
+            "(when it was put in service: first published as the current key or first used to sign, whichever "
+            "came first; never null)."
         ),
         responses={200: record_serializer(records.FairnessPublicKey)},
     )
     def get(self, request: Request) -> Response:
         keys = tuple(
             records.FairnessPublicKeyEntry(
-                key_id=key.key_id, public_key=base64.b64encode(key.raw).decode(), valid_from=_first_use(key)
+                key_id=entry.key.key_id, public_key=base64.b64encode(entry.key.raw).decode(), valid_from=entry.valid_from
             )
-            for key in checkpoint_signing.published_keys()
+            for entry in key_service.in_service()
         )
         body = records.FairnessPublicKey(
             algorithm="ed25519", public_key=keys[0].public_key, key_id=keys[0].key_id, keys=keys
         )
         return Response(published(body))
-
-
-def _first_use(key: checkpoint_signing.PublicKey) -> Any:
-    """When ``key`` signed its first checkpoint (None if it has signed none): the key's ``valid_from``. Checkpoints
-    signed before key ids were derived name it by its configured name."""
-    return Checkpoint.objects.filter(key_id__in=key.aliases).order_by("at").values_list("at", flat=True).first()

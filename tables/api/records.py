@@ -401,7 +401,9 @@ class FairnessPublicKeyEntry(Published, frozen=True, kw_only=True):
 
     key_id: str
     public_key: Annotated[str, _doc("Base64 of the 32 raw bytes.")]
-    valid_from: Annotated[Time | None, _doc("When the key signed its first checkpoint; null while it has signed none.")]
+    valid_from: Annotated[
+        Time, _doc("When the key was put in service: first published as the current key, or first used to sign.")
+    ]
 
 
 class FairnessPublicKey(Published, frozen=True, kw_only=True):

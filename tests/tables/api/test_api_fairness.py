@@ -14,6 +14,8 @@ from datetime import datetime
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from django.db import transaction
+from django.utils import timezone
 
 from tables import checkpoint_signing, key_rings
 from tables.models import Checkpoint
@@ -30,7 +32,11 @@ pytestmark = pytest.mark.django_db
 def test_anyone_reads_the_public_key_and_it_verifies_a_checkpoint(anon):
     body = ok(anon.get("/api/v1/fairness/public-key"))
     assert body["algorithm"] == "ed25519" and len(base64.b64decode(body["public_key"])) == 32
-    assert body["keys"][0] == {"key_id": body["key_id"], "public_key": body["public_key"], "valid_from": None}
+    assert body["keys"][0]["key_id"] == body["key_id"] and body["keys"][0]["public_key"] == body["public_key"]
+    # v1.3: when the key was put in service (here: its first publication), never null, and the same ever after
+    valid_from = body["keys"][0]["valid_from"]
+    assert valid_from is not None and datetime.fromisoformat(valid_from) <= timezone.now()
+    assert ok(anon.get("/api/v1/fairness/public-key"))["keys"][0]["valid_from"] == valid_from
     for entry in body["keys"]:  # API.md: key_id = first 16 hex of sha256 of the 32 raw bytes
         assert entry["key_id"] == hashlib.sha256(base64.b64decode(entry["public_key"])).hexdigest()[:16]
     key_id, signature = checkpoint_signing.sign_checkpoint(7, 12, "ab" * 32)
@@ -119,10 +125,22 @@ def test_checkpoints_are_signed_when_hands_end_and_served_oldest_first(as_staff,
         r["version"] for r in ok(players[0].client.get(f"/api/v1/tables/{table['id']}/checkpoints"))["results"]
     )
     assert all("hash" not in e for e in feed if e["seq"] > latest)  # nothing of a hand in play
-    # v1.2: each key's valid_from is its first checkpoint
+    # v1.3: a key's valid_from is when it was put in service: here, its first checkpoint (nobody asked for the
+    # key before it signed)
     first = min(Checkpoint.objects.filter(key_id=rows[0]["key_id"]).values_list("at", flat=True))
     entry = next(k for k in ok(anon.get("/api/v1/fairness/public-key"))["keys"] if k["key_id"] == rows[0]["key_id"])
     assert entry["valid_from"] is not None and datetime.fromisoformat(entry["valid_from"]) == first
+
+
+def test_a_key_in_service_cannot_be_moved_by_the_app_role(anon):
+    """The record of when a key was put in service is append-only, also for the application's role."""
+    from django.db import connection
+    from django.db.utils import DatabaseError
+
+    ok(anon.get("/api/v1/fairness/public-key"))
+    for statement in ("UPDATE tables_keyinservice SET valid_from = now()", "DELETE FROM tables_keyinservice"):
+        with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(statement)
 
 
 # RFC 8032, section 7.1, TEST 1 and TEST 3
