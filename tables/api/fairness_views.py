@@ -78,7 +78,9 @@ class PublicKeyView(APIView):
     def get(self, request: Request) -> Response:
         keys = tuple(
             records.FairnessPublicKeyEntry(
-                key_id=entry.key.key_id, public_key=base64.b64encode(entry.key.raw).decode(), valid_from=entry.valid_from
+                key_id=entry.key.key_id,
+                public_key=base64.b64encode(entry.key.raw).decode(),
+                valid_from=entry.valid_from,
             )
             for entry in key_service.in_service()
         )
