@@ -55,5 +55,6 @@ def reconcile_ledger() -> bool:
         outcome="ok" if report.ok else "differences",
         differences=report.total_differences,
         seconds=round(run.seconds, 2),
+        quiet=report.ok,  # a clean hourly check says nothing (the dashboard and /metrics show it); a difference does
     )
     return bool(report.ok)

@@ -72,11 +72,17 @@ def database_roles(url: str) -> dict[str, str]:
     }
 
 
-def _run(cmd: list[str], env: dict[str, str]) -> int:
-    """Run a child in its own process group; forward Ctrl-C/TERM to the whole group; return its code."""
+def _run(cmd: list[str], env: dict[str, str], *, stop_is_success: bool = False) -> int:
+    """Run a child in its own process group; forward Ctrl-C/TERM to the whole group; return its code.
+
+    ``stop_is_success`` (``make run``): a Ctrl-C or TERM is how the operator ends a server that was running, so the
+    command then ends with 0 once the child has stopped, whatever code the stopped child gave."""
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
+    stopped = False
 
     def forward(signum: int, _frame: object) -> None:
+        nonlocal stopped
+        stopped = True
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signum)
 
@@ -85,7 +91,8 @@ def _run(cmd: list[str], env: dict[str, str]) -> int:
     try:
         while True:
             try:
-                return proc.wait()
+                code = proc.wait()
+                return 0 if stopped and stop_is_success else code
             except KeyboardInterrupt:  # pragma: no cover - signal handler forwards instead
                 forward(signal.SIGINT, None)
     finally:
@@ -99,6 +106,35 @@ def _run(cmd: list[str], env: dict[str, str]) -> int:
             except subprocess.TimeoutExpired:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def terminal_foreground() -> Iterator[None]:
+    """Make this process the terminal's foreground process group while ``make run`` serves (when there is a
+    terminal), and give the terminal back after.
+
+    Ctrl-C signals the terminal's foreground group: that was ``make`` and this process together, and GNU make,
+    once its recipe has ended, kills itself with the same SIGINT ("make: *** [run] Interrupt", exit status 130)
+    even when the recipe stopped cleanly. In a group of its own this process alone gets Ctrl-C, stops the servers,
+    and ``make run`` ends with 0, as the README says."""
+    fd = sys.stdin.fileno() if sys.stdin is not None and sys.stdin.isatty() else -1
+    if fd < 0:
+        yield
+        return
+    try:
+        before = os.tcgetpgrp(fd)
+        os.setpgid(0, 0)
+        old_ttou = signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # a background group may then set the foreground
+        os.tcsetpgrp(fd, os.getpgrp())
+    except OSError:  # not the terminal's session (a terminal handed in by another program): leave it as it is
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.tcsetpgrp(fd, before)
+        signal.signal(signal.SIGTTOU, old_ttou)
 
 
 def cmd_test(args: list[str]) -> int:
@@ -167,7 +203,8 @@ def cmd_run(args: list[str]) -> int:
         try:
             with process_secrets(secrets) as (procfile, secrets_file):
                 env = {**base, procenv.SECRETS_FILE_VARIABLE: str(secrets_file)}
-                return _run([honcho, "-f", str(procfile), "start", *args], env)
+                with terminal_foreground():
+                    return _run([honcho, "-f", str(procfile), "start", *args], env, stop_is_success=True)
         finally:
             record.unlink(missing_ok=True)
 

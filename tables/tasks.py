@@ -1,7 +1,8 @@
 """Celery tasks of the tables: thin (ids in, one service call, retry policy only).
 
-Each task's log line (request id, table, outcome) is written by ``casino.celery``'s signals; the sweeper's only
-when it fired something, so an idle casino writes nothing.
+Each task's log line (request id, table, outcome) is written by ``casino.celery``'s signals; the sweepers' only
+when they did something, and a timer's only when it fired (not when its table had moved on), so an idle casino
+writes nothing.
 """
 
 from __future__ import annotations
@@ -29,7 +30,14 @@ def fire_timeout(self: Any, table_id: int, version: int) -> int:
         raise self.retry(countdown=early.remaining_ms / 1000) from None
     if appended:
         metrics.TIMEOUTS_FIRED.labels("timer").inc()
-    requestlog.note(table=table_id, version=version, events=appended, outcome="fired" if appended else "moved_on")
+    # a timer whose table moved on (someone acted in time: the usual case) did nothing, and says nothing
+    requestlog.note(
+        table=table_id,
+        version=version,
+        events=appended,
+        outcome="fired" if appended else "moved_on",
+        quiet=not appended,
+    )
     return appended
 
 
@@ -80,5 +88,8 @@ def release_idle_seats() -> int:
 @shared_task(name="responsible.sweep", ignore_result=True)
 def responsible_sweep() -> dict[str, int]:
     """Lapse expired raise requests, end finished exclusions, release the seats of players whose session limit
-    is used up or who are excluded (after the hand in play)."""
-    return seat_release.sweep()
+    is used up or who are excluded (after the hand in play). Logs a line only when it did something."""
+    counts = seat_release.sweep()
+    did = sum(counts.values())
+    requestlog.note(**counts, outcome="done" if did else "idle", quiet=not did)
+    return counts

@@ -92,6 +92,46 @@ def test_the_sweeper_logs_only_when_it_fires_something(caplog, settings):
     assert line.task_id
 
 
+def test_every_periodic_task_is_silent_on_an_idle_casino(caplog, settings):
+    """The README's console: nothing while the casino is idle. Every task beat sends, run on a casino with nothing
+    to do, writes no line (the responsible-gaming sweep used to log every run, and the hourly reconciliation its
+    "ok")."""
+    from backoffice.tasks import reconcile_ledger
+    from ledger.tasks import sweep_bankrolls
+    from tables.tasks import release_idle_seats, responsible_sweep, sign_pending_checkpoints
+
+    caplog.set_level(logging.INFO)
+    for task in (
+        sweep_timeouts,
+        responsible_sweep,
+        release_idle_seats,
+        sign_pending_checkpoints,
+        sweep_bankrolls,
+        purge_idempotency_records,
+        reconcile_ledger,
+    ):
+        task.apply()
+        assert _records(caplog, "casino.task") == [], task.name
+
+
+def test_a_timer_whose_table_moved_on_says_nothing(caplog):
+    """A turn's timer fires long after the player acted (the usual case): it changes nothing and logs nothing."""
+    from tables import services
+    from tables.tasks import fire_timeout
+
+    table = make_table("classic", betting_timeout_s=30)
+    for user in make_players(2, prefix="mvd"):
+        services.table_sit(table_id=table.pk, user=user)
+    waiting = Table.objects.get(pk=table.pk).waiting_version
+    assert waiting is not None
+    user = make_players(1, prefix="mvd2")[0]
+    services.table_sit(table_id=table.pk, user=user)  # the table moves on past the wait the timer was set for
+    assert Table.objects.get(pk=table.pk).version > waiting
+    caplog.set_level(logging.INFO)
+    assert fire_timeout.apply(args=(table.pk, waiting)).get() == 0
+    assert _records(caplog, "casino.task") == []
+
+
 def test_json_log_format_carries_the_fields():
     assert settings.LOGGING["formatters"]["json"]["()"] == "kit.requestlog.JsonUTCFormatter"
     stream = io.StringIO()

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
+import pty
 import re
 import signal
 import subprocess
 import sys
+import termios
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -52,9 +55,10 @@ def _drop_database(superuser_url: str, name: str) -> None:
 
 
 def test_run_serves_everything_the_readme_tour_works_and_ctrl_c_stops_it(tmp_path: Path):
-    """One `make run` on a database of its own (dropped first: a newcomer's machine), on free ports: it serves
-    health, the admin, the docs and the live server with safe defaults, the README's tour works against it word
-    for word (tests/devtools/test_readme_tour.py), and Ctrl-C stops every process it started."""
+    """One `make run` on a database of its own (dropped first: a newcomer's machine), on free ports, in a terminal
+    of its own: it serves health, the admin, the docs and the live server with safe defaults, the README's tour
+    works against it word for word (tests/devtools/test_readme_tour.py), and Ctrl-C typed in the terminal stops
+    every process it started, `make run` ending with exit code 0."""
     port, live_port = free_port(), free_port()
     superuser = os.environ.get("DATABASE_SUPERUSER_URL")
     if not superuser:
@@ -67,9 +71,12 @@ def test_run_serves_everything_the_readme_tour_works_and_ctrl_c_stops_it(tmp_pat
     for variable in ("DJANGO_SETTINGS_MODULE", "MIGRATE_DATABASE_URL", "DATABASE_SUPERUSER_URL"):
         env.pop(variable, None)
     log = tmp_path / "make-run.log"  # a file, not a pipe: nobody reads while the tour runs
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    terminal, controlled = pty.openpty()  # `make run` as typed in a terminal: Ctrl-C is a keystroke there
     with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "devtools.devenv", "run"], cwd=ROOT, env=env, stdout=out,
-                                stderr=subprocess.STDOUT)  # fmt: skip
+        proc = subprocess.Popen(["make", "run"], cwd=ROOT, env=env, stdin=controlled, stdout=out,
+                                stderr=subprocess.STDOUT, preexec_fn=_terminal_of_its_own)  # fmt: skip
+    os.close(controlled)
     try:
         base = f"http://127.0.0.1:{port}"
         assert wait_for(lambda: _status(f"{base}/healthz") == 200, timeout=180), "healthz never answered 200"
@@ -77,7 +84,10 @@ def test_run_serves_everything_the_readme_tour_works_and_ctrl_c_stops_it(tmp_pat
         assert _status(f"{base}/api/docs/") == 200
         assert wait_for(lambda: _status(f"http://127.0.0.1:{live_port}/healthz") == 200, timeout=30), "no live server"
         assert _status(f"http://127.0.0.1:{live_port}/api/v1/tables/1/events?wait=1") == 401  # served, signed in only
-        tree = psutil.Process(proc.pid).children(recursive=True)
+        # what the launcher started (make and the launcher itself hold the URL they were given: not the servers)
+        below_make = psutil.Process(proc.pid).children(recursive=True)
+        launcher = next(p for p in below_make if "devtools.devenv" in p.cmdline())
+        tree = launcher.children(recursive=True)
         names = " ".join(" ".join(p.cmdline()) for p in tree)
         assert "celery -A casino worker" in names and "celery -A casino beat" in names
         assert "uvicorn casino.asgi:application" in names
@@ -113,12 +123,18 @@ def test_run_serves_everything_the_readme_tour_works_and_ctrl_c_stops_it(tmp_pat
         assert wait_for(lambda: _status(f"{base}/readyz") == 200, timeout=180), "the worker and beat never beat"
         run_readme_tour(port, live_port)
     finally:
-        proc.send_signal(signal.SIGINT)
+        os.write(terminal, b"\x03")  # Ctrl-C
         try:
-            proc.wait(timeout=60)
+            code = proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
         finally:
+            os.close(terminal)
             _drop_database(superuser, name)
     output = log.read_text(errors="replace")
+    assert code == 0, f"make run ended with {code} after Ctrl-C:\n{output[-2000:]}"
+    assert "Interrupt" not in output and "Error" not in output.split("run finished")[-1], output[-2000:]
     _each_process_holds_only_the_credentials_it_uses(environments, name, password)
     assert not re.search(r"\btoken [0-9a-f]{64}\b|\b[0-9a-f]{64}\b", output), "make run printed a token"
     assert "operator" in output and "alice" in output, "demo credentials were not printed"
@@ -133,6 +149,12 @@ def test_run_serves_everything_the_readme_tour_works_and_ctrl_c_stops_it(tmp_pat
         return alive
 
     assert wait_for(lambda: not still_running(), timeout=30), f"left running after Ctrl-C: {still_running()}"
+
+
+def _terminal_of_its_own() -> None:
+    """In the child: a session of its own whose controlling terminal is its standard input (the pty)."""
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
 def _environments(tree: list[psutil.Process]) -> dict[str, dict[str, str]]:
