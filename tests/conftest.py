@@ -241,7 +241,34 @@ def suite_order(nodeids: Sequence[str], workers: int) -> list[str]:
     return order + list(fill)
 
 
+#: The tests whose outcome depends on how PostgreSQL and Redis are reached (a URL taken apart, processes started with
+#: the URLs they are given, a service that goes away, roles that connect on their own): marked ``reach``. `.ci/run`
+#: runs the whole suite against the machine's services and these again with nothing set, as a newcomer's
+#: `make test` runs them (embedded PostgreSQL over a Unix socket, embedded Redis): `make test ARGS="-m reach"`.
+REACH: tuple[str, ...] = (
+    "tests/soak/test_failover.py",
+    "tests/devtools/test_run_command.py",
+    "tests/devtools/test_parallel_suite.py",
+    "tests/devtools/test_core_tests_need_no_services.py",
+    "tests/kit/test_health.py",
+    "tests/kit/test_health_outage.py",
+    "tests/kit/test_health_readiness.py",
+    "tests/kit/test_redis_state.py",
+    "tests/kit/test_api_unavailable.py",
+    "tests/casino/test_multiprocess.py",
+    "tests/casino/test_worker_survives_broker_restart.py",
+    "tests/casino/test_console_lines.py",
+    "tests/backoffice/test_database_roles.py",
+    "tests/tables/test_checkpoint_signer.py",
+    "tests/tables/test_database_attacks.py",
+    "tests/tools/test_fairness_live.py",
+)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.startswith(REACH):
+            item.add_marker(pytest.mark.reach)
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)  # (set in each worker, which collects)
     position = {nodeid: i for i, nodeid in enumerate(suite_order([item.nodeid for item in items], workers))}
     items.sort(key=lambda item: position[item.nodeid])
