@@ -15,6 +15,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from gamemath.chainhash import checkpoint_message
 from tables import checkpoint_signing, key_rings
 from tables.models import Checkpoint
 from tests.conftest import ROOT
@@ -33,7 +34,7 @@ def test_anyone_reads_the_public_key_and_it_verifies_a_checkpoint(anon):
     assert body["keys"][0] == {"key_id": body["key_id"], "public_key": body["public_key"], "valid_from": None}
     for entry in body["keys"]:  # API.md: key_id = first 16 hex of sha256 of the 32 raw bytes
         assert entry["key_id"] == hashlib.sha256(base64.b64decode(entry["public_key"])).hexdigest()[:16]
-    key_id, signature = checkpoint_signing.sign_checkpoint(7, 12, "ab" * 32)
+    key_id, signature = checkpoint_signing.sign_message(checkpoint_message(7, 12, "ab" * 32))
     assert key_id == body["key_id"]
     key = base64.b64decode(body["public_key"])
     assert ed25519.verify(key, b"7:12:" + b"ab" * 32, base64.b64decode(signature))
@@ -43,14 +44,14 @@ def test_anyone_reads_the_public_key_and_it_verifies_a_checkpoint(anon):
 def test_a_rotated_key_keeps_old_checkpoints_verifiable(anon, settings):
     old = key_rings.signing_keys()
     old_line = f"{old.current}:{base64.b64encode(old.keys[old.current]).decode()}"
-    key_id, signature = checkpoint_signing.sign_checkpoint(1, 5, "cd" * 32)
+    key_id, signature = checkpoint_signing.sign_message(checkpoint_message(1, 5, "cd" * 32))
     new = os.urandom(32)
     settings.CHECKPOINT_SIGNING_KEYS = f"rotated-1:{base64.b64encode(new).decode()},{old_line}"
     new_id = checkpoint_signing.key_id_of(checkpoint_signing.public_of(new))
     body = ok(anon.get("/api/v1/fairness/public-key"))
     assert body["key_id"] == new_id and [k["key_id"] for k in body["keys"]] == [new_id, key_id]
     assert checkpoint_signing.checkpoint_signature_ok(1, 5, "cd" * 32, key_id, signature)
-    assert checkpoint_signing.sign_checkpoint(1, 6, "cd" * 32)[0] == new_id
+    assert checkpoint_signing.sign_message(checkpoint_message(1, 6, "cd" * 32))[0] == new_id
 
 
 def test_a_checkpoint_that_names_its_key_as_configured_still_verifies_on_the_server_and_in_the_tool(anon):
@@ -60,7 +61,7 @@ def test_a_checkpoint_that_names_its_key_as_configured_still_verifies_on_the_ser
     ring = key_rings.signing_keys()
     key = checkpoint_signing.published_keys()[0]
     assert key.name == ring.current and key.key_id == checkpoint_signing.key_id_of(key.raw) != key.name
-    _, signature = checkpoint_signing.sign_checkpoint(3, 9, "ef" * 32)
+    _, signature = checkpoint_signing.sign_message(checkpoint_message(3, 9, "ef" * 32))
     assert checkpoint_signing.checkpoint_signature_ok(3, 9, "ef" * 32, key.name, signature)
     assert checkpoint_signing.checkpoint_signature_ok(3, 9, "ef" * 32, key.key_id, signature)
     assert not checkpoint_signing.checkpoint_signature_ok(3, 9, "ef" * 32, "someone-else", signature)
