@@ -21,6 +21,8 @@ client seed was never fixed and no deck was ever shuffled; or its seed was never
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -180,12 +182,12 @@ def _check_chain(loaded: HandEvents) -> str:
     table's first event) to the end of the command that closed it, each in the hash form the checkpoints sign for
     it (API.md v1.3: an event in another form, or none, was rewritten after signing)."""
     chained = loaded.before + loaded.events
-    problems = (
+    problems = _form_problems(loaded.hand.table_id, chained)
+    problems += (
         chain_problems(chained)
         if not loaded.before or loaded.before[0].version == 1
         else chain_problems(chained[1:], prev_hash=chained[0].hash)
     )
-    problems += _form_problems(loaded.hand.table_id, chained)
     return "ok" if not problems else "; ".join(problems[:5])
 
 
@@ -268,6 +270,7 @@ def check_checkpoints(table_id: int, *, after: int = 0) -> str:
             table_id, version, signed_hash, key_id, signature, forms, digest
         ):
             return f"the checkpoint at version {version} ({at:%Y-%m-%d %H:%M:%S}) is not signed by key {key_id}"
+        facts = json.loads(facts) if isinstance(facts, str) else facts  # a raw cursor reads jsonb as text
         if digest is not None and (not isinstance(facts, dict) or facts_sha256(facts) != digest):
             return f"the checkpoint at version {version} signs facts of the table that are not the ones kept beside it"
         if stored_hash != signed_hash:
