@@ -22,7 +22,6 @@ client seed was never fixed and no deck was ever shuffled; or its seed was never
 from __future__ import annotations
 
 import json
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any

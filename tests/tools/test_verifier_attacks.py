@@ -182,7 +182,7 @@ def test_a_winning_hand_resettled_as_lost_in_the_unsigned_fields_fails(tmp_path)
 
 
 def test_a_history_that_claims_a_different_client_seed_fails(tmp_path):
-    _, _, hand, body, path = _hand_and_export(tmp_path, preset="classic", bank="player")
+    _, _, _, body, path = _hand_and_export(tmp_path, preset="classic", bank="player")
     forged = copy.deepcopy(body)
     history = forged["hand"]
     punter = next(p for p in history["participants"] if p["role"] == "punter")
@@ -278,3 +278,53 @@ def test_hostile_files_fail_closed_on_one_line(tmp_path):
     path.write_text(json.dumps({**body, "checkpoints": forged}))
     code, out = run_verifier(path, "--public-key", current_key())
     assert code == 1 and "two different checkpoints at version" in out, out
+
+
+def test_a_seed_change_forged_in_the_victims_name_is_named_by_his_own_record(tmp_path):
+    """Issue #42 (the forged seed change): whoever holds the web process's credentials appends a
+    ``ClientSeedSet`` in the victim's name with a seed of his choosing (here through the application's own
+    pipeline, as the application's database role: the chain, the signer and the server's verify all accept it).
+    The victim's own record of the seeds his client set (each with the table version of the answer) does not hold
+    it: ``--my-seeds`` names it; his genuine change verifies."""
+    from rules import SetClientSeed
+    from tables import pipeline
+    from tables.store import load_stream
+
+    players = make_players(2, prefix="vms")
+    victim = players[0]
+    table = make_table("classic", bank="house")
+    rng = random.Random(8)
+    play_hands(table, players, 1, rng)
+    record = {"format": "sevenhalf-my-seeds/1", "player": str(victim.pk), "seeds": []}
+    for e in load_stream(table.pk):  # what the client recorded as he sat down (his seat's event)
+        if e.type == "SeatTaken" and e.data["player_id"] == str(victim.pk):
+            record["seeds"].append({"table": table.pk, "client_seed": e.data["client_seed"], "version": e.version})
+    answer = ok(_client(victim).put("/api/v1/me/client-seed", {"client_seed": "mine-1"}, format="json"))
+    assert answer["tables"] and answer["tables"][0]["table"] == table.pk
+    record["seeds"] += [
+        {"table": t["table"], "client_seed": "mine-1", "version": t["version"]} for t in answer["tables"]
+    ]
+    play_hands(table, players, 2, rng)
+    genuine = Hand.objects.filter(table=table, status="settled").order_by("-number").first()
+    mine = tmp_path / "my-seeds.json"
+    mine.write_text(json.dumps(record))
+    path = tmp_path / "genuine.json"
+    _export(_client(victim), genuine, path)
+    code, out = run_verifier(path, "--public-key", current_key(), "--my-seeds", str(mine))
+    assert code == 0 and "ok   my seeds" in out, out
+    # the attacker: a seed change in the victim's name, through the application's own code and role
+    pipeline.execute(
+        table_id=table.pk,
+        build=lambda ctx, state: SetClientSeed(player_id=str(victim.pk), client_seed="casino-ground-11E7B"),
+        actor_id=victim.pk,
+        actor_username=victim.get_username(),
+    )
+    play_hands(table, players, 2, rng)
+    dealt = Hand.objects.filter(table=table, status="settled").order_by("-number").first()
+    body = _export(_client(victim), dealt, path)
+    assert "casino-ground-11E7B" in body["hand"]["client_seed"]
+    assert verify_hand(dealt, record=False).ok  # the server's own verify cannot tell
+    code, out = run_verifier(path, "--public-key", current_key())
+    assert code == 0, out  # nor can the verifier without his record...
+    code, out = run_verifier(path, "--public-key", current_key(), "--my-seeds", str(mine))
+    assert code == 1 and "FAIL my seeds" in out and "casino-ground-11E7B" in out, out  # ...with it, it can

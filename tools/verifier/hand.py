@@ -58,6 +58,10 @@ class Hand:
         if base is None and feed is not None:  # live, before v1.3: the whole feed shows every seat
             seats, complete = seats_at(None, feed, 1, fixed_at)
         table_card = base["facts"] if base is not None else None
+        created = events[0] if events and events[0]["seq"] == 1 and events[0]["type"] == "TableCreated" else None
+        if base is None and created is not None and isinstance(created["data"].get("config"), dict):
+            # the export starts at the table's creation: its table card and every seat are in the events
+            table_card, complete = {"rules": created["data"]["config"].get("rules")}, True
         return cls(history, events, opened, closed, dealt, fixed, seats, complete, table_card, feed)
 
     @property

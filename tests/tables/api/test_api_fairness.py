@@ -68,16 +68,19 @@ def test_a_checkpoint_that_names_its_key_as_configured_still_verifies_on_the_ser
     from verifier.chain import check_checkpoints
     from verifier.keys import key_id_of
     from verifier.report import Report
+    from verifier.signed import verify_checkpoints
 
     checkpoint = {"version": 9, "hash": "ef" * 32, "signature": signature, "key_id": key.name}
     stranger = Ed25519PrivateKey.generate().public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
     for trusted, failed in (([key.raw], 0), ([stranger], 1), ([stranger, key.raw], 0)):
         report = Report()
         keys = {key_id_of(raw): raw for raw in trusted}
-        check_checkpoints(report, 3, [checkpoint], keys, {9: "ef" * 32}, 9)
+        check_checkpoints(report, verify_checkpoints(3, [checkpoint], keys), {9: "ef" * 32}, 9)
         assert report.failed == failed, trusted
     report = Report()  # a derived id that no trusted key has is never tried against other keys
-    check_checkpoints(report, 3, [dict(checkpoint, key_id="0" * 16)], {"x": key.raw}, {9: "ef" * 32}, 9)
+    check_checkpoints(
+        report, verify_checkpoints(3, [dict(checkpoint, key_id="0" * 16)], {"x": key.raw}), {9: "ef" * 32}, 9
+    )
     assert report.failed == 1
 
 
@@ -104,11 +107,11 @@ def test_checkpoints_are_signed_when_hands_end_and_served_oldest_first(as_staff,
     assert pages["count"] >= 3 and len(pages["results"]) == 2 and pages["next"]
     rows = pages["results"]
     assert rows[0]["version"] < rows[1]["version"]
-    assert set(rows[0]) == {"version", "hash", "signature", "key_id", "at"}
+    assert set(rows[0]) == {"version", "hash", "signature", "key_id", "at", "hash_forms", "facts_sha256"}
     key = base64.b64decode(ok(anon.get("/api/v1/fairness/public-key"))["public_key"])
     by_seq = {e["seq"]: e for e in feed}
     for row in rows:
-        message = f"{table['id']}:{row['version']}:{row['hash']}".encode()
+        message = f"{table['id']}:{row['version']}:{row['hash']}:{row['hash_forms']}:{row['facts_sha256']}".encode()
         assert ed25519.verify(key, message, base64.b64decode(row["signature"]))
         assert by_seq[row["version"]]["hash"] == row["hash"]  # the feed shows the chain up to a checkpoint
     later = ok(players[0].client.get(f"/api/v1/tables/{table['id']}/checkpoints?after={rows[0]['version']}"))
