@@ -63,9 +63,10 @@ def player_profile(user: AbstractBaseUser) -> PlayerProfile:
 
 
 @transaction.atomic
-def set_client_seed(user: AbstractBaseUser, seed: str) -> PlayerProfile:
+def set_client_seed(user: AbstractBaseUser, seed: str) -> tuple[PlayerProfile, list[tuple[int, int]]]:
     """Set the player's client seed (the rule: rules.client_seed) for the hands he joins from now on, and
-    at every table he sits at (a ``SetClientSeed`` command each: it goes into that table's next hand)."""
+    at every table he sits at (a ``SetClientSeed`` command each: it goes into that table's next hand). Returns
+    the profile and the (table, version) at which the seed was set at each table (API.md v1.3)."""
     check_client_seed(seed)
-    player_set_client_seed(user=user, client_seed=seed)
-    return PlayerProfile.objects.get(user=user)
+    versions = player_set_client_seed(user=user, client_seed=seed)
+    return PlayerProfile.objects.get(user=user), versions

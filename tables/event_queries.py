@@ -15,6 +15,7 @@ from django.db import connection
 from django.db.models import Count, Q
 from django.db.models.functions import TruncHour
 
+from gamemath.chainhash import parse_forms
 from tables.models import Event
 from tables.store import EVENT_COLUMNS, StoredEvent, stored_events
 
@@ -64,17 +65,37 @@ def seed_pledges(stream_id: int, *, number: int) -> list[tuple[int, str, str]]:
 
 def checkpoints_against_chain(
     stream_id: int, *, after_version: int = 0
-) -> list[tuple[int, str, str, str, Any, str | None]]:
+) -> list[tuple[int, str, str, str, Any, str | None, str | None, str | None, Any]]:
     """The stream's signed checkpoints after ``after_version``, each with the hash its event has now:
-    (version, signed hash, key id, signature, signed at, stored hash or None if the event is gone)."""
+    (version, signed hash, key id, signature, signed at, stored hash or None if the event is gone, and since v1.3
+    the hash forms, the facts' digest and the facts it signs, else None)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT c.version, c.hash, c.key_id, c.signature, c.at, e.hash FROM tables_checkpoint c "
+            "SELECT c.version, c.hash, c.key_id, c.signature, c.at, e.hash, c.hash_forms, c.facts_sha256, "
+            "c.signed_facts FROM tables_checkpoint c "
             "LEFT JOIN tables_event e ON e.stream_id = c.table_id AND e.version = c.version "
             "WHERE c.table_id = %s AND c.version > %s ORDER BY c.version",
             [stream_id, after_version],
         )
         return list(cursor.fetchall())
+
+
+def signed_forms(stream_id: int, *, at_least: int) -> tuple[int, list[tuple[int, int]]] | None:
+    """(version, form runs) of the stream's latest checkpoint that signs hash forms, if it covers ``at_least``
+    (``gamemath.chainhash.parse_forms``); None when none does (checkpoints signed before v1.3)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT version, hash_forms FROM tables_checkpoint WHERE table_id = %s AND version >= %s "
+            "AND hash_forms IS NOT NULL ORDER BY version DESC LIMIT 1",
+            [stream_id, at_least],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    try:
+        return int(row[0]), parse_forms(row[1])
+    except ValueError:
+        return int(row[0]), []
 
 
 def timeout_commands_by_hour(*, since: datetime) -> dict[datetime, int]:

@@ -78,8 +78,9 @@ def hand_verification(*, hand_id: int, user: AbstractBaseUser) -> dict[str, str]
 @dataclass(frozen=True, slots=True)
 class ExportRead:
     """What ``GET /hands/{id}/export`` shows: the hand's history read, the table's events around it (from the one
-    before the hand's commitment was published through the first checkpoint after its end), the table now (the
-    events are seen against it), those two checkpoints and how far chain hashes are shown."""
+    before the hand's commitment was published, or the checkpoint before the hand if earlier, through the first
+    checkpoint after its end), the table now (the events are seen against it), those checkpoints and the table's
+    latest, and how far chain hashes are shown."""
 
     history: HandRead
     table_state: TableState
@@ -105,14 +106,20 @@ def hand_export_read(*, hand_id: int, user: AbstractBaseUser) -> ExportRead:
     checkpoints = Checkpoint.objects.filter(table_id=hand.table_id).order_by("version")
     covering = checkpoints.filter(version__gte=hand.closed_version).first()
     before = checkpoints.filter(version__lt=hand.opened_version).last()
+    latest = checkpoints.last()
     last = covering.version if covering is not None else hand.closed_version
+    if before is not None and before.signed_facts is not None:
+        # v1.3: from the checkpoint before the hand, whose signed facts (the table card, the seats and their client
+        # seeds) the verifier folds the events after it onto
+        first = min(first, before.version)
     stored = load_stream(hand.table_id, after_version=first - 1, upto_version=last)
     table_state = loader.load_table(hand.table_id).state
     return ExportRead(
         history=read,
         table_state=table_state,
         events=[(s, loader.decode(s)) for s in stored],
-        checkpoints=[c for c in (before, covering) if c is not None],
+        # the table's latest too: its signed hash forms pin the form of every event of the export (v1.3)
+        checkpoints=list({c.version: c for c in (before, covering, latest) if c is not None}.values()),
         chain_public_through=last,
         seed_committed_at=committed_at,
     )

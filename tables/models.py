@@ -241,8 +241,9 @@ class PlayerProfile(models.Model):
 
 
 class Checkpoint(models.Model):
-    """A signed checkpoint of a table's hash chain (API.md): ``f"{table}:{version}:{hash}"`` signed with the
-    Ed25519 key ``key_id`` when a hand ended. The key lives outside the database, so a history rewritten later,
+    """A signed checkpoint of a table's hash chain (API.md): ``f"{table}:{version}:{hash}"`` (since v1.3 with the
+    events' hash forms and the digest of the table's facts) signed with the Ed25519 key ``key_id`` when a hand
+    ended. The key lives outside the database, so a history rewritten later,
     even by someone who can write every row, no longer matches the checkpoints already published."""
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="checkpoints")
@@ -251,6 +252,11 @@ class Checkpoint(models.Model):
     key_id = models.CharField(max_length=40)
     signature = models.CharField(max_length=100)  # base64 of the 64-byte Ed25519 signature
     at = models.DateTimeField()
+    # v1.3, signed with the version and hash (gamemath.chainhash.checkpoint_message); null on older checkpoints:
+    # every event's hash form up to the version ("1@1,2@120,3@480"), and the table's facts at it and their digest
+    hash_forms = models.TextField(null=True, blank=True)  # noqa: DJ001 - null: signed before v1.3, not empty
+    facts_sha256 = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001 - the same
+    signed_facts = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["table", "version"]

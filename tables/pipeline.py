@@ -33,6 +33,7 @@ from rules import (
     HandSettled,
     TableState,
     command_to_json,
+    evolve,
     wallets_after,
 )
 from tables import (
@@ -259,7 +260,7 @@ def _write(
         )
         if any(isinstance(e, (HandOpened, HandSettled, HandAbandoned)) for e in new_events):
             writes.append(snapshots.snapshot_write(table_id, new_state, chained[-1].hash))
-        _schedule_checkpoint(table_id, new_events, chained)
+        _schedule_checkpoint(table_id, loaded.state, new_events, chained)
         stored = insert(chained, also=writes)
         post_ledger_entries(table_id=table_id, events=list(zip(stored, new_events, strict=True)), hand_ids=hand_ids)
         if gate is not None:
@@ -267,7 +268,9 @@ def _write(
     return stored, hand_ids
 
 
-def _schedule_checkpoint(table_id: int, new_events: list[Event], chained: list[StoredEvent]) -> None:
+def _schedule_checkpoint(
+    table_id: int, before: TableState, new_events: list[Event], chained: list[StoredEvent]
+) -> None:
     """When the command ended a hand, have its end signed once the command commits: inline by this process (the
     signer's role writes it before the table's watchers are woken: they see the hand's chain hashes public), or by
     the signer, which replays the hand first (tables/signer.py)."""
@@ -276,7 +279,10 @@ def _schedule_checkpoint(table_id: int, new_events: list[Event], chained: list[S
         return
     if settings.CHECKPOINT_SIGNER == "inline":
         end, at = chained[signed], chained[signed].recorded_at
-        transaction.on_commit(lambda: signer.write_inline(table_id, end.version, end.hash, at))
+        state = before
+        for event in new_events[: signed + 1]:  # the table at the checkpoint: its facts are signed (API.md v1.3)
+            state = evolve(state, event)
+        transaction.on_commit(lambda: signer.write_inline(table_id, end.version, end.hash, at, state))
     else:
         transaction.on_commit(lambda: after_commit.hand_ended(table_id))
 

@@ -244,17 +244,20 @@ def sweep_overdue_tables(*, grace: timedelta | None = None, limit: int = 100) ->
     return fired
 
 
-def player_set_client_seed(*, user: AbstractBaseUser, client_seed: str) -> str:
-    """Set the player's client seed for future hands, at every table he sits at too."""
+def player_set_client_seed(*, user: AbstractBaseUser, client_seed: str) -> list[tuple[int, int]]:
+    """Set the player's client seed for future hands, at every table he sits at too; the (table, version) of
+    each table's ``ClientSeedSet``, which the player keeps in his own record of his seeds (API.md v1.3)."""
     with transaction.atomic():
-        profile, _ = PlayerProfile.objects.update_or_create(user=user, defaults={"client_seed": client_seed})
+        PlayerProfile.objects.update_or_create(user=user, defaults={"client_seed": client_seed})
         table_ids = list(TableSeat.objects.filter(user=user).values_list("table_id", flat=True))
     uid = _uid(user)
+    versions = []
     for table_id in table_ids:
-        pipeline.execute(
+        outcome = pipeline.execute(
             table_id=table_id,
             build=lambda ctx, state: SetClientSeed(player_id=uid, client_seed=client_seed),
             actor_id=user.pk,
             actor_username=user.get_username(),
         )
-    return profile.client_seed
+        versions += [(table_id, e.version) for e in outcome.events if e.type == "ClientSeedSet"]
+    return versions

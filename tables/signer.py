@@ -38,8 +38,11 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
-from tables import checkpoint_signing
+from rules import TableState, evolve
+from tables import checkpoint_signing, loader
+from tables.hand_events import load_hand
 from tables.models import Checkpoint, Hand
 from tables.signals import report_verification_failure
 from tables.store import chain_problems, load_stream
@@ -51,8 +54,8 @@ SIGNED_CHECKS = ("commitment", "shuffle", "replay", "ledger", "chain")
 _END_OF_HAND = checkpoint_signing.END_OF_HAND
 _LOCK = "casino.signer:"
 _INSERT = (
-    "INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at) "
-    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
+    "INSERT INTO tables_checkpoint (table_id, version, hash, key_id, signature, at, hash_forms, facts_sha256, "
+    "signed_facts) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
 )
 log = logging.getLogger(__name__)
 #: the connection options of the process's own database that the signer's connection keeps (libpq's: which host of
@@ -136,10 +139,37 @@ def sign_table(table_id: int) -> Signing:
         if refused or end is None:
             return Signing(table_id, hands=ids, refused=refused)
         version, chain_hash = end
-        key_id, signature = checkpoint_signing.sign_checkpoint(table_id, version, chain_hash)
+        signed = checkpoint_signing.sign_checkpoint(table_id, version, chain_hash, _state_at(hands[-1], version))
         with connection.cursor() as cursor:
-            cursor.execute(_INSERT, [table_id, version, chain_hash, key_id, signature, timezone.now()])
+            cursor.execute(_INSERT, _row(signed, timezone.now()))
         return Signing(table_id, signed=version, hands=ids)
+
+
+def _state_at(hand: Hand, version: int) -> TableState:
+    """The table at ``version``, the end of ``hand`` (replayed by verify just before): what the checkpoint's
+    facts are read from."""
+    loaded = load_hand(hand)
+    state = loaded.start_state
+    for stored in loaded.events:
+        if stored.version > version:
+            break
+        state = evolve(state, loader.decode(stored))
+    return state
+
+
+def _row(signed: checkpoint_signing.Signed, at: datetime) -> list[Any]:
+    """The parameters of :data:`_INSERT` for ``signed``."""
+    return [
+        signed.table_id,
+        signed.version,
+        signed.hash,
+        signed.key_id,
+        signed.signature,
+        at,
+        signed.hash_forms,
+        signed.facts_sha256,
+        Jsonb(signed.facts),
+    ]
 
 
 def signer_connection_params() -> dict[str, Any] | None:
@@ -164,13 +194,12 @@ def signer_connection_params() -> dict[str, Any] | None:
     return {key: value for key, value in params.items() if value not in (None, "")}
 
 
-def write_inline(table_id: int, version: int, chain_hash: str, at: datetime) -> None:
+def write_inline(table_id: int, version: int, chain_hash: str, at: datetime, state: TableState) -> None:
     """``CHECKPOINT_SIGNER = "inline"``, after the command that ended a hand committed: sign the end of the hand
-    (``version``, ``chain_hash``) with this process's key and insert the checkpoint as the signer's role. Never
-    raises: a checkpoint lost here (logged) is covered by the table's next one."""
+    (``version``, ``chain_hash``; the table being ``state`` there) with this process's key and insert the checkpoint
+    as the signer's role. Never raises: a checkpoint lost here (logged) is covered by the table's next one."""
     try:
-        key_id, signature = checkpoint_signing.sign_checkpoint(table_id, version, chain_hash)
-        row = [table_id, version, chain_hash, key_id, signature, at]
+        row = _row(checkpoint_signing.sign_checkpoint(table_id, version, chain_hash, state), at)
         params = signer_connection_params()
         if params is None:  # one role for everything: it writes its own checkpoints
             with connection.cursor() as cursor:

@@ -2,10 +2,10 @@
 
 Every event's ``hash`` is ``sha256(prev_hash || canonical JSON of ...)``, the first event of a stream chaining
 from ``GENESIS``. What the canonical JSON holds is ``gamemath.chainhash``: events written since API v1.2
-(``metadata["hash_form"] == 2``) hash what they show and a digest of what they never show, so anyone can recompute
-the hash from the event as served and no hash lets anyone test a guess about a hidden card; older events hash
-the whole stored event. Canonical JSON is sorted keys, no spaces, UTF-8, so it survives PostgreSQL's jsonb
-normalisation byte for byte.
+(``metadata["hash_form"]`` 2, or 3 since v1.3, which also hashes its form) hash what they show and a digest of
+what they never show, so anyone can recompute the hash from the event as served and no hash lets anyone test a
+guess about a hidden card; older events hash the whole stored event. Canonical JSON is sorted keys, no spaces,
+UTF-8, so it survives PostgreSQL's jsonb normalisation byte for byte.
 
 The reads of the log for one purpose each (seed pledges, checkpoints, idempotent repeats, ...) are
 ``tables.event_queries``; what of an event's metadata may be shown is ``tables.public_metadata``.
@@ -22,7 +22,7 @@ from typing import Any
 from django.db import IntegrityError, connection
 
 from gamemath.chainhash import (
-    HASH_FORM,
+    SERVED_FORMS,
     canonical_time,
     form1_hash,
     form2_hash,
@@ -64,7 +64,8 @@ def event_hash(
     *, prev_hash: str, stream_id: int, version: int, type: str, data: Any, metadata: Any, recorded_at: datetime
 ) -> str:
     """The chained hash of one stored event, in the form its metadata names (``gamemath.chainhash``)."""
-    if hash_form(metadata) == HASH_FORM:
+    form = hash_form(metadata)
+    if form in SERVED_FORMS:
         return form2_hash(
             prev_hash=prev_hash,
             stream=stream_id,
@@ -73,6 +74,7 @@ def event_hash(
             data=stored_public_data(data),
             private=private_sha256(data, metadata),
             at=canonical_time(recorded_at.astimezone(UTC).isoformat()),
+            form=form,
         )
     return form1_hash(
         prev_hash=prev_hash,

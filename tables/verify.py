@@ -21,6 +21,7 @@ client seed was never fixed and no deck was ever shuffled; or its seed was never
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from gamemath.chainhash import facts_sha256, form_at, hash_form
 from rules import (
     PLAIN_PREFIX,
     CardDealt,
@@ -43,7 +45,7 @@ from rules import (
 )
 from tables import checkpoint_signing, loader
 from tables.errors import HandInPlay
-from tables.event_queries import checkpoints_against_chain, seed_commitments, seed_pledges
+from tables.event_queries import checkpoints_against_chain, seed_commitments, seed_pledges, signed_forms
 from tables.hand_events import HandEvents, load_hand
 from tables.models import Hand
 from tables.signals import report_verification_failure
@@ -176,14 +178,37 @@ def _seed_checks(hand: Hand, loaded: HandEvents, in_hand: Sequence[tuple[StoredE
 
 def _check_chain(loaded: HandEvents) -> str:
     """The ``chain`` check: every hash of the events read, from the event before the hand's first command (or the
-    table's first event) to the end of the command that closed it."""
+    table's first event) to the end of the command that closed it, each in the hash form the checkpoints sign for
+    it (API.md v1.3: an event in another form, or none, was rewritten after signing)."""
     chained = loaded.before + loaded.events
-    problems = (
+    problems = _form_problems(loaded.hand.table_id, chained)
+    problems += (
         chain_problems(chained)
         if not loaded.before or loaded.before[0].version == 1
         else chain_problems(chained[1:], prev_hash=chained[0].hash)
     )
     return "ok" if not problems else "; ".join(problems[:5])
+
+
+def _form_problems(table_id: int, events: Sequence[StoredEvent]) -> list[str]:
+    """Events whose stored hash form is not the one the table's latest checkpoint that names forms signs for them
+    (checkpoints signed before v1.3 name none: nothing to compare)."""
+    if not events:
+        return []
+    signed = signed_forms(table_id, at_least=events[0].version)
+    if signed is None:
+        return []
+    through, runs = signed
+    for stored in events:
+        if stored.version > through:
+            break
+        wanted, form = form_at(runs, stored.version), hash_form(stored.metadata)
+        if form != wanted:
+            return [
+                f"event {stored.version} ({stored.type}) is stored in hash form {form}, the checkpoint at version "
+                f"{through} signed form {wanted} for it (its hash form was changed after signing)"
+            ]
+    return []
 
 
 def _keep_outcome(hand: Hand, result: Verification, *, record: bool, source: str) -> None:
@@ -239,9 +264,14 @@ def check_checkpoints(table_id: int, *, after: int = 0) -> str:
     if not rows:
         return "ok"
     last_good: int | None = None
-    for version, signed_hash, key_id, signature, at, stored_hash in rows:
-        if not checkpoint_signing.checkpoint_signature_ok(table_id, version, signed_hash, key_id, signature):
+    for version, signed_hash, key_id, signature, at, stored_hash, forms, digest, facts in rows:
+        if not checkpoint_signing.checkpoint_signature_ok(
+            table_id, version, signed_hash, key_id, signature, forms, digest
+        ):
             return f"the checkpoint at version {version} ({at:%Y-%m-%d %H:%M:%S}) is not signed by key {key_id}"
+        facts = json.loads(facts) if isinstance(facts, str) else facts  # a raw cursor reads jsonb as text
+        if digest is not None and (not isinstance(facts, dict) or facts_sha256(facts) != digest):
+            return f"the checkpoint at version {version} signs facts of the table that are not the ones kept beside it"
         if stored_hash != signed_hash:
             since = f"; it matched the checkpoint at version {last_good}" if last_good is not None else ""
             now = "is missing" if stored_hash is None else f"is now {stored_hash}"

@@ -66,6 +66,11 @@ class ClientSeedView(APIView):
 
     class OutputSerializer(serializers.Serializer):
         client_seed = serializers.CharField()
+        tables = serializers.ListField(
+            child=serializers.DictField(),
+            help_text="v1.3: each table you sit at, with the version at which the seed was set there: keep them "
+            "(the reference client's record of your seeds; tools/verify_hand.py --my-seeds).",
+        )
 
         class Meta:
             ref_name = "ClientSeed"
@@ -80,8 +85,9 @@ class ClientSeedView(APIView):
     def put(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        profile = set_client_seed(request.user, serializer.validated_data["client_seed"])
-        return Response(self.OutputSerializer({"client_seed": profile.client_seed}).data)
+        profile, versions = set_client_seed(request.user, serializer.validated_data["client_seed"])
+        tables = [{"table": table, "version": version} for table, version in versions]
+        return Response(self.OutputSerializer({"client_seed": profile.client_seed, "tables": tables}).data)
 
 
 class LedgerRowSerializer(serializers.Serializer):

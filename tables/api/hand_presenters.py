@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from msgspec import structs
+from msgspec import UNSET, structs
 
 from rules import ACTION_COMMANDS, Event, HandHistory, TableState, evolve, hand_history
 from rules.view_records import HouseAction, ParticipantView, SeatRef
@@ -177,7 +177,16 @@ def present_export(read: ExportRead, public_keys: Sequence[tuple[str, bytes]]) -
         hand=history,
         events=tuple(present_event(s, e, viewer, read.table_state, read.chain_public_through) for s, e in read.events),
         checkpoints=tuple(
-            api.Checkpoint(version=c.version, hash=c.hash, signature=c.signature, at=c.at, key_id=c.key_id)
+            api.Checkpoint(
+                version=c.version,
+                hash=c.hash,
+                signature=c.signature,
+                at=c.at,
+                key_id=c.key_id,
+                hash_forms=c.hash_forms,
+                facts_sha256=c.facts_sha256,
+                facts=c.signed_facts if c.signed_facts is not None else UNSET,
+            )
             for c in read.checkpoints
         ),
         public_keys=tuple(

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from msgspec import UNSET, structs
 
-from gamemath.chainhash import HASH_FORM, hash_form, private_sha256
+from gamemath.chainhash import SERVED_FORMS, hash_form, private_sha256
 from gamemath.enums import WaitKind
 from rules import ACTION_COMMANDS, Event, HandFacts, TableState, Viewer, view, view_event
 from rules.view_records import ResultRow, ResultView
@@ -118,14 +118,15 @@ def present_event(
     """One event of the feed as ``viewer`` may see it (``state``: any state at or after the event).
 
     Events up to ``chain_public_through`` (the latest signed checkpoint: only ended hands) also carry their
-    chain ``hash`` and ``prev_hash``, so anyone can check the links against the signed checkpoints, and, for
-    events hashed in form 2 (``gamemath.chainhash``), ``hash_form`` and ``private_sha256``: with them anyone
-    recomputes the hash from the event as served."""
+    chain ``hash``, ``prev_hash`` and ``hash_form`` (1, 2 or 3: ``gamemath.chainhash``), so anyone can check the
+    links against the signed checkpoints (which sign every event's form since v1.3), and, for events hashed in
+    form 2 or 3, ``private_sha256``: with it anyone recomputes the hash from the event as served."""
     data = view_event(event, viewer, state)
     data.pop("type", None)
     if stored.version > chain_public_through:
         return api.TableEvent(seq=stored.version, type=stored.type, at=stored.recorded_at, data=data)
-    form_2 = hash_form(stored.metadata) == HASH_FORM
+    form = hash_form(stored.metadata)
+    served = form in SERVED_FORMS
     return api.TableEvent(
         seq=stored.version,
         type=stored.type,
@@ -133,8 +134,8 @@ def present_event(
         data=data,
         prev_hash=stored.prev_hash,
         hash=stored.hash,
-        hash_form=HASH_FORM if form_2 else UNSET,
-        private_sha256=private_sha256(stored.data, stored.metadata) if form_2 else UNSET,
+        hash_form=form,
+        private_sha256=private_sha256(stored.data, stored.metadata) if served else UNSET,
     )
 
 

@@ -175,11 +175,15 @@ class TableEvent(Published, frozen=True, kw_only=True):
     ] = UNSET
     hash: Annotated[str | UnsetType, _doc("This event's chain hash (docs/fairness.md).")] = UNSET
     hash_form: Annotated[
-        int | UnsetType, _doc("2 when the hash can be recomputed from the event as served (docs/fairness.md).")
+        int | UnsetType,
+        _doc(
+            "The form of its hash: 1 (before v1.2, not recomputable outside), 2 or 3 (v1.3: the form is hashed too), "
+            "recomputable from the event as served; the checkpoints sign every event's form (docs/fairness.md)."
+        ),
     ] = UNSET
     private_sha256: Annotated[
         str | UnsetType,
-        _doc("Form 2: sha256 of what the event never shows (its metadata, sealed fields), inside its hash."),
+        _doc("Forms 2 and 3: sha256 of what the event never shows (its metadata, sealed fields), inside its hash."),
     ] = UNSET
 
 
@@ -314,7 +318,13 @@ class Checkpoint(Published, frozen=True, kw_only=True):
 
     version: Annotated[int, _doc("The seq of the table's last event when a hand ended.")]
     hash: Annotated[str, _doc("The chain hash of that event (docs/fairness.md).")]
-    signature: Annotated[str, _doc('Base64 Ed25519 signature of f"{table_id}:{version}:{hash}".')]
+    signature: Annotated[
+        str,
+        _doc(
+            'Base64 Ed25519 signature of f"{table_id}:{version}:{hash}", since v1.3 followed by '
+            'f":{hash_forms}:{facts_sha256}".'
+        ),
+    ]
     key_id: Annotated[
         str,
         _doc(
@@ -323,6 +333,25 @@ class Checkpoint(Published, frozen=True, kw_only=True):
         ),
     ]
     at: Time
+    hash_forms: Annotated[
+        str | None,
+        _doc(
+            'v1.3: the hash form of every event up to this version, signed: "1@1,2@120,3@480" (each form from the '
+            "version named); null for a checkpoint signed before."
+        ),
+    ] = None
+    facts_sha256: Annotated[
+        str | None,
+        _doc("v1.3: sha256 of the table's facts at this version (`facts`), signed; null for a checkpoint before."),
+    ] = None
+    facts: Annotated[
+        dict[str, Any] | UnsetType,
+        _doc(
+            "In an export, v1.3: the table's facts at this version whose digest is signed: its table card "
+            "(`rules`, `bank`, `min_bet`, `max_bet`, `fixed_stake`) and `seats` "
+            "[{seat, player, client_seed, client_seed_set_at}] (docs/fairness.md)."
+        ),
+    ] = UNSET
 
 
 class ExportedKey(Published, frozen=True, kw_only=True):

@@ -57,7 +57,7 @@ def test_me_needs_a_signed_in_user(anon):
 def test_put_client_seed_stores_it(as_player, player, seed):
     response = as_player.put("/api/v1/me/client-seed", {"client_seed": seed}, format="json")
     assert response.status_code == 200
-    assert response.json() == {"client_seed": seed}
+    assert response.json() == {"client_seed": seed, "tables": []}  # v1.3: seated nowhere, set at no table
     assert PlayerProfile.objects.get(user=player).client_seed == seed
     assert as_player.get("/api/v1/me").json()["client_seed"] == seed
 

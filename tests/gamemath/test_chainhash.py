@@ -50,6 +50,7 @@ def _stored_and_served(
         data=stored_public_data(stored),
         private=private_sha256(stored, metadata),
         at=canonical_time(at.isoformat()),
+        form=HASH_FORM,
     )
     served = {
         "seq": 9,

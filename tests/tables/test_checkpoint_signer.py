@@ -96,8 +96,15 @@ def test_hands_end_unsigned_the_application_cannot_sign_and_the_signer_replays_t
     assert len(outcome.hands) == 2 and again.signed is None  # nothing new to sign
     checkpoint = Checkpoint.objects.get(table_id=table.pk)
     assert checkpoint_signing.checkpoint_signature_ok(
-        table.pk, checkpoint.version, checkpoint.hash, checkpoint.key_id, checkpoint.signature
+        table.pk,
+        checkpoint.version,
+        checkpoint.hash,
+        checkpoint.key_id,
+        checkpoint.signature,
+        checkpoint.hash_forms,
+        checkpoint.facts_sha256,
     )
+    assert checkpoint.hash_forms is not None and checkpoint.hash_forms.endswith("3@1")  # every event in form 3
     for hand in Hand.objects.filter(table_id=table.pk).exclude(status="in_play"):
         report = verify_hand(hand, record=False)
         assert report.failing() == {}, report
@@ -165,5 +172,12 @@ def test_a_real_signer_worker_signs_what_the_commands_ask_for(signer_mode, setti
     assert wait_for(lambda: Checkpoint.objects.filter(table_id=table.pk).exists(), timeout=90), "nothing signed"
     checkpoint = Checkpoint.objects.get(table_id=table.pk)
     assert checkpoint_signing.checkpoint_signature_ok(
-        table.pk, checkpoint.version, checkpoint.hash, checkpoint.key_id, checkpoint.signature
+        table.pk,
+        checkpoint.version,
+        checkpoint.hash,
+        checkpoint.key_id,
+        checkpoint.signature,
+        checkpoint.hash_forms,
+        checkpoint.facts_sha256,
     )
+    assert checkpoint.hash_forms is not None and checkpoint.hash_forms.endswith("3@1")  # every event in form 3

@@ -10,26 +10,34 @@ from verifier.report import Report
 
 
 def check_deck_and_deals(report: Report, hand: Hand) -> list[str]:
-    """The deck shuffled from (server seed, client seed, hand number) against the one shown, and every card dealt
-    against it in order; the deck (empty when no seed was revealed)."""
-    history, deals = hand.history, hand.deals
-    seed, client_seed = history["server_seed"], history["client_seed"]
-    deck = shuffle_deck(bytes.fromhex(seed), client_seed or "", hand.number) if seed else []
-    report.line(deck == history["deck"], "deck", " ".join(deck))
-    wrong = [(i, d) for i, d in enumerate(deals) if i >= len(deck) or d["card"] != deck[i]]
+    """The deck shuffled from the signed (server seed, client seed, hand number) against the one shown, and every
+    card the events dealt against it in order; the deck (empty when no seed was revealed)."""
+    seed, client_seed = hand.server_seed, hand.client_seed
+    valid = len(seed) == 64 and all(c in "0123456789abcdef" for c in seed)
+    deck = shuffle_deck(bytes.fromhex(seed), client_seed, hand.number) if valid else []
+    report.line(deck == hand.history["deck"], "deck", " ".join(deck) or "no server seed to shuffle with")
+    wrong = [
+        (i, e["data"])
+        for i, e in enumerate(hand.dealt)
+        if i >= len(deck) or e["data"]["card"] != deck[i] or e["data"]["deck_index"] != i
+    ]
     if wrong:
         i, deal = wrong[0]
         expected_card = deck[i] if i < len(deck) else "nothing"
-        report.line(False, "deals", f"seq {deal['seq']} dealt {deal['card']}, the deck has {expected_card} there")
+        report.line(
+            False,
+            "deals",
+            f"card {i + 1} dealt {deal['card']} from index {deal['deck_index']}, the deck has {expected_card} at {i}",
+        )
     else:
-        report.line(True, "deals", f"{len(deals)} cards, each the next of the deck")
+        report.line(True, "deals", f"{len(hand.dealt)} cards, each the next of the deck")
     return deck
 
 
 def check_feed(report: Report, hand: Hand, deck: list[str]) -> None:
     """Every ``CardDealt`` of the hand in the export's events and (live) the feed: shown now the hand is over, the
     history's card at that seq, and the deck's card at its index."""
-    history_cards = {d["seq"]: d["card"] for d in hand.deals}
+    history_cards = {d["seq"]: d["card"] for d in hand.history["deals"]}
     feed_problems = []
     shown = 0
     for source, rows in (("export", hand.events), ("feed", hand.feed or [])):
@@ -46,7 +54,7 @@ def check_feed(report: Report, hand: Hand, deck: list[str]) -> None:
                 feed_problems.append(f"{source} seq {e['seq']}: {card} is not the deck's card at index {index}")
             shown += 1
     report.line(
-        not feed_problems and shown >= len(hand.deals),
+        not feed_problems and shown >= len(hand.dealt),
         "feed",
         "; ".join(feed_problems[:3]) or f"{shown} dealt cards in the events, each the history's and the deck's",
     )

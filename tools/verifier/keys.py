@@ -42,7 +42,6 @@ def parse_public_key(text: str) -> tuple[str | None, bytes]:
     return key_id or None, raw
 
 
-
 def default_pin_file() -> Path:
     """Where keys are pinned on first use: ``$XDG_CONFIG_HOME`` (else ~/.config)/sevenhalf/pinned-keys.json."""
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
@@ -50,12 +49,14 @@ def default_pin_file() -> Path:
 
 
 def trusted_keys(
-    report: Report, offered: list[dict[str, Any]], given: list[str], pin_file: Path | None, casino: str
+    report: Report, offered: list[dict[str, Any]] | None, given: list[str], pin_file: Path | None, casino: str
 ) -> dict[str, bytes]:
     """The keys the checkpoints are checked with: the user's (``--public-key``), else those pinned for ``casino``
-    at the first use (the keys offered that first time, fingerprints printed). A key offered now that was not
-    pinned is not believed: a casino that changes its key must be asked for it by another way."""
-    offered_raw = {str(k["key_id"]): base64.b64decode(k["public_key"]) for k in offered}
+    at the first live use (``offered``: the keys of ``GET /fairness/public-key``, fingerprints printed). Offline
+    (``offered`` None) nothing is pinned: a key that comes in the export is never believed (API.md v1.3). A key
+    offered now that was not pinned is not believed: a casino that changes its key must be asked for it by another
+    way."""
+    offered_raw = {str(k["key_id"]): base64.b64decode(k["public_key"]) for k in offered or []}
     if given:
         keys: dict[str, bytes] = {}
         for text in given:
@@ -72,6 +73,14 @@ def trusted_keys(
     if pin_file.exists():
         pins = json.loads(pin_file.read_text())
     pinned = pins.get(casino)
+    if pinned is None and offered is None:
+        report.line(
+            False,
+            "key",
+            f"no --public-key and no key pinned for {casino!r}: a key inside the export is never believed (pass the "
+            "casino's key, or pin it from GET /fairness/public-key with a live check first)",
+        )
+        return {}
     if pinned is None:
         pins[casino] = {key_id: base64.b64encode(raw).decode() for key_id, raw in offered_raw.items()}
         pin_file.parent.mkdir(parents=True, exist_ok=True)

@@ -8,8 +8,9 @@ from verifier.report import Report
 
 
 def check_ledger(report: Report, history: dict[str, Any], settled: dict[str, Any]) -> None:
-    """Each transaction balances; each player's postings add up to his net in the results (a player banker's to
-    the banker's net), the house bankroll's to a house banker's net, and the table's escrow to zero."""
+    """Each transaction balances; each player's postings add up to his net in the signed settlement (a player
+    banker's to the banker's net), the house bankroll's to a house banker's net, and the table's escrow to zero.
+    Wallets are named by username, which only the history shows: the nets come from the signed events."""
     problems: list[str] = []
     totals: dict[str, int] = {}
     for tx in history.get("ledger") or []:
@@ -20,7 +21,7 @@ def check_ledger(report: Report, history: dict[str, Any], settled: dict[str, Any
             totals[posting["account"]] = totals.get(posting["account"], 0) + int(posting["amount"])
     expected: dict[str, int] = {}
     by_seat = {p["seat"]: p["username"] for p in history["participants"]}
-    for r in history["results"]:
+    for r in settled.get("results") or []:
         account = f"player:{by_seat.get(r['seat'])}"
         expected[account] = expected.get(account, 0) + int(r["net"])
     banker = history["banker"]

@@ -37,8 +37,13 @@ def check_game(report: Report, game: dict[str, Any], shown: dict[str, Any]) -> N
 
 
 def check_totals_and_results(report: Report, hand: Hand) -> None:
-    """``totals`` then ``results``, under the table's rules as the hand's history states them."""
-    rules = rules_from_dict(hand.history["rules"])
+    """``totals`` then ``results``, under the table card a checkpoint signs (before v1.3: as the history states
+    it, said)."""
+    if hand.table_card is not None:
+        rules = rules_from_dict(hand.table_card["rules"])
+    else:
+        report.note("rules", "no checkpoint here signs the table card (signed before v1.3): the history's rules")
+        rules = rules_from_dict(hand.history["rules"])
     scores = check_totals(report, hand, rules)
     check_results(report, hand, rules, scores)
 
@@ -66,13 +71,14 @@ def check_totals(report: Report, hand: Hand, rules: Rules) -> dict[tuple[int | N
 
 def check_results(report: Report, hand: Hand, rules: Rules, scores: dict[tuple[int | None, int], Score]) -> None:
     """Every punter hand's category, total, outcome, tie, multiplier and net, re-decided from its score, its bet
-    and the banker's score, against the history and the settlement event; the banker's net against the punters'."""
-    history, settled = hand.history, hand.closed["data"]
-    banker_seat = history["banker"]["seat"]
+    and the banker's score, against the settlement event (the history's are compared with it by ``history``); the
+    banker's net against the punters'."""
+    settled = hand.closed["data"]
+    banker_seat = hand.opened["data"]["banker_seat"]
     banker_score = scores.get((banker_seat, 0)) if settled.get("banker_category") is not None else None
     bad_results = []
-    event_results = {(r.get("seat"), r.get("hand")): r for r in settled.get("results") or []}
-    for r in history["results"]:
+    signed_results = settled.get("results") or []
+    for r in signed_results:
         score = scores.get((r["seat"], r["hand"]))
         if score is None:
             bad_results.append(f"seat {r['seat']} hand {r['hand']}: no such hand")
@@ -85,13 +91,8 @@ def check_results(report: Report, hand: Hand, rules: Rules, scores: dict[tuple[i
         mine_row = (score.category, score.total_hp, outcome, tie, multiplier, net)
         shown_row = (r["category"], r["total_half_points"], r["outcome"], r["tie"], r["multiplier"], r["net"])
         if mine_row != shown_row:
-            bad_results.append(f"seat {r['seat']} hand {r['hand']}: shown {shown_row}, re-decided {mine_row}")
-        recorded = event_results.get((r["seat"], r["hand"]))
-        if recorded is not None and recorded.get("net") != r["net"]:
-            bad_results.append(
-                f"seat {r['seat']} hand {r['hand']}: the settlement event says net {recorded.get('net')}"
-            )
+            bad_results.append(f"seat {r['seat']} hand {r['hand']}: signed {shown_row}, re-decided {mine_row}")
     banker_net = settled.get("banker_net")
-    if banker_net is not None and banker_net != -sum(r["net"] for r in history["results"]):
+    if banker_net is not None and banker_net != -sum(r["net"] for r in signed_results):
         bad_results.append(f"the banker's net {banker_net} is not minus the punters' nets")
-    report.line(not bad_results, "results", "; ".join(bad_results) or f"{len(history['results'])} punter hands")
+    report.line(not bad_results, "results", "; ".join(bad_results) or f"{len(signed_results)} punter hands")

@@ -175,9 +175,17 @@ function renderTurn() {
   if (deadline) countdownTimer = setInterval(tick, 1000);
 }
 
+async function sitDown() {
+  // the seed he sits down with goes into his own record with the version of his seat's event (seeds.js)
+  const answer = await api("POST", "/tables/" + config.table + "/seats", {});
+  const seated = ((answer.data && answer.data.events) || []).find((e) => e.type === "SeatTaken" && e.data.player_id === String(me.id));
+  if (seated) recordMySeed(me.id, seated.data.client_seed, [{ table: config.table, version: seated.seq }]);
+  return answer;
+}
+
 function renderActions() {
   const buttons = [];
-  if (table.you.seat === null) buttons.push(actionButton("sit", () => api("POST", "/tables/" + config.table + "/seats", {})));
+  if (table.you.seat === null) buttons.push(actionButton("sit", () => sitDown()));
   for (const action of table.you.legal_actions) buttons.push(actionButton(action, () => act(action)));
   if (table.you.seat !== null) buttons.push(actionButton("leave", () => api("DELETE", "/tables/" + config.table + "/seats/me")));
   $("actions").replaceChildren(...buttons);
@@ -284,6 +292,7 @@ async function setSeed(seed, chosen) {
   const answer = await api("PUT", "/me/client-seed", { client_seed: seed });
   if (answer.status >= 400) { $("seed-message").textContent = errorText(answer); return false; }
   me.client_seed = seed;
+  recordMySeed(me.id, seed, answer.data.tables);
   if (chosen) sessionStorage.setItem(SEED_CHOSEN_KEY, "1");
   $("client-seed").textContent = seed;
   $("seed-message").textContent = fmt(W.seed_set, { seed });
@@ -507,6 +516,7 @@ $("seed-form").addEventListener("submit", async (event) => {
   if (seed) await setSeed(seed, true);
 });
 $("seed-rotate").addEventListener("click", () => setSeed(randomSeed(), false));
+$("my-seeds").addEventListener("click", () => downloadMySeeds(me.id));
 $("seed-auto").addEventListener("change", () => {
   if ($("seed-auto").checked) sessionStorage.removeItem(SEED_CHOSEN_KEY); else sessionStorage.setItem(SEED_CHOSEN_KEY, "1");
 });

@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from django.db import transaction
 from django.utils import timezone
 
+from gamemath.chainhash import checkpoint_message
 from tables import checkpoint_signing, key_rings
 from tables.models import Checkpoint
 from tests.conftest import ROOT
@@ -39,7 +40,7 @@ def test_anyone_reads_the_public_key_and_it_verifies_a_checkpoint(anon):
     assert ok(anon.get("/api/v1/fairness/public-key"))["keys"][0]["valid_from"] == valid_from
     for entry in body["keys"]:  # API.md: key_id = first 16 hex of sha256 of the 32 raw bytes
         assert entry["key_id"] == hashlib.sha256(base64.b64decode(entry["public_key"])).hexdigest()[:16]
-    key_id, signature = checkpoint_signing.sign_checkpoint(7, 12, "ab" * 32)
+    key_id, signature = checkpoint_signing.sign_message(checkpoint_message(7, 12, "ab" * 32))
     assert key_id == body["key_id"]
     key = base64.b64decode(body["public_key"])
     assert ed25519.verify(key, b"7:12:" + b"ab" * 32, base64.b64decode(signature))
@@ -49,14 +50,14 @@ def test_anyone_reads_the_public_key_and_it_verifies_a_checkpoint(anon):
 def test_a_rotated_key_keeps_old_checkpoints_verifiable(anon, settings):
     old = key_rings.signing_keys()
     old_line = f"{old.current}:{base64.b64encode(old.keys[old.current]).decode()}"
-    key_id, signature = checkpoint_signing.sign_checkpoint(1, 5, "cd" * 32)
+    key_id, signature = checkpoint_signing.sign_message(checkpoint_message(1, 5, "cd" * 32))
     new = os.urandom(32)
     settings.CHECKPOINT_SIGNING_KEYS = f"rotated-1:{base64.b64encode(new).decode()},{old_line}"
     new_id = checkpoint_signing.key_id_of(checkpoint_signing.public_of(new))
     body = ok(anon.get("/api/v1/fairness/public-key"))
     assert body["key_id"] == new_id and [k["key_id"] for k in body["keys"]] == [new_id, key_id]
     assert checkpoint_signing.checkpoint_signature_ok(1, 5, "cd" * 32, key_id, signature)
-    assert checkpoint_signing.sign_checkpoint(1, 6, "cd" * 32)[0] == new_id
+    assert checkpoint_signing.sign_message(checkpoint_message(1, 6, "cd" * 32))[0] == new_id
 
 
 def test_a_checkpoint_that_names_its_key_as_configured_still_verifies_on_the_server_and_in_the_tool(anon):
@@ -66,23 +67,26 @@ def test_a_checkpoint_that_names_its_key_as_configured_still_verifies_on_the_ser
     ring = key_rings.signing_keys()
     key = checkpoint_signing.published_keys()[0]
     assert key.name == ring.current and key.key_id == checkpoint_signing.key_id_of(key.raw) != key.name
-    _, signature = checkpoint_signing.sign_checkpoint(3, 9, "ef" * 32)
+    _, signature = checkpoint_signing.sign_message(checkpoint_message(3, 9, "ef" * 32))
     assert checkpoint_signing.checkpoint_signature_ok(3, 9, "ef" * 32, key.name, signature)
     assert checkpoint_signing.checkpoint_signature_ok(3, 9, "ef" * 32, key.key_id, signature)
     assert not checkpoint_signing.checkpoint_signature_ok(3, 9, "ef" * 32, "someone-else", signature)
     from verifier.chain import check_checkpoints
     from verifier.keys import key_id_of
     from verifier.report import Report
+    from verifier.signed import verify_checkpoints
 
     checkpoint = {"version": 9, "hash": "ef" * 32, "signature": signature, "key_id": key.name}
     stranger = Ed25519PrivateKey.generate().public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
     for trusted, failed in (([key.raw], 0), ([stranger], 1), ([stranger, key.raw], 0)):
         report = Report()
         keys = {key_id_of(raw): raw for raw in trusted}
-        check_checkpoints(report, 3, [checkpoint], keys, {9: "ef" * 32}, 9)
+        check_checkpoints(report, verify_checkpoints(3, [checkpoint], keys), {9: "ef" * 32}, 9)
         assert report.failed == failed, trusted
     report = Report()  # a derived id that no trusted key has is never tried against other keys
-    check_checkpoints(report, 3, [dict(checkpoint, key_id="0" * 16)], {"x": key.raw}, {9: "ef" * 32}, 9)
+    check_checkpoints(
+        report, verify_checkpoints(3, [dict(checkpoint, key_id="0" * 16)], {"x": key.raw}), {9: "ef" * 32}, 9
+    )
     assert report.failed == 1
 
 
@@ -109,11 +113,11 @@ def test_checkpoints_are_signed_when_hands_end_and_served_oldest_first(as_staff,
     assert pages["count"] >= 3 and len(pages["results"]) == 2 and pages["next"]
     rows = pages["results"]
     assert rows[0]["version"] < rows[1]["version"]
-    assert set(rows[0]) == {"version", "hash", "signature", "key_id", "at"}
+    assert set(rows[0]) == {"version", "hash", "signature", "key_id", "at", "hash_forms", "facts_sha256"}
     key = base64.b64decode(ok(anon.get("/api/v1/fairness/public-key"))["public_key"])
     by_seq = {e["seq"]: e for e in feed}
     for row in rows:
-        message = f"{table['id']}:{row['version']}:{row['hash']}".encode()
+        message = f"{table['id']}:{row['version']}:{row['hash']}:{row['hash_forms']}:{row['facts_sha256']}".encode()
         assert ed25519.verify(key, message, base64.b64decode(row["signature"]))
         assert by_seq[row["version"]]["hash"] == row["hash"]  # the feed shows the chain up to a checkpoint
     later = ok(players[0].client.get(f"/api/v1/tables/{table['id']}/checkpoints?after={rows[0]['version']}"))

@@ -6,6 +6,7 @@ from the export file alone."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import random
 from io import StringIO
@@ -64,40 +65,72 @@ def test_an_exported_hand_verifies_offline_with_the_users_key(as_staff, anon, tm
     committed = next(
         e["seq"] for e in body["events"] if e["type"] == "SeedCommitted" and e["data"]["number"] == hand.number
     )  # (v1.2: a table's creation commits hands 1 and 2, so hand 1's commitment may come first)
-    assert seqs[0] == committed - 1  # from the one before the commitment was published
-    assert body["checkpoints"][-1]["version"] == seqs[-1] >= hand.closed_version
+    before = [c["version"] for c in body["checkpoints"] if c["version"] < hand.opened_version]
+    # from the one before the commitment was published, or the checkpoint before the hand (its facts are signed)
+    assert seqs[0] == min([committed - 1, *before])
+    assert seqs[-1] in [c["version"] for c in body["checkpoints"]] and seqs[-1] >= hand.closed_version
     for event in body["events"]:  # every event with its hash, each recomputable from the event as served
-        assert {"hash", "prev_hash", "hash_form", "private_sha256"} <= set(event)
+        assert {"hash", "prev_hash", "hash_form", "private_sha256"} <= set(event) and event["hash_form"] == 3
         assert served_hash(table_id, event) == event["hash"], event
+    for checkpoint in body["checkpoints"]:  # v1.3: each signs the events' forms and the table's facts
+        assert checkpoint["hash_forms"] == "3@1" and checkpoint["facts"]["rules"] == body["hand"]["rules"]
     game = {"id": "seven-and-a-half", "version": RULES_VERSION, "rules_sha256": rules_sha256()}
     assert body["game"] == body["hand"]["game"] == game  # recorded when the hand opened
     code, out = _verify(path, "--public-key", _current_key())
     assert code == 0, out
     assert "every check passed" in out and "hashes recomputed from the content" in out
     assert f"game         seven-and-a-half {RULES_VERSION}, rules sha256 {game['rules_sha256']}: the rules core" in out
-    for check in ("commitment", "published", "deck", "deals", "feed", "results", "ledger", "chain", "checkpoint"):
+    assert "each in the form the checkpoints sign" in out and "could not be checked" not in out, out
+    for check in ("commitment", "published", "history", "deck", "deals", "feed", "results", "ledger", "chain"):
         assert f"ok   {check} " in out, (check, out)
-    assert "seed timing" in out
+    assert "ok   checkpoint " in out and "seed timing" in out
 
 
 @pytest.mark.django_db(transaction=True)  # a hand's checkpoint is written once its command commits (signer role)
-def test_a_key_the_user_does_not_hold_is_never_believed_and_first_use_pins_one(as_staff, anon, tmp_path):
+def test_a_fully_forged_file_with_its_own_key_fails_and_only_a_key_from_outside_the_file_is_believed(
+    as_staff, anon, tmp_path
+):
+    """Issue #42 (trust on first use): a forger re-signs every checkpoint of an export with a key of his own and
+    puts that key in the file. Offline, the verifier never takes a key from the file: without ``--public-key`` or
+    a key pinned earlier from ``GET /fairness/public-key`` it fails, and pins nothing; with the casino's real key,
+    the forged signatures fail."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    from gamemath.chainhash import checkpoint_message
+
     table_id, players = _played(as_staff, anon, "classic", "house", hands=2)
     hand = Hand.objects.filter(table_id=table_id, status="settled").first()
     body, path = _export(players[0].client, hand, tmp_path)
-    stranger = base64.b64encode(bytes(range(32))).decode()
-    code, out = _verify(path, "--public-key", stranger)
-    assert code == 1 and "FAIL checkpoint" in out and "which you do not trust" in out, out
+    forger = Ed25519PrivateKey.generate()
+    raw = forger.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    key_id = hashlib.sha256(raw).hexdigest()[:16]
+    forged = dict(body, public_keys=[{"key_id": key_id, "public_key": base64.b64encode(raw).decode()}])
+    forged["checkpoints"] = [
+        {
+            **c,
+            "key_id": key_id,
+            "signature": base64.b64encode(
+                forger.sign(checkpoint_message(table_id, c["version"], c["hash"], c["hash_forms"], c["facts_sha256"]))
+            ).decode(),
+        }
+        for c in body["checkpoints"]
+    ]
+    path.write_text(json.dumps(forged))
     pins = tmp_path / "pins.json"
     code, out = _verify(path, "--pin-file", str(pins), "--casino", "test")
-    assert code == 0 and "pinned on first use" in out and "fingerprint" in out, out
+    assert code == 1 and "FAIL key" in out and "never believed" in out and "every check passed" not in out, out
+    assert not pins.exists()  # nothing pinned from a file
+    code, out = _verify(path, "--public-key", _current_key())
+    assert code == 1 and "FAIL checkpoint" in out and "which you do not trust" in out, out
+    # a key pinned earlier from GET /fairness/public-key (what a live check pins) is believed offline
+    offered = ok(anon.get("/api/v1/fairness/public-key"))["keys"]
+    pins.write_text(json.dumps({"test": {k["key_id"]: k["public_key"] for k in offered}}))
+    code, out = _verify(path, "--pin-file", str(pins), "--casino", "test")
+    assert code == 1 and "FAIL checkpoint" in out, out
+    path.write_text(json.dumps(body))
     code, out = _verify(path, "--pin-file", str(pins), "--casino", "test")
     assert code == 0 and "pinned for 'test'" in out, out
-    # an export whose casino offers another key (a forged export) is not believed against the pinned one
-    forged = dict(body, public_keys=[{"key_id": body["public_keys"][0]["key_id"], "public_key": stranger}])
-    path.write_text(json.dumps(forged))
-    code, out = _verify(path, "--pin-file", str(pins), "--casino", "test")
-    assert code == 0 and "not pinned" in out, out  # the pinned (genuine) key still verifies the genuine signatures
 
 
 @pytest.mark.django_db(transaction=True)  # the owner's connection must see the committed events
