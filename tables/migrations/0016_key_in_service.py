@@ -47,7 +47,7 @@ DROP FUNCTION public.tables_keyinservice_refuse_change();
 
 
 class Migration(migrations.Migration):
-    dependencies = [("tables", "0014_hand_game_release")]
+    dependencies = [("tables", "0015_checkpoint_signs_forms_and_facts")]
 
     operations = [
         migrations.CreateModel(
