@@ -232,14 +232,16 @@ class LogEntryAdmin(ViewOnlyAdmin):
 
 
 @admin.register(User)
-class StaffUserAdmin(DeclaredLookupsOnly, UserAdmin):
-    """Django's user pages, filtering only on what they offer (``UserAdmin`` refuses ``password`` lookups, but
-    would answer any other undeclared one)."""
+class StaffUserAdmin(ViewOnlyAdmin, UserAdmin):
+    """Django's user pages, read only and filtering only on what they offer (``UserAdmin`` refuses ``password``
+    lookups, but would answer any other undeclared one). Privileges, passwords and staff are the owner role's to
+    change (``manage.py staff_account``): the web process's database role may not (issue #43)."""
 
 
 @admin.register(Group)
-class StaffGroupAdmin(DeclaredLookupsOnly, GroupAdmin):
-    """Django's group pages, filtering only on what they offer."""
+class StaffGroupAdmin(ViewOnlyAdmin, GroupAdmin):
+    """Django's group pages, read only (the groups' permissions are the migrations'), filtering only on what they
+    offer."""
 
 
 # --- sign-in lockouts (django-axes), with the project's lookup rule ----------------------------------------------

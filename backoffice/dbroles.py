@@ -31,16 +31,34 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-#: The application's privileges on the tables where they are not the default of their kind (issue #26):
+#: The application's privileges on the tables where they are not the default of their kind (issues #26, #43):
 #: - ``ledger_balance``: rows are inserted at 0 and change only through postings (the SECURITY DEFINER posting
 #:   trigger); ``UPDATE (kind)`` only because ``SELECT ... FOR UPDATE`` needs UPDATE on some column, and the
 #:   balance row's trigger refuses any change to ``kind``;
 #: - ``ledger_account``: created, never updated (its code names the house bankroll of a table);
-#: - ``django_migrations``: which migrations ran is the owner's record.
+#: - ``django_migrations``: which migrations ran is the owner's record;
+#: - ``auth_user``: players register (a trigger refuses a staff or superuser row from anyone but the owner) and
+#:   sign in (``last_login``); no privilege, password or activation changes: staff are the owner's to make
+#:   (``manage.py staff_account``);
+#: - who holds which permission (groups, their permissions, the permissions and content types themselves): read
+#:   only; ``migrate`` (the owner) writes them;
+#: - ``knox_authtoken``: read and revoked; a token is inserted only by ``accounts_issue_token`` (SECURITY
+#:   DEFINER: never for staff, superusers or inactive accounts);
+#: - the audit log and the verification alerts: appended, never changed or deleted.
 EXPLICIT_PRIVILEGES = {
     "ledger_balance": "SELECT, INSERT, UPDATE (kind)",
     "ledger_account": "SELECT, INSERT",
     "django_migrations": "SELECT",
+    "auth_user": "SELECT, INSERT, UPDATE (last_login)",
+    "auth_group": "SELECT",
+    "auth_group_permissions": "SELECT",
+    "auth_user_groups": "SELECT",
+    "auth_user_user_permissions": "SELECT",
+    "auth_permission": "SELECT",
+    "django_content_type": "SELECT",
+    "knox_authtoken": "SELECT, DELETE",
+    "django_admin_log": "SELECT, INSERT",
+    "casino_verificationfailure": "SELECT, INSERT",
 }
 APPEND_ONLY_PRIVILEGES = "SELECT, INSERT"
 TABLE_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE"

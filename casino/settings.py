@@ -405,7 +405,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # LOGIN_LOCKOUT_BASE_S, doubled by each further failure up to LOGIN_LOCKOUT_MAX_S. A success clears its own pair.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "accounts.backends.PasswordBackend",  # ModelBackend without the hash upgrade the app role may not write
 ]
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_ACCOUNT_FAILURE_LIMIT = env_int("LOGIN_ACCOUNT_FAILURE_LIMIT", 20)
@@ -482,6 +482,8 @@ SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+# database sessions whose stored key is a keyed hash of the cookie's: a database reader replays none (kit/sessions.py)
+SESSION_ENGINE = "kit.sessions"
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY") else None
 X_FRAME_OPTIONS = "DENY"

@@ -254,12 +254,21 @@ def _run_environment(redis_url: str, secrets: dict[str, str], *, port: str, live
 
 
 def _migrate_and_seed(base: dict[str, str], secrets: dict[str, str], *, signs: bool) -> int:
-    """``manage.py migrate`` as the owner, then ``seed_demo`` with a dealing process's credentials and the demo
+    """``manage.py migrate`` and the demo staff (``staff_account``) as the owner, then ``seed_demo`` with a dealing
+    process's credentials and the demo
     password; the exit code of the first that fails, else 0."""
     manage = [sys.executable, str(ROOT / "manage.py")]
     owner = {k: secrets[k] for k in ("DATABASE_URL", "MIGRATE_DATABASE_URL", "SECRET_KEY") if secrets.get(k)}
     demo = {**procenv.variables_for("seed_demo", secrets, signer=signs), "DEMO_PASSWORD": secrets["DEMO_PASSWORD"]}
-    for step, extra in ((["migrate", "--noinput"], owner), (["seed_demo"], demo)):
+    staff = {**owner, "STAFF_PASSWORD": secrets["DEMO_PASSWORD"]}  # staff are the owner's to make (backoffice/staff.py)
+    steps = (
+        (["migrate", "--noinput"], owner),
+        # devtools/demo.py's DEMO_OPERATOR and DEMO_AUDITOR, in their groups (this module imports no Django)
+        (["staff_account", "operator", "--role", "operator", "--verbosity", "0"], staff),
+        (["staff_account", "auditor", "--role", "auditor", "--verbosity", "0"], staff),
+        (["seed_demo"], demo),
+    )
+    for step, extra in steps:
         code = _run([*manage, *step], {**base, **extra})
         if code:
             log(f"`manage.py {' '.join(step)}` failed with exit code {code}")

@@ -6,8 +6,8 @@ A token is 64 random hex characters (django-rest-knox's ``AuthToken``): the data
 digest and its first 15 characters (the lookup index), so whoever reads the database cannot sign in with what he
 reads. Each token expires ``settings.API_TOKEN_TTL`` (24 hours by default) after it was issued; ``POST
 /auth/token`` issues a new one, ``POST /auth/logout`` revokes the one used, and a password change revokes every
-token of the user (:func:`revoke_on_password_change`). The header stays the contract's ``Authorization: Token
-<key>``.
+token of the user (a trigger of migration ``casino.0006``: passwords are the owner's to change). The header stays
+the contract's ``Authorization: Token <key>``. Staff get no token (:func:`issue_token`).
 
 :func:`find_token` is the one function that turns a key into a token: :func:`user_for_token` and the REST
 authentication both call it. It checks the key's shape before asking the database (a NUL byte, which PostgreSQL
@@ -22,20 +22,40 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db.models.signals import post_save
-from django.dispatch import receiver
+from django.db import connection
 from django.utils import timezone
 from knox.crypto import hash_token
-from knox.models import AuthToken
+from knox.models import AuthToken, get_digest_token
 from knox.settings import CONSTANTS
 
 TOKEN_KEY = re.compile(r"[0-9a-f]{64}")
 
 
+class StaffTokenRefused(Exception):
+    """403 ``forbidden``: API tokens are for players; staff use the API through their admin session."""
+
+    code = "forbidden"
+
+    def __init__(self) -> None:
+        super().__init__("Staff accounts get no API token: sign in to the admin, whose session the API accepts.")
+
+
 def issue_token(user: AbstractBaseUser) -> str:
-    """A new token for ``user`` (expiring after ``settings.API_TOKEN_TTL``); returns the key, shown once."""
+    """A new token for ``user`` (expiring after ``settings.API_TOKEN_TTL``); returns the key, shown once.
+
+    The row is inserted by ``accounts_issue_token`` (SECURITY DEFINER, migration ``casino.0006``): the application
+    role inserts no token itself, and the function refuses staff, superusers and inactive accounts, so whoever
+    holds the application's database role mints no operator's credential (issue #43). A staff account is refused
+    here first, with :class:`StaffTokenRefused`."""
+    if getattr(user, "is_staff", False) or getattr(user, "is_superuser", False):
+        raise StaffTokenRefused()
     AuthToken.objects.filter(user=user, expiry__lt=timezone.now()).delete()  # the user's expired ones
-    _, key = AuthToken.objects.create(user=user, expiry=settings.API_TOKEN_TTL)
+    digest, key = get_digest_token()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT accounts_issue_token(%s, %s, %s, %s)",
+            [user.pk, digest, key[: CONSTANTS.TOKEN_KEY_LENGTH], timezone.now() + settings.API_TOKEN_TTL],
+        )
     return str(key)
 
 
@@ -71,12 +91,3 @@ def revoke_all_tokens(user: AbstractBaseUser) -> int:
     """Revoke every token of ``user``; returns how many there were."""
     deleted, _ = AuthToken.objects.filter(user=user).delete()
     return deleted
-
-
-@receiver(post_save, dispatch_uid="casino.revoke_tokens_on_password_change")
-def revoke_on_password_change(sender: type, instance: Any, created: bool, **kwargs: Any) -> None:
-    """A password changed through ``set_password`` (not a hash upgrade at sign-in, which Django does not count
-    as a change) revokes every API token of the user."""
-    if created or not isinstance(instance, AbstractBaseUser) or getattr(instance, "_password", None) is None:
-        return
-    revoke_all_tokens(instance)

@@ -1,8 +1,9 @@
 """The responsible-gaming records: one account row per player (the lock every stake, deposit and seat of his
 takes, and the cached state of his stream) and his own account stream of events (API.md v1.2).
 
-The stream is append-only like the tables' (unique ``(user, version)``); the account row's ``state`` is what
-``responsible.account.replay`` makes of it, and ``version`` its last event.
+The stream is append-only like the tables' (unique ``(user, version)``), and each event carries the state it
+leads to: what every decision reads. The account row's ``state`` and ``version`` are copies for the admin's lists
+and the sweep, never read for a decision (responsible/store.py).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ class GamingAccount(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, primary_key=True, related_name="gaming_account"
     )
+    # Copies of the stream's state for the admin's lists and the sweep (never read for a decision)
     state = models.JSONField(default=dict)  # responsible.account.state_to_json
     version = models.PositiveIntegerField(default=0)
-    # Copies of the state for the admin's lists and the sweep (never read for a decision)
     excluded_until = models.DateTimeField(null=True, blank=True, db_index=True)
     has_limits = models.BooleanField(default=False)
 
@@ -46,6 +47,9 @@ class AccountEvent(models.Model):
     )
     reason = models.TextField(blank=True, default="")
     recorded_at = models.DateTimeField(auto_now_add=True)
+    # the account's state after this event (responsible.account.state_to_json): what every decision reads
+    # (responsible/store.py); null on rows written before events carried it
+    state = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["user", "version"]

@@ -1,4 +1,12 @@
-"""Reading, locking and appending to players' responsible-gaming accounts, in the caller's transaction."""
+"""Reading, locking and appending to players' responsible-gaming accounts, in the caller's transaction.
+
+Every decision reads the state the account stream itself carries: each event row holds the state it leads to
+(``responsible_accountevent.state``, append-only like the rest of the row), and the account is the latest row's
+state (an older row without one is replayed from the stream). The account row (``responsible_gamingaccount``) is
+the lock every stake, deposit and seat takes, and keeps copies for the admin's lists and the sweep's candidates:
+the application role may edit it, and an edit changes no decision (issue #43: an exclusion erased there is still
+an exclusion).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +18,7 @@ from typing import Any
 
 from django.db import connection
 
-from .account import AccountEvent, AccountState, evolve, state_from_json, state_to_json
+from .account import AccountEvent, AccountState, evolve, replay, state_from_json, state_to_json
 from .models import AccountEvent as EventRow
 from .models import GamingAccount
 
@@ -36,15 +44,30 @@ def lock_accounts(user_ids: Iterable[int], *, create: bool = False) -> dict[int,
                 [ids],
             )
         cursor.execute(
-            "SELECT user_id, state, version FROM responsible_gamingaccount WHERE user_id = ANY(%s) "
-            "ORDER BY user_id FOR UPDATE",
+            "SELECT user_id FROM responsible_gamingaccount WHERE user_id = ANY(%s) ORDER BY user_id FOR UPDATE",
             [ids],
         )
-        rows = cursor.fetchall()
-    return {
-        int(uid): Loaded(int(uid), state_from_json(json.loads(s) if isinstance(s, str) else s), int(v))
-        for uid, s, v in rows
-    }
+        locked = [int(uid) for (uid,) in cursor.fetchall()]
+    states = _stream_states(locked)
+    return {uid: Loaded(uid, *states[uid]) for uid in locked}
+
+
+def _stream_states(user_ids: list[int]) -> dict[int, tuple[AccountState, int]]:
+    """``(state, version)`` of each player's account from his stream: the state its latest event carries (replayed
+    from the stream for a row written before events carried it). One statement."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT ON (user_id) user_id, version, state FROM responsible_accountevent "
+            "WHERE user_id = ANY(%s) ORDER BY user_id, version DESC",
+            [user_ids],
+        )
+        last = {int(uid): (int(version), carried) for uid, version, carried in cursor.fetchall()}
+    out: dict[int, tuple[AccountState, int]] = {}
+    for uid in user_ids:
+        version, carried = last.get(uid, (0, {}))
+        state = replay(stream(uid)) if carried is None else state_from_json(json_data(carried))
+        out[uid] = (state, version)
+    return out
 
 
 def lock_account(user_id: int) -> Loaded:
@@ -54,8 +77,7 @@ def lock_account(user_id: int) -> Loaded:
 
 def read_account(user_id: int) -> AccountState:
     """A player's account state, unlocked (reads, views)."""
-    row = GamingAccount.objects.filter(user_id=user_id).values_list("state", flat=True).first()
-    return state_from_json(row or {})
+    return _stream_states([user_id])[user_id][0]
 
 
 def append(
@@ -76,6 +98,7 @@ def append(
                 type=event.type,
                 at_ms=event.at_ms,
                 data=dict(event.data),
+                state=state_to_json(state),
                 actor_id=actor_id,
                 reason=reason,
             )

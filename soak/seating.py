@@ -39,12 +39,17 @@ def create_players_and_tables(bots_per_table: int, presets: list[str]) -> list[l
     their chips; each seat as [username, user id, password, table id]."""
     from django.contrib.auth import get_user_model
 
+    from backoffice.staff import staff_account_as_owner
     from ledger import services as ledger
     from tables import services
     from tables.table_spec import TableSpec
 
     User = get_user_model()
-    cashier = User.objects.create_user(username="soak-cashier", is_staff=True)
+    # staff are the owner's to make (backoffice/staff.py); the setup process has the owner's URL, as migrate does
+    made = staff_account_as_owner(username="soak-cashier", password=secrets.token_urlsafe(16), role="operator")
+    if made is None:
+        raise RuntimeError("the soak's setup needs MIGRATE_DATABASE_URL to make its cashier")
+    cashier = User.objects.get(pk=made[0])
     seats: list[list[object]] = []
     for preset in presets:
         limits = PRESETS[preset]

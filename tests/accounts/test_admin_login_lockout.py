@@ -73,8 +73,8 @@ def test_wrong_passwords_from_one_address_lock_that_pair_only(make_staff, settin
     assert _signed_in(owner)
 
 
-def test_the_delay_grows_with_further_failures(make_staff, settings):
-    victim = make_staff("operator")
+def test_the_delay_grows_with_further_failures(make_user, settings):
+    victim = make_user("player")  # (API tokens are for players: kit/tokens.py)
     limit = settings.LOGIN_FAILURE_LIMIT
     for n in range(limit):
         _token(Client(), victim.username, f"guess {n}")
@@ -103,24 +103,25 @@ def test_failures_from_many_addresses_lock_the_account_everywhere(make_staff, se
     assert _signed_in(owner)
 
 
-def test_players_behind_one_address_never_lock_each_other_out(make_staff, settings):
+def test_players_behind_one_address_never_lock_each_other_out(make_staff, make_user, settings):
     """The attack of issue 27: ten wrong passwords from one address locked every account there."""
     staff = [make_staff("operator") for _ in range(3)]
+    players = [make_user("player") for _ in range(3)]
     attacker = Client()
     for n in range(settings.LOGIN_FAILURE_LIMIT * 4):
         _admin_login(attacker, staff[n % 3].username + "x", "guess")  # usernames that do not even exist
         _token(attacker, f"nobody{n}", "guess")
-    for user in staff:  # the same address, other accounts: signed in at once
+    for user, player in zip(staff, players, strict=True):  # the same address, other accounts: signed in at once
         owner = Client()
         assert _admin_login(owner, user.username, PASSWORD).status_code == 302
-        assert _token(Client(), user.username, PASSWORD).status_code == 200
+        assert _token(Client(), player.username, PASSWORD).status_code == 200
 
 
-def test_an_insider_signing_in_between_guesses_gains_nothing(make_staff, settings):
+def test_an_insider_signing_in_between_guesses_gains_nothing(make_user, settings):
     """The attack of issue 27: a success cleared every failure of the address, so guessing another account
     between one's own sign-ins never locked."""
-    insider = make_staff("operator")
-    victim = make_staff("operator")
+    insider = make_user("player")
+    victim = make_user("player")
     limit = settings.LOGIN_FAILURE_LIMIT
     statuses = []
     for n in range(limit * 3):
@@ -131,8 +132,8 @@ def test_an_insider_signing_in_between_guesses_gains_nothing(make_staff, setting
     _assert_locked_api(_token(Client(), victim.username, PASSWORD))
 
 
-def test_a_success_clears_only_its_own_pair(make_staff, settings):
-    user = make_staff("operator")
+def test_a_success_clears_only_its_own_pair(make_user, make_staff, settings):
+    user = make_user("player")
     limit = settings.LOGIN_FAILURE_LIMIT
     for n in range(limit - 1):
         _token(Client(), user.username, f"typo {n}", ip="10.1.1.1")
@@ -143,14 +144,15 @@ def test_a_success_clears_only_its_own_pair(make_staff, settings):
     _token(Client(), user.username, "one more", ip="10.2.2.2")
     _assert_locked_api(_token(Client(), user.username, PASSWORD, ip="10.2.2.2"))  # its failures were kept
     assert _token(Client(), user.username, PASSWORD, ip="10.1.1.1").status_code == 200
+    staff = make_staff("operator")
     for round_ in range(3):  # typos then a success, again and again, from one address: never locked
         for n in range(limit - 1):
-            _admin_login(Client(), user.username, f"typo {round_} {n}", ip="10.3.3.3")
-        assert _admin_login(Client(), user.username, PASSWORD, ip="10.3.3.3").status_code == 302
+            _admin_login(Client(), staff.username, f"typo {round_} {n}", ip="10.3.3.3")
+        assert _admin_login(Client(), staff.username, PASSWORD, ip="10.3.3.3").status_code == 302
 
 
-def test_an_operator_unlocks_an_account_in_the_admin_and_it_is_audited(make_staff, as_operator, operator, settings):
-    victim = make_staff("operator")
+def test_an_operator_unlocks_an_account_in_the_admin_and_it_is_audited(make_user, as_operator, operator, settings):
+    victim = make_user("player")
     for n in range(settings.LOGIN_ACCOUNT_FAILURE_LIMIT):
         _token(Client(), victim.username, f"guess {n}", ip=f"198.51.100.{n}")
     _assert_locked_api(_token(Client(), victim.username, PASSWORD, ip="203.0.113.9"))

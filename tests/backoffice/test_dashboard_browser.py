@@ -23,6 +23,7 @@ from tests.backoffice.test_admin_browser import _shot
 from tests.conftest import owner_cursor
 from tests.support.ops_helpers import offline
 from tests.support.play import play_hands, state_of
+from tests.support.staff import staff_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 DEMO_PASSWORD = "dashboard-demo-2026"
@@ -149,6 +150,6 @@ def test_the_dashboard_is_a_dozen_indexed_statements_and_hidden_from_players(cli
     assert response.status_code == 200 and 'id="dashboard"' in response.content.decode()
     assert len(captured.captured_queries) <= 20, [q["sql"] for q in captured.captured_queries]
 
-    staff_without_role = django_user_model.objects.create_user("clerk", password="x" * 12, is_staff=True)
+    staff_without_role = staff_user("clerk", None, password="x" * 12)
     client.force_login(staff_without_role)
     assert 'id="dashboard"' not in client.get("/admin/").content.decode()

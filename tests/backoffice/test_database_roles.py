@@ -21,6 +21,7 @@ from ledger.accounts import wallet_for
 from tables import store
 from tables.models import Table
 from tests.conftest import owner_cursor
+from tests.support.staff import staff_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -43,7 +44,7 @@ def history() -> dict[str, int]:
         recorded_at=timezone.now(),
     )
     users = get_user_model().objects
-    player, operator = users.create(username="mallory"), users.create(username="op", is_staff=True)
+    player, operator = users.create(username="mallory"), staff_user("op", "operator", password="pw")
     services.deposit(user=player, amount=100, reference="r", operator=operator, cause="test:deposit")
     wallet = wallet_for(player)
     return {"table": table.pk, "wallet": wallet.pk}

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 import requests
-from django.contrib.auth import get_user_model
 
 from tests.conftest import ROOT, child_database_url, free_port, wait_for
+from tests.support.staff import staff_user
 
 ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
@@ -82,7 +82,7 @@ def server_env(child_env) -> dict[str, str]:
 @pytest.mark.django_db(transaction=True)
 def test_runserver_prints_one_json_line_per_request_and_a_refused_lookup_as_a_warning(server_env):
     password = uuid.uuid4().hex
-    get_user_model().objects.create_superuser("console-admin", "a@example.com", password)
+    staff_user("console-admin", "superuser", password=password)
     port = free_port()
     proc = _serve("web", {**server_env, "PORT": str(port)})
     base = f"http://127.0.0.1:{port}"

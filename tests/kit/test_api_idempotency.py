@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 from collections.abc import Callable
@@ -251,14 +252,20 @@ def _in_threads(count: int, work: Callable[[int], Any]) -> list[Any]:
     return results
 
 
+def _same_sign_in(signed_in: APIClient) -> APIClient:
+    """A client of its own (one per thread) signed in as ``signed_in`` is: its token or its session cookie."""
+    client = APIClient()
+    client.credentials(**signed_in._credentials)
+    client.cookies = copy.deepcopy(signed_in.cookies)
+    return client
+
+
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_duplicates_have_one_effect(staff, player, client_for):
-    token_client = client_for(staff)
-    auth = token_client._credentials
+    signed_in = client_for(staff)
 
     def deposit(_: int) -> tuple[int, dict[str, Any], bool]:
-        client = APIClient()
-        client.credentials(**auth)
+        client = _same_sign_in(signed_in)
         response = client.post(DEPOSITS, entry(player, 25), format="json", HTTP_IDEMPOTENCY_KEY="same-slip")
         return response.status_code, response.json(), response.has_header("Idempotent-Replayed")
 
@@ -274,11 +281,10 @@ def test_concurrent_duplicates_have_one_effect(staff, player, client_for):
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_requests_with_different_keys_all_act(staff, player, client_for):
-    auth = client_for(staff)._credentials
+    signed_in = client_for(staff)
 
     def deposit(i: int) -> int:
-        client = APIClient()
-        client.credentials(**auth)
+        client = _same_sign_in(signed_in)
         return client.post(DEPOSITS, entry(player, 25), format="json", HTTP_IDEMPOTENCY_KEY=f"slip-{i}").status_code
 
     assert _in_threads(8, deposit) == [201] * 8
@@ -288,11 +294,10 @@ def test_concurrent_requests_with_different_keys_all_act(staff, player, client_f
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_duplicate_withdrawals_take_the_chips_once(staff, player, client_for, fund):
     fund(player, 30)
-    auth = client_for(staff)._credentials
+    signed_in = client_for(staff)
 
     def withdraw(_: int) -> int:
-        client = APIClient()
-        client.credentials(**auth)
+        client = _same_sign_in(signed_in)
         return client.post(WITHDRAWALS, entry(player, 20), format="json", HTTP_IDEMPOTENCY_KEY="w").status_code
 
     assert _in_threads(6, withdraw) == [201] * 6

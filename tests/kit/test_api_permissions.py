@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group
 
 from ledger import selectors as ledger_selectors
 from tables.models import Table
+from tests.support.staff import staff_user
 
 pytestmark = pytest.mark.django_db
 
@@ -14,10 +14,8 @@ TABLE = {"name": "t", "preset": "classic", "min_bet": 5, "max_bet": 50, "max_sea
 
 
 @pytest.fixture
-def auditor(make_user):
-    user = make_user("auditor", is_staff=True)
-    user.groups.set([Group.objects.get(name="auditor")])  # read-only staff (docs/admin.md)
-    return user
+def auditor():
+    return staff_user("api-auditor", "auditor", password="x" * 12)  # read-only staff (docs/admin.md)
 
 
 def test_an_auditor_cannot_deposit_withdraw_or_create_tables(auditor, player, client_for):
@@ -42,6 +40,5 @@ def test_an_operator_can(staff, player, client_for):
 
 
 def test_staff_without_a_role_is_refused(make_user, client_for):
-    user = make_user("bare", is_staff=True)
-    user.groups.clear()
+    user = staff_user("bare-staff", None, password="x" * 12)
     assert client_for(user).post("/api/v1/tables", TABLE, format="json").status_code == 403

@@ -13,6 +13,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connection
 
 from tests.conftest import owner_cursor
+from tests.support.staff import staff_user
 
 _names = itertools.count(1)
 
@@ -28,8 +29,8 @@ def make_user() -> Callable[..., AbstractBaseUser]:
 
 
 @pytest.fixture
-def operator(make_user: Callable[..., AbstractBaseUser]) -> AbstractBaseUser:
-    return make_user("operator", is_staff=True)
+def operator() -> AbstractBaseUser:
+    return staff_user(f"operator{next(_names)}", "operator", password="x" * 12)
 
 
 _owner_cursor: list[Any] = []  # the owner's cursor while ``triggers_disabled`` is active

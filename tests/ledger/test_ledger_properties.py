@@ -39,6 +39,7 @@ from ledger.errors import (
     SettlementMismatch,
 )
 from ledger.reconcile import reconcile
+from tests.support.staff import staff_user
 
 PLAYERS = 5
 _runs = itertools.count(1)
@@ -78,7 +79,7 @@ class LedgerMachine(RuleBasedStateMachine):
     def open_casino(self, funding: list[int]) -> None:
         run = next(_runs)
         user_model = get_user_model()
-        self.operator = user_model.objects.create(username=f"prop{run}-op", is_staff=True)
+        self.operator = staff_user(f"prop{run}-op", "operator", password="x" * 12)
         self.players = [user_model.objects.create(username=f"prop{run}-p{i}").pk for i in range(PLAYERS)]
         self.table_id = 10_000 + run
         self.wallets = dict.fromkeys(self.players, 0)

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from django.apps import apps
-from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import Group
 from django.test import Client
@@ -21,6 +20,7 @@ from tables.admin.roles import AUDITOR, OPERATOR, sync_roles
 from tables.disputes import hand_dispute_open
 from tables.models import Dispute, Hand, Table
 from tests.support.play import make_players, make_table, play_hands, state_of, step
+from tests.support.staff import staff_user
 
 PASSWORD = "correct horse 42"
 _names = itertools.count(1)
@@ -38,13 +38,7 @@ def make_staff(roles: dict[str, Group]) -> Callable[[str], AbstractBaseUser]:
     """A staff user in the group ``role`` (``"superuser"`` for a superuser), with the password ``PASSWORD``."""
 
     def make(role: str) -> AbstractBaseUser:
-        User = get_user_model()
-        name = f"{role}{next(_names)}"
-        if role == "superuser":
-            return User.objects.create_superuser(username=name, password=PASSWORD)
-        user = User.objects.create_user(username=name, password=PASSWORD, is_staff=True)
-        user.groups.add(roles[role])
-        return user
+        return staff_user(f"{role}{next(_names)}", role, password=PASSWORD)
 
     return make
 

@@ -10,17 +10,16 @@ from typing import Any
 
 import pytest
 import yaml
-from django.apps import apps as django_apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import Group
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from kit.tokens import issue_token
 from ledger import services as ledger
-from tables.admin.roles import OPERATOR, sync_roles
+from tables.admin.roles import OPERATOR
 from tests.support.game_helpers import ok
+from tests.support.staff import staff_user
 
 NO_THROTTLES = {"auth_burst": None, "auth_sustained": None, "user_burst": None, "user_sustained": None}
 _names = itertools.count(1)
@@ -37,13 +36,10 @@ def make_user() -> Callable[..., AbstractBaseUser]:
     """A user with a fresh name and the password ``correct horse 42``."""
 
     def make(prefix: str = "player", **fields: Any) -> AbstractBaseUser:
-        user = get_user_model().objects.create_user(
-            username=f"{prefix}{next(_names)}", password="correct horse 42", **fields
-        )
-        if user.is_staff:  # staff in these tests are operators (the "operator" group of docs/admin.md)
-            sync_roles(django_apps)  # (a transactional test's flush empties the migration's groups)
-            user.groups.add(Group.objects.get(name=OPERATOR))
-        return user
+        username = f"{prefix}{next(_names)}"
+        if fields.pop("is_staff", False):  # staff in these tests are operators (the "operator" group of docs/admin.md)
+            return staff_user(username, OPERATOR, password="correct horse 42")
+        return get_user_model().objects.create_user(username=username, password="correct horse 42", **fields)
 
     return make
 
@@ -55,11 +51,14 @@ def anon() -> APIClient:
 
 @pytest.fixture
 def client_for() -> Callable[[AbstractBaseUser], APIClient]:
-    """An API client signed in with the user's token."""
+    """An API client signed in with the user's token (a staff member: with his session)."""
 
     def make(user: AbstractBaseUser) -> APIClient:
         client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {issue_token(user)}")
+        if user.is_staff:  # staff get no API token: they use the API through their admin session (kit/tokens.py)
+            client.force_login(user)
+        else:
+            client.credentials(HTTP_AUTHORIZATION=f"Token {issue_token(user)}")
         return client
 
     return make

@@ -18,6 +18,15 @@ def token_of(client: Any) -> str:
     return str(client._credentials["HTTP_AUTHORIZATION"].split()[1])
 
 
+def open_as(server: str, table_id: int, client: Any) -> Socket:
+    """A socket signed in as an APIClient of the tests is: with its token (players), else with its session cookie
+    (staff get no token: kit/tokens.py; no ``Origin`` header, which the server allows for cookies)."""
+    if "HTTP_AUTHORIZATION" in client._credentials:
+        return Socket.open(server, table_id, token_of(client))
+    cookie = f"sessionid={client.cookies['sessionid'].value}"
+    return Socket.open(server, table_id, additional_headers={"Cookie": cookie})
+
+
 @dataclass
 class Socket:
     """A socket on a table: every ``events`` message received, in order."""

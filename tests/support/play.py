@@ -14,6 +14,7 @@ from rules import DomainError, TableState, legal_actions
 from tables import loader, services
 from tables.models import Table
 from tables.table_spec import TableSpec
+from tests.support.staff import staff_user
 
 PRESET_TABLES: dict[str, dict[str, object]] = {
     "classic": {"preset": "classic", "min_bet": 5, "max_bet": 50},
@@ -26,7 +27,7 @@ GAME_ACTIONS = ("bet", "hit", "hit_face_down", "stand", "raise", "split", "assig
 
 def make_players(n: int, *, chips: int = 5000, prefix: str = "p") -> list[AbstractBaseUser]:
     User = get_user_model()
-    operator, _ = User.objects.get_or_create(username=f"{prefix}-cashier", defaults={"is_staff": True})
+    operator = staff_user(f"{prefix}-cashier", "operator", password="x" * 12)
     players = []
     for i in range(n):
         user = User.objects.create_user(username=f"{prefix}{i}-{random.randrange(10**9)}", password="x" * 12)
@@ -65,9 +66,7 @@ def _args(action: str, state: TableState, rng: random.Random) -> list[dict[str, 
     return [{}]
 
 
-def step(
-    table: Table, players: Sequence[AbstractBaseUser], rng: random.Random, prefer: str | None = None
-) -> bool:
+def step(table: Table, players: Sequence[AbstractBaseUser], rng: random.Random, prefer: str | None = None) -> bool:
     """Make one random legal move at the table (or fire its timeout when nobody can move); False if stuck.
     ``prefer`` names an action tried first whenever it is legal (to make a rare move, such as a split, common)."""
     state = state_of(table.pk)

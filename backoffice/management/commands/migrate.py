@@ -12,9 +12,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.commands.migrate import Command as DjangoMigrate
-from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db import connections, transaction
 
 from backoffice import dbroles
+from backoffice.owner import as_owner
 
 
 class Command(DjangoMigrate):
@@ -22,27 +23,14 @@ class Command(DjangoMigrate):
 
     def handle(self, *args: Any, **options: Any) -> None:
         alias = options["database"]
-        connection = connections[alias]
-        owner = getattr(settings, "MIGRATE_DATABASE", None) if alias == DEFAULT_DB_ALIAS else None
         app_role = getattr(settings, "DATABASE_APP_ROLE", "")
-        if owner is None or owner["USER"] == app_role:
+        with as_owner(alias) as owner:
             super().handle(*args, **options)
-            return
-        saved = {key: connection.settings_dict.get(key) for key in owner}
-        saved_options = dict(connection.settings_dict.get("OPTIONS") or {})
-        connection.close()
-        connection.close_pool()
-        connection.settings_dict.update(owner)
-        connection.settings_dict.setdefault("OPTIONS", {}).pop("pool", None)  # a one-off command: no pool
-        try:
-            super().handle(*args, **options)
+            if not owner:
+                return
             # with a signer role, checkpoints are its alone to write, whoever signs them (tables/signer.py)
             signer_role = getattr(settings, "DATABASE_SIGNER_ROLE", "")
-            with transaction.atomic(using=alias), connection.cursor() as cursor:
+            with transaction.atomic(using=alias), connections[alias].cursor() as cursor:
                 dbroles.grant_app_privileges(cursor, app_role, signer_role=signer_role)
             if options["verbosity"] >= 1:
                 self.stdout.write(f"Granted the application role {app_role!r} its privileges.")
-        finally:
-            connection.close()
-            connection.settings_dict.update(saved)
-            connection.settings_dict["OPTIONS"] = saved_options

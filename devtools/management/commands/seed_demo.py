@@ -11,9 +11,9 @@ from typing import Any
 
 from django.apps import apps as django_apps
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
+from backoffice.staff import staff_account_as_owner
 from devtools.demo import DEMO_AUDITOR, DEMO_OPERATOR, DEMO_PLAYERS, seed_chips, seed_tables
 from tables.admin.roles import AUDITOR, OPERATOR, sync_roles
 
@@ -55,12 +55,22 @@ class Command(BaseCommand):
 
 
 def _account(username: str, password: str, created: list[bool], *, role: str | None = None) -> Any:
-    """The demo user (created once, with ``password``); staff in ``role``'s group when given."""
-    user, new = get_user_model().objects.get_or_create(username=username, defaults={"is_staff": role is not None})
+    """The demo user (created once, with ``password``); staff in ``role``'s group when given. Staff are the owner's
+    to make (backoffice/staff.py): ``make run`` makes them first with ``manage.py staff_account``; run elsewhere,
+    this command makes them itself when it has the owner's URL."""
+    users = get_user_model().objects
+    if role is None:
+        user = users.filter(username=username).first()
+        created.append(user is None)
+        return user or users.create_user(username=username, password=password)
+    user = users.filter(username=username, is_staff=True).first()
+    if user is not None and user.groups.filter(name=role).exists():
+        created.append(False)
+        return user
+    made = staff_account_as_owner(username=username, password=password, role=role)
+    if made is None:
+        raise CommandError(f"no staff account {username!r}: run `manage.py staff_account {username} --role {role}` "
+                           "as the owner (MIGRATE_DATABASE_URL) first")  # fmt: skip
+    user_id, new = made
     created.append(new)
-    if new:
-        user.set_password(password)
-        user.save()
-    if role is not None:
-        user.groups.add(Group.objects.get(name=role))
-    return user
+    return users.get(pk=user_id)

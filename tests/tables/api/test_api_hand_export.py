@@ -27,6 +27,7 @@ from tests.support.fairness_tools import current_key as _current_key
 from tests.support.fairness_tools import run_verifier as _verify
 from tests.support.game_helpers import HttpTable, create_table, deposit, ok, register
 from tests.support.play import make_players, make_table, play_hands, state_of, step
+from tests.support.staff import staff_user
 from tests.tables.store.test_seed_schedule import inject_plain_pledge
 
 pytestmark = pytest.mark.django_db
@@ -180,7 +181,6 @@ def test_each_hand_keeps_the_rules_it_was_dealt_under_and_operators_list_every_r
     """API.md "Hand history": ``game.version`` and ``game.rules_sha256`` are recorded when the hand opens; the
     application's role cannot change them afterwards (a later release does not rewrite old hands); the admin lists
     every release that dealt a hand and filters by it."""
-    from django.contrib.auth import get_user_model
     from django.db import IntegrityError, transaction
 
     from tables.admin.filters import rules_releases
@@ -194,7 +194,7 @@ def test_each_hand_keeps_the_rules_it_was_dealt_under_and_operators_list_every_r
         with pytest.raises(IntegrityError, match="cannot change"), transaction.atomic():
             Hand.objects.filter(pk=hand.pk).update(**change)
     assert (RULES_VERSION, rules_sha256()) in rules_releases()
-    operator = get_user_model().objects.create_superuser("rules-operator", password="x" * 12)
+    operator = staff_user("rules-operator", "superuser", password="x" * 12)
     client.force_login(operator)
     page = client.get(f"/admin/tables/hand/?rules={RULES_VERSION}:{rules_sha256()}")
     assert page.status_code == 200 and f"{RULES_VERSION} ({rules_sha256()[:12]}" in page.content.decode()

@@ -14,7 +14,7 @@ import random
 import pytest
 
 from tests.support.game_helpers import HttpTable, Player, Step, create_table, deposit, register
-from tests.support.live_helpers import Socket, token_of
+from tests.support.live_helpers import Socket, open_as
 from tests.tables.api.test_api_game_leaks import Truth, assert_no_leak, current_hand_events, strings
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -25,7 +25,7 @@ class SocketAudience:
         self.table_id = table_id
         self.viewers: list[tuple[Socket, str | None]] = []
         for viewer, player_id in [(p, str(p.user_id)) for p in players] + [(spectator, None), (staff, None)]:
-            socket = Socket.open(server, table_id, token_of(viewer.client))
+            socket = open_as(server, table_id, viewer.client)
             socket.recv()
             socket.send({"type": "resume", "after": 0})
             self.viewers.append((socket, player_id))
