@@ -34,10 +34,10 @@ def _atoms_in_memory() -> Iterator[Any]:
     stack = gc.get_objects()
     while stack:
         obj = stack.pop()
-        if isinstance(obj, (tuple, list)) and len(obj) == 40 and all(is_card(c) for c in obj):
+        if type(obj) in (tuple, list) and len(obj) == 40 and all(is_card(c) for c in obj):
             yield obj
         for ref in gc.get_referents(obj):
-            if isinstance(ref, (str, bytes, bytearray)):
+            if type(ref) in (str, bytes, bytearray):  # exactly (a lazy proxy claims to be a str)
                 yield ref
             elif not isinstance(ref, _ATOMS) and id(ref) not in seen and not gc.is_tracked(ref):
                 seen.add(id(ref))
@@ -54,12 +54,12 @@ def _secrets_held(commitments: set[str], decks: set[str]) -> list[str]:
             if hashlib.sha256("".join(atom).encode()).hexdigest() in decks:
                 found.append("the deck of the hand in play")
             continue
-        if isinstance(atom, str) and len(atom) == 64:
+        if type(atom) is str and len(atom) == 64:
             try:
                 raw = bytes.fromhex(atom)
             except ValueError:
                 continue
-        elif isinstance(atom, (bytes, bytearray)) and len(atom) == 32:
+        elif type(atom) in (bytes, bytearray) and len(atom) == 32:
             raw = bytes(atom)
         if raw is not None and hashlib.sha256(raw).hexdigest() in commitments:
             found.append(f"the plain seed committed as {hashlib.sha256(raw).hexdigest()[:12]}")
