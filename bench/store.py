@@ -30,11 +30,12 @@ sys.path.insert(0, str(ROOT))
 from bench.store_history import write_history  # noqa: E402
 
 
-def _setup_database() -> None:
+def _setup_database(suffix: str = "_bench") -> None:
+    """A fresh database of this bench's own (``<DATABASE_URL's database><suffix>``), migrated; Django set up."""
     import psycopg
 
     url = urlsplit(os.environ["DATABASE_URL"])
-    bench_db = (url.path.lstrip("/") or "casino") + "_bench"  # this checkout's own: benches never share one
+    bench_db = (url.path.lstrip("/") or "casino") + suffix  # this checkout's own: benches never share one
     maintenance = url._replace(path="/postgres").geturl().replace("postgres://", "postgresql://", 1)
     with psycopg.connect(maintenance, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{bench_db}" WITH (FORCE)')

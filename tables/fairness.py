@@ -7,8 +7,9 @@ docs/fairness.md), and which rules deal.
   them (``unseal_all``), to hand the plain seeds to the rules core inside the command's context; the recorded
   command never holds them. A pledge not sealed by this server (``plain:``) is never opened.
 - **Sealed face-down cards.** A face-down ``CardDealt`` is stored with ``card`` null and ``sealed_card``, the card
-  sealed the same way (a fresh nonce each time, bound to the table, hand and deck index): nobody who reads the
-  database, the admin or a chain hash can tell the card (docs/fairness.md). Loading a table opens it again.
+  sealed the same way (a fresh nonce each time, bound to the table, hand and deck index, the code padded to one
+  length): nobody who reads the database, the admin or a chain hash can tell the card (docs/fairness.md).
+  Loading a table opens it again.
   The cached states (snapshots, hands' starting states), which hold the face-down cards of a hand in play, are
   sealed the same way, bound to their row (``tables.snapshots.state_to_db``).
 - **Which rules deal.** Each hand records the release and digest of the rules core that dealt it.
@@ -30,6 +31,7 @@ from collections.abc import Iterable
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from gamemath.cards import CANONICAL_DECK
 from gamemath.release import GAME_ID, RULES_VERSION, rules_sha256
 from rules import NextSeed, Pledge, TableState
 from tables.key_rings import sealing_keys
@@ -116,10 +118,17 @@ def _card_associated_data(table_id: int, number: int, deck_index: int) -> bytes:
     return f"casino-card:{table_id}:{number}:{deck_index}".encode()
 
 
+#: Every sealed card's plain text is this long: the code padded with spaces (``" 1O"``, ``"10B"``), so every
+#: ``sealed_card`` has the same length. Cards sealed before (issue #42) hold the bare code and still open; their
+#: length told a picture (3 characters) from a pip (2) to anyone reading the events, without the key.
+CARD_PLAIN_LENGTH = max(len(code) for code in CANONICAL_DECK)
+
+
 def seal_card(table_id: int, number: int, deck_index: int, card: str) -> str:
-    """The ``sealed_card`` of a face-down card's stored ``CardDealt``: neither it nor any hash over it tells which
-    of the 40 cards it is. Bound to the table, the hand and the deck position (associated data)."""
-    return _seal_bytes(card.encode(), _card_associated_data(table_id, number, deck_index))
+    """The ``sealed_card`` of a face-down card's stored ``CardDealt``: neither it, its length nor any hash over it
+    tells which of the 40 cards it is. Bound to the table, the hand and the deck position (associated data)."""
+    plain = card.rjust(CARD_PLAIN_LENGTH).encode()
+    return _seal_bytes(plain, _card_associated_data(table_id, number, deck_index))
 
 
 class CardUnavailable(Exception):
@@ -129,7 +138,8 @@ class CardUnavailable(Exception):
 def unseal_card(table_id: int, number: int, deck_index: int, sealed_card: str) -> str:
     """The card code of a sealed face-down card; raises CardUnavailable (logged) if it cannot be opened."""
     try:
-        return _open_bytes(sealed_card, _card_associated_data(table_id, number, deck_index)).decode()
+        plain = _open_bytes(sealed_card, _card_associated_data(table_id, number, deck_index))
+        return plain.decode().lstrip(" ")  # padded since issue #42; the bare code before
     except ValueError as exc:
         log.error(
             "table %s hand %s: the face-down card at deck index %s cannot be opened", table_id, number, deck_index

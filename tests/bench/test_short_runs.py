@@ -1,6 +1,6 @@
-"""The short versions of the database benches (bench/store.py, bench/ledger.py, bench/api.py, bench/live.py; their
-full runs are documented in docs/performance.md): each runs as ``make bench`` runs it, with tiny arguments, in a
-database of its own, and prints every figure it promises."""
+"""The short versions of the database benches (bench/store.py, bench/verify_export.py, bench/ledger.py, bench/api.py,
+bench/live.py; their full runs are documented in docs/performance.md): each runs as ``make bench`` runs it, with
+tiny arguments, in a database of its own, and prints every figure it promises."""
 
 from __future__ import annotations
 
@@ -54,6 +54,16 @@ def test_the_store_bench_prints_commands_loads_and_verifications() -> None:
     assert "no snapshot, no cache:" in out
     assert re.search(r"^verify one hand \(fresh table\): median [\d.]+ ms", out, re.M), out
     assert re.search(r"^verify one hand \(3-hand table\): median [\d.]+ ms.*; \d+ statements$", out, re.M), out
+
+
+def test_the_export_verifier_bench_prints_both_exports_verified() -> None:
+    short = ["--hands", "3", "--baseline", "2", "--repeat", "2"]
+    out = _run_bench("bench/verify_export.py", *short, suffix="_verify_export")
+    verified = r"^{}: the export of hand #(\d+) .*: \d+ KiB, \d+ events; in process median [\d.]+ ms, fastest "
+    baseline = re.search(verified.format("baseline"), out, re.M)
+    big = re.search(verified.format("big table"), out, re.M)
+    assert baseline and big and int(big[1]) >= 5 > int(baseline[1]), out  # 3 hands of history, 2 played after
+    assert out.count("hashes recomputed from the content") == 2, out
 
 
 def test_the_ledger_bench_prints_every_scenario_and_reconciles() -> None:

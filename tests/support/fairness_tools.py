@@ -7,13 +7,14 @@ import base64
 import json
 import subprocess
 import sys
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tables import checkpoint_signing, loader
 from tables.store import event_hash, load_stream
-from tests.conftest import ROOT, owner_cursor
+from tests.conftest import ROOT, child_database_url, free_port, healthy, owner_cursor, wait_for
 
 
 def run_verifier(path: Path, *args: str) -> tuple[int, str]:
@@ -25,6 +26,59 @@ def run_verifier(path: Path, *args: str) -> tuple[int, str]:
         text=True,
         timeout=120,
         env={"PATH": "/usr/bin:/bin"},
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+def start_live_server(spawn: Callable[..., Any], child_env: dict[str, str]) -> str:
+    """A gunicorn of the project as a child process (``spawn``: the conftest's fixture); its base URL, healthy."""
+    port = free_port()
+    env = {**child_env, "DATABASE_URL": child_database_url()}
+    spawn(["-m", "gunicorn", "casino.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", "2"], env=env)
+    base = f"http://127.0.0.1:{port}"
+    assert wait_for(lambda: healthy(base), 60), "the server never became healthy"
+    return base
+
+
+def api_token(base: str, username: str, password: str = "x" * 12) -> str:
+    """A token of ``username`` from the live server (``tests.support.play.make_players``' password)."""
+    request = urllib.request.Request(
+        base + "/api/v1/auth/token",
+        data=json.dumps({"username": username, "password": password}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return str(json.load(response)["token"])
+
+
+def api_get(base: str, token: str, path: str) -> Any:
+    """GET ``path`` from the live server with ``token``: the JSON answer."""
+    request = urllib.request.Request(base + path, headers={"Authorization": f"Token {token}"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+
+def run_live_verifier(base: str, token: str, hand_id: int) -> tuple[int, str]:
+    """``tools/verify_hand.py --url`` against a live server, with the current key given from outside."""
+    done = subprocess.run(
+        # -I -S: no site-packages, no environment; the tool must need nothing beyond the standard library
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            str(ROOT / "tools" / "verify_hand.py"),
+            "--url",
+            base,
+            "--token",
+            token,
+            str(hand_id),
+            "--public-key",
+            current_key(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin"},  # nothing of the project's settings: the tool needs none
     )
     return done.returncode, done.stdout + done.stderr
 

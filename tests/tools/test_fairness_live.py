@@ -5,93 +5,34 @@ catch it in ``verify_hands --all``, the API's verify and ``tools/verify_hand.py`
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import json
 import random
 import secrets
-import subprocess
-import sys
-import urllib.request
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
 
-from tables import checkpoint_signing, fairness
+from tables import fairness
 from tables.models import Checkpoint, Hand
 from tables.store import load_stream
-from tests.conftest import ROOT, child_database_url, free_port, wait_for
-from tests.support.fairness_tools import rewrite_event, rewrite_events
+from tests.support.fairness_tools import (
+    api_get,
+    api_token,
+    rewrite_event,
+    rewrite_events,
+    run_live_verifier,
+    start_live_server,
+)
 from tests.support.play import make_players, make_table, play_hands, state_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PRESETS = ("classic", "italian", "spanish", "hungarian")
-PASSWORD = "x" * 12  # tests.support.play.make_players
-
-
-def _token(base: str, username: str) -> str:
-    request = urllib.request.Request(
-        base + "/api/v1/auth/token",
-        data=json.dumps({"username": username, "password": PASSWORD}).encode(),
-        headers={"Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.load(response)["token"]
-
-
-def _get(base: str, token: str, path: str) -> dict:
-    request = urllib.request.Request(base + path, headers={"Authorization": f"Token {token}"})
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.load(response)
-
-
-def _verify_tool(base: str, token: str, hand_id: int) -> tuple[int, str]:
-    done = subprocess.run(
-        # -I -S: no site-packages, no environment; the tool must need nothing beyond the standard library
-        [
-            sys.executable,
-            "-I",
-            "-S",
-            str(ROOT / "tools" / "verify_hand.py"),
-            "--url",
-            base,
-            "--token",
-            token,
-            str(hand_id),
-            "--public-key",
-            _current_key(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"PATH": "/usr/bin:/bin"},  # nothing of the project's settings: the tool needs none
-    )
-    return done.returncode, done.stdout + done.stderr
-
-
-def _current_key() -> str:
-    """The casino's current signing key, as a user would have it from elsewhere (never from the casino checked)."""
-    key_id, raw = checkpoint_signing.public_keys()[0]
-    return f"{key_id}:{base64.b64encode(raw).decode()}"
-
-
-def _healthy(base: str) -> bool:
-    try:
-        with urllib.request.urlopen(base + "/healthz", timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 @pytest.fixture
 def server(spawn, child_env) -> str:
-    port = free_port()
-    env = {**child_env, "DATABASE_URL": child_database_url()}
-    spawn(["-m", "gunicorn", "casino.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", "2"], env=env)
-    base = f"http://127.0.0.1:{port}"
-    assert wait_for(lambda: _healthy(base), 60), "the server never became healthy"
-    return base
+    return start_live_server(spawn, child_env)
 
 
 def _verify_all() -> tuple[bool, str]:
@@ -118,7 +59,7 @@ def test_the_verifier_tool_checks_hands_of_every_preset_and_bank_and_checkpoints
     # every preset and bank: a participant checks a hand with the tool alone (it played none of it)
     for _table, players, hand in played:
         participant = next(p for p in players if hand.participants.filter(user=p).exists())
-        code, output = _verify_tool(server, _token(server, participant.username), hand.pk)
+        code, output = run_live_verifier(server, api_token(server, participant.username), hand.pk)
         assert code == 0, output
         lines = [line for line in output.splitlines() if line[:4] in ("ok  ", "FAIL")]
         assert all(line.startswith("ok  ") for line in lines), output
@@ -132,7 +73,7 @@ def test_the_verifier_tool_checks_hands_of_every_preset_and_bank_and_checkpoints
     staff = make_players(1, prefix="auditor", chips=0)[0]
     staff.is_staff = True
     staff.save()
-    staff_token = _token(server, staff.username)
+    staff_token = api_token(server, staff.username)
 
     # 1. a dealt card of a settled hand, rewritten by the database owner, the chain re-hashed after it
     table, _, hand = played[0]
@@ -143,9 +84,9 @@ def test_the_verifier_tool_checks_hands_of_every_preset_and_bank_and_checkpoints
     assert signed is not None
     ok, report = _verify_all()
     assert not ok and f"no longer matches the checkpoint signed at version {signed.version}" in report, report
-    verdict = _get(server, staff_token, f"/api/v1/hands/{hand.pk}/verify")
+    verdict = api_get(server, staff_token, f"/api/v1/hands/{hand.pk}/verify")
     assert f"checkpoint signed at version {signed.version}" in verdict["checkpoint"], verdict
-    code, output = _verify_tool(server, staff_token, hand.pk)
+    code, output = run_live_verifier(server, staff_token, hand.pk)
     assert code == 1 and "FAIL checkpoint" in output and f"version {signed.version}" in output, output
 
     # 2. the operator (holding the sealing key) swaps the next hand's seed after its commitment was published
@@ -172,10 +113,10 @@ def test_the_verifier_tool_checks_hands_of_every_preset_and_bank_and_checkpoints
     assert settled.data["server_seed"] == chosen.hex()  # the swap "worked" and the hand itself is consistent...
     ok, report = _verify_all()
     assert not ok and f"hand {swapped.pk} " in report and "no longer matches the checkpoint" in report, report
-    verdict = _get(server, staff_token, f"/api/v1/hands/{swapped.pk}/verify")
+    verdict = api_get(server, staff_token, f"/api/v1/hands/{swapped.pk}/verify")
     # ...but not signed: the first checkpoint after the commitment (published a whole hand ahead, v1.2) fails
     covering = Checkpoint.objects.filter(table=table, version__gte=committed.version).order_by("version").first()
     assert covering is not None
     assert f"checkpoint signed at version {covering.version}" in verdict["checkpoint"], verdict
-    code, output = _verify_tool(server, staff_token, swapped.pk)
+    code, output = run_live_verifier(server, staff_token, swapped.pk)
     assert code == 1 and "FAIL checkpoint" in output, output

@@ -9,6 +9,11 @@
   disagrees with them fails.
 - Hostile files (wrong types, huge lists, deep nesting, thousands of duplicate checkpoints): one line, exit 1,
   never a traceback (hypothesis generates them).
+
+The server's own verify agrees with the verifier on each: for an edit of the file alone, the hand it holds verifies
+(only the file lies); for a change in the database (the owner's rewrite, also checked live with ``--url`` against
+a running server; the re-settlement done in the ledger) it fails. The one it cannot tell is the forged seed
+change, appended through its own code: only the player's record (``--my-seeds``) names it.
 """
 
 from __future__ import annotations
@@ -30,7 +35,14 @@ from tables import loader
 from tables.models import Hand
 from tables.verify import verify_hand
 from tests.conftest import ROOT, owner_cursor
-from tests.support.fairness_tools import current_key, run_verifier
+from tests.support.fairness_tools import (
+    api_get,
+    api_token,
+    current_key,
+    run_live_verifier,
+    run_verifier,
+    start_live_server,
+)
 from tests.support.game_helpers import ok
 from tests.support.play import make_players, make_table, play_hands
 
@@ -101,30 +113,16 @@ def _opened(body: dict[str, Any], number: int) -> int:
     return next(e["seq"] for e in body["events"] if e["type"] == "HandOpened" and e["data"]["number"] == number)
 
 
-def test_an_export_edited_on_disk_with_its_hash_forms_removed_fails(tmp_path):
-    _, _, hand, body, path = _hand_and_export(tmp_path)
-    for downgrade in (lambda e: e.pop("hash_form"), lambda e: e.update(hash_form=1)):
-        forged = _times_ten(body, hand.number)
-        for event in forged["events"]:
-            downgrade(event)  # nothing is recomputed for a form nobody outside can recompute...
-        path.write_text(json.dumps(forged))
-        code, out = run_verifier(path, "--public-key", current_key())
-        assert code == 1 and "FAIL chain" in out, out  # ...but the checkpoints sign the form of every event
-        assert "names no hash form" in out or "the checkpoints sign form 3 for it" in out, out
-        assert "every check passed" not in out
-
-
-def test_the_owners_rewrite_with_the_hash_forms_dropped_is_caught_by_the_export_and_by_the_server(tmp_path):
-    table, players, hand, body, path = _hand_and_export(tmp_path)
-    participant = next(p for p in players if hand.participants.filter(user=p).exists())
+def _owners_rewrite(table_id: int, hand: Hand, body: dict[str, Any]) -> list[int]:
+    """The owner role, past the append-only triggers: the bets and the settlement of ``hand`` x10 with the ledger
+    to match, the hash forms dropped (form 1 is not recomputable outside), every hash string kept. Returns the
+    versions of the hand's events (from its opening)."""
     seqs = [e["seq"] for e in body["events"] if e["seq"] >= _opened(body, hand.number)]
     stakes = ("BetPlaced", "StakeRaised")
-    # the owner role, past the append-only triggers: bets and settlement x10 with the ledger to match, the hash
-    # forms dropped (form 1 is not recomputable outside), every hash string kept
     with owner_cursor(triggers_off=["tables_event", "ledger_posting", "ledger_transaction"]) as cursor:
         cursor.execute(
             "SELECT version, type, data, metadata FROM tables_event WHERE stream_id = %s AND version = ANY(%s)",
-            [table.pk, seqs],
+            [table_id, seqs],
         )
         for version, kind, data, metadata in cursor.fetchall():
             data = json.loads(data) if isinstance(data, str) else data
@@ -138,15 +136,36 @@ def test_the_owners_rewrite_with_the_hash_forms_dropped_is_caught_by_the_export_
             metadata.pop("hash_form", None)
             cursor.execute(
                 "UPDATE tables_event SET data = %s::jsonb, metadata = %s::jsonb WHERE stream_id = %s AND version = %s",
-                [json.dumps(data), json.dumps(metadata), table.pk, version],
+                [json.dumps(data), json.dumps(metadata), table_id, version],
             )
         cursor.execute(
             "UPDATE ledger_posting SET amount = amount * 10 WHERE transaction_id IN "
             "(SELECT id FROM ledger_transaction WHERE hand_id = %s)",
             [hand.pk],
         )
-        cursor.execute("DELETE FROM tables_snapshot WHERE table_id = %s", [table.pk])
+        cursor.execute("DELETE FROM tables_snapshot WHERE table_id = %s", [table_id])
     loader.forget_all()
+    return seqs
+
+
+def test_an_export_edited_on_disk_with_its_hash_forms_removed_fails(tmp_path):
+    _, _, hand, body, path = _hand_and_export(tmp_path)
+    for downgrade in (lambda e: e.pop("hash_form"), lambda e: e.update(hash_form=1)):
+        forged = _times_ten(body, hand.number)
+        for event in forged["events"]:
+            downgrade(event)  # nothing is recomputed for a form nobody outside can recompute...
+        path.write_text(json.dumps(forged))
+        code, out = run_verifier(path, "--public-key", current_key())
+        assert code == 1 and "FAIL chain" in out, out  # ...but the checkpoints sign the form of every event
+        assert "names no hash form" in out or "the checkpoints sign form 3 for it" in out, out
+        assert "every check passed" not in out
+    assert verify_hand(hand, record=False).ok  # the server agrees: what it holds is genuine, only the file lies
+
+
+def test_the_owners_rewrite_with_the_hash_forms_dropped_is_caught_by_the_export_and_by_the_server(tmp_path):
+    table, players, hand, body, path = _hand_and_export(tmp_path)
+    participant = next(p for p in players if hand.participants.filter(user=p).exists())
+    seqs = _owners_rewrite(table.pk, hand, body)
     rewritten = _export(_client(participant), hand, path)
     assert [e["hash"] for e in rewritten["events"]] == [e["hash"] for e in body["events"]]  # the strings kept
     assert {e["hash_form"] for e in rewritten["events"] if e["seq"] in seqs} == {1}
@@ -154,6 +173,28 @@ def test_the_owners_rewrite_with_the_hash_forms_dropped_is_caught_by_the_export_
     assert code == 1 and "FAIL chain" in out and "the checkpoints sign form 3 for it" in out, out
     verdict = verify_hand(hand, record=False)
     assert not verdict.ok and "hash form 1" in verdict["chain"], verdict.checks
+
+
+def test_the_owners_rewrite_with_the_hash_forms_dropped_fails_the_live_verifier_and_the_servers_verify(
+    tmp_path, spawn, child_env
+):
+    """The review's live case: the same rewrite, checked with ``tools/verify_hand.py --url`` against a running
+    server (gunicorn) with the real key; the API's own verify says the same."""
+    server = start_live_server(spawn, child_env)
+    table, players, hand, body, _ = _hand_and_export(tmp_path)
+    participant = next(p for p in players if hand.participants.filter(user=p).exists())
+    token = api_token(server, participant.get_username())
+    code, out = run_live_verifier(server, token, hand.pk)
+    assert code == 0 and "ok   feed" in out, out  # genuine, live
+    _owners_rewrite(table.pk, hand, body)
+    code, out = run_live_verifier(server, token, hand.pk)
+    assert code == 1 and "FAIL chain" in out and "the checkpoints sign form 3 for it" in out, out
+    assert "every check passed" not in out
+    staff = make_players(1, prefix="vaaud", chips=0)[0]
+    staff.is_staff = True
+    staff.save()
+    verdict = api_get(server, api_token(server, staff.get_username()), f"/api/v1/hands/{hand.pk}/verify")
+    assert "hash form 1" in verdict["chain"], verdict  # (each check "ok" or what differs)
 
 
 def test_a_winning_hand_resettled_as_lost_in_the_unsigned_fields_fails(tmp_path):
@@ -179,10 +220,31 @@ def test_a_winning_hand_resettled_as_lost_in_the_unsigned_fields_fails(tmp_path)
     path.write_text(json.dumps(forged))
     code, out = run_verifier(path, "--public-key", current_key())
     assert code == 1 and "FAIL history" in out and "the settlement event says" in out, out
+    assert verify_hand(won, record=False).ok  # the server agrees: what it holds is genuine, only the file lies
+    # the same in the database, where only the ledger is not chained: the owner moves the winner's payout to the
+    # other side of the settlement (the transaction still balances); the server's verify and the verifier fail it
+    with owner_cursor(triggers_off=["ledger_posting"]) as cursor:
+        cursor.execute(
+            "SELECT p.id, p.amount, p.transaction_id FROM ledger_posting p "
+            "JOIN ledger_account a ON a.id = p.account_id JOIN ledger_transaction t ON t.id = p.transaction_id "
+            "WHERE t.hand_id = %s AND t.kind = 'hand_settlement' AND a.kind = 'wallet' AND p.amount > 1",
+            [won.pk],
+        )
+        posting, amount, tx = cursor.fetchone()
+        cursor.execute("UPDATE ledger_posting SET amount = 1 WHERE id = %s", [posting])
+        cursor.execute(
+            "UPDATE ledger_posting SET amount = amount + %s WHERE id = "
+            "(SELECT min(id) FROM ledger_posting WHERE transaction_id = %s AND id <> %s)",
+            [amount - 1, tx, posting],
+        )
+    assert not verify_hand(won, record=False).ok
+    _export(_client(participant), won, path)
+    code, out = run_verifier(path, "--public-key", current_key())
+    assert code == 1 and "FAIL ledger" in out, out
 
 
 def test_a_history_that_claims_a_different_client_seed_fails(tmp_path):
-    _, _, _, body, path = _hand_and_export(tmp_path, preset="classic", bank="player")
+    _, _, hand, body, path = _hand_and_export(tmp_path, preset="classic", bank="player")
     forged = copy.deepcopy(body)
     history = forged["hand"]
     punter = next(p for p in history["participants"] if p["role"] == "punter")
@@ -195,6 +257,7 @@ def test_a_history_that_claims_a_different_client_seed_fails(tmp_path):
     path.write_text(json.dumps(forged))
     code, out = run_verifier(path, "--public-key", current_key())
     assert code == 1 and "FAIL history" in out and ground in out, out
+    assert verify_hand(hand, record=False).ok  # the server agrees: what it holds is genuine, only the file lies
 
 
 def _check_in_process(path: Path) -> tuple[int, str]:

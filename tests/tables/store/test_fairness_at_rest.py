@@ -161,3 +161,30 @@ def test_no_row_of_the_hand_in_play_holds_a_face_down_card(preset, bank):
     for card in face_down:  # as any JSON would write it (the sealed forms are base64: no quotes inside)
         assert f'"{card}"' not in text, card
     assert '"sealed_card": "v1:' in text
+
+
+def test_sealed_face_down_cards_all_have_one_length_and_the_old_form_still_opens():
+    """Issue #42: a sealed card used to keep its code's length (3 characters a picture, 2 a pip), so whoever reads
+    the events (here the application's own database role, without the sealing key) classified every face-down
+    card. Now every ``sealed_card`` of every hand has the same length, pictures and pips alike; a card sealed in
+    the old form (the bare code) still opens."""
+    from django.db import connection
+
+    players = make_players(3, prefix="len")
+    table = make_table("spanish", bank="house")  # face-down cards from the opening on
+    play_hands(table, players, 12, random.Random(11))
+    with connection.cursor() as cursor:  # the attacker's read: the app role, a raw cursor on the events
+        cursor.execute(
+            "SELECT (data->>'number')::int, (data->>'deck_index')::int, data->>'sealed_card' FROM tables_event "
+            "WHERE stream_id = %s AND type = 'CardDealt' AND data->>'sealed_card' IS NOT NULL",
+            [table.pk],
+        )
+        sealed = cursor.fetchall()
+    cards = [fairness.unseal_card(table.pk, number, index, text) for number, index, text in sealed]
+    pictures = {len(text) for (_, _, text), card in zip(sealed, cards, strict=True) if len(card) == 3}
+    pips = {len(text) for (_, _, text), card in zip(sealed, cards, strict=True) if len(card) == 2}
+    assert pictures and pips, "the hands dealt no picture or no pip face down"  # both kinds were sealed...
+    assert pictures == pips and len(pictures) == 1, (pictures, pips)  # ...and no length tells them apart
+    for card in ("10B", "1O"):  # sealed as before issue #42: the bare code
+        old = fairness._seal_bytes(card.encode(), fairness._card_associated_data(table.pk, 1, 7))
+        assert fairness.unseal_card(table.pk, 1, 7, old) == card
