@@ -154,7 +154,7 @@ class Rtp(Published, frozen=True, kw_only=True):
             "at a player bank whose simulation has not finished yet (or failed): ask again later."
         ),
     ]
-    method: Annotated[Literal["exact", "simulated"], _doc("exact (a house bank) or simulated (a player bank).")]
+    method: Annotated[str, _doc('"exact" (a house bank) or "simulated" (a player bank).')]
     margin: Annotated[
         str | None, _doc('The 95% half-width of a simulated figure; "0" when exact; null while not computed.')
     ]
