@@ -12,7 +12,7 @@ Every figure comes from a read model or the ledger through an index, never by fo
 | timeouts per hour, 24 h | the first event of each timeout command | ``event_timeout_command_idx`` (partial) |
 | verification failures | ``casino_verificationfailure`` | ``casino_verifyfail_at_idx`` |
 | last reconciliation | ``casino_reconcilerun`` | ``casino_reconcile_at_idx`` |
-| house tables outside the RTP limits | the house tables' ``TableCreated`` events, priced by ``tables.worth`` (cached) | the event key |
+| house tables outside the RTP limits | their ``TableCreated`` events, priced by ``tables.worth`` (cached) | event key |
 
 Player wallets are not summed over every player's row: the trial balance is zero, so the wallets hold minus
 everything else (the cage, the bankrolls, the fees and the escrows: one row per table at most).

@@ -5,8 +5,8 @@ house bank's figure is exact: tests/tables/admin/test_admin_rtp.py.)"""
 from __future__ import annotations
 
 import socket
-from fractions import Fraction
 import uuid
+from fractions import Fraction
 
 import pytest
 from django.db import IntegrityError, transaction

@@ -31,7 +31,8 @@ RTP_KEYS = {"best_play", "flat", "method", "margin", "assumptions"}
 
 
 def body(**changes: Any) -> dict[str, Any]:
-    return {"name": "Priced", "preset": "spanish", "min_bet": 5, "max_bet": 10, "max_seats": 4, "bank": "house"} | changes
+    table = {"name": "Priced", "preset": "spanish", "min_bet": 5, "max_bet": 10, "max_seats": 4, "bank": "house"}
+    return table | changes
 
 
 def exact_rtp(data: dict[str, Any]) -> dict[str, Any]:
