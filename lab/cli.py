@@ -21,6 +21,7 @@ from .runner import Result
 from .sim import CHUNK, Spec
 from .stats import PUNTER_KEYS, ROUND_KEYS
 from .strategies import BANKER_STRATEGIES, DEFAULT_BANKER, DEFAULT_PUNTER, PUNTER_STRATEGIES
+from .worth_check import add_exact_table_arguments, add_worth_check_arguments, exact_table_command, worth_check
 
 
 def parse_override(text: str) -> tuple[str, Any]:
@@ -54,8 +55,9 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
         "--punter",
         default=DEFAULT_PUNTER,
         help=f"punter strategy: {', '.join(PUNTER_STRATEGIES)} or stand:H[,H2,...][:nosplit] in half-points per "
-        f"card count (default {DEFAULT_PUNTER})",
+        f"card count, or best (the exact engine's best play, alone at a house bank) (default {DEFAULT_PUNTER})",
     )
+    parser.add_argument("--max-bet", type=int, default=1, help="the table's maximum; its minimum is 1 (default 1)")
     parser.add_argument(
         "--banker",
         default=DEFAULT_BANKER,
@@ -80,6 +82,7 @@ def spec_from_args(args: argparse.Namespace) -> Spec:
         hands=args.hands,
         seed=args.seed,
         chunk=args.chunk,
+        max_bet=args.max_bet,
     )
 
 
@@ -175,16 +178,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_simulate_arguments(sub.add_parser("simulate", help="simulate one rule set"))
     add_report_arguments(sub.add_parser("report", help="sweeps, plots, the edge table and an HTML page"))
     sub.add_parser("strategies", help="list the named strategies")
+    add_worth_check_arguments(sub.add_parser("worth-check", help="the exact engine's figures against the simulator"))
+    add_exact_table_arguments(sub.add_parser("exact-table", help="the exact table of docs/house-edge/exact.md"))
     args = parser.parse_args(argv)
     commands: dict[str, Callable[[argparse.Namespace], object]] = {
         "simulate": simulate,
         "report": report,
         "strategies": lambda _args: list_strategies(),
+        "worth-check": worth_check,
+        "exact-table": exact_table_command,
     }
     try:
-        commands[args.command](args)
+        status = commands[args.command](args)
     except DomainError as error:
         parser.exit(2, f"error: {error.code}: {error.message} ({error.details})\n")
     except (ValueError, LookupError) as error:
         parser.exit(2, f"error: {error}\n")
-    return 0
+    return status if isinstance(status, int) else 0

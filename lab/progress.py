@@ -25,7 +25,6 @@ def add_progress_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-
 def pct(x: float) -> str:
     return "n/a" if math.isnan(x) else f"{100 * x:.2f}%"
 

@@ -12,6 +12,7 @@ What keeps it fast without touching the rules: one ``handle`` per decision (no `
 wallets are one constant mapping large enough that no stake is ever refused (nothing to track between
 commands), the context of every command of a hand is built once, and events are not stored.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -42,6 +43,7 @@ from rules import (
     make_table_config,
 )
 
+from .best import BestPlay
 from .stats import Tally
 from .strategies import (
     DEFAULT_BANKER,
@@ -58,6 +60,8 @@ CHUNK = 10_000
 BOTTOMLESS = 10**15
 #: Bumped whenever a change alters what a seed produces (cached figures carry it).
 ENGINE_VERSION = 1
+#: The punter strategy name of the exact engine's best play.
+BEST_PUNTER = "best"
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,12 @@ class Spec:
     hands: int = 100_000
     seed: int = 1
     chunk: int = CHUNK
+    max_bet: int = 1  # the table's maximum (its minimum is 1): the spread a ``best`` punter plays within
+
+    @property
+    def best(self) -> bool:
+        """The punter plays the exact engine's best play (``lab.best``) instead of a named strategy."""
+        return self.punter == BEST_PUNTER
 
     @property
     def seats(self) -> int:
@@ -85,7 +95,7 @@ class Spec:
             preset=self.preset,
             overrides=dict(self.overrides),
             min_bet=1,
-            max_bet=1,
+            max_bet=self.max_bet,
             max_seats=8 if self.bank == "player" else 7,
             bank=self.bank,
             fixed_stake=1 if _bank_fixed(self.preset, self.overrides) else None,
@@ -94,7 +104,10 @@ class Spec:
             raise ValueError("punters must be 1 to 7")
         if self.hands < 1 or self.chunk < 1:
             raise ValueError("hands and chunk must be positive")
-        punter_strategy(self.punter)
+        if self.best and (self.bank != "house" or self.seats != 1):
+            raise ValueError("the best punter plays alone at a house-banked table")
+        if not self.best:
+            punter_strategy(self.punter)
         banker_strategy(self.banker)
         return config.rules
 
@@ -140,7 +153,7 @@ class SimTable:
         self.spec = spec
         self.seed = seed
         self.tally = Tally()  # the warm-up's (see below)
-        self.punter = punter_strategy(spec.punter)
+        self.punter = punter_strategy(DEFAULT_PUNTER if spec.best else spec.punter)
         self.banker = banker_strategy(spec.banker)
         players = [f"p{i}" for i in range(spec.seats + (1 if spec.bank == "player" else 0))]
         self.wallets = dict.fromkeys(players, BOTTOMLESS)  # no "house" key: the house bank is unlimited
@@ -155,7 +168,7 @@ class SimTable:
                 preset=spec.preset,
                 overrides=dict(spec.overrides),
                 min_bet=1,
-                max_bet=1,
+                max_bet=spec.max_bet,
                 max_seats=seats,
                 bank=spec.bank,
                 fixed_stake=fixed,
@@ -163,6 +176,7 @@ class SimTable:
         )
         assert self.state.config is not None
         self.rules: Rules = self.state.config.rules
+        self.best = BestPlay(self.rules, 1, spec.max_bet) if spec.best else None
         for p in players:
             self.send(SitDown(player_id=p, username=p))
         # the first hand opened as soon as one punter (and a banker) sat: play until every punter is dealt in,
@@ -244,7 +258,8 @@ class SimTable:
         if kind == WaitKind.BETTING_WINDOW:
             for h in hand.punters:
                 if h.stake == 0 and h.status != "void":
-                    self.send(PlaceBet(player_id=h.player_id, amount=hand.stake or 1), ctx)
+                    amount = hand.stake or (self.best.before_deal() if self.best is not None else 1)
+                    self.send(PlaceBet(player_id=h.player_id, amount=amount), ctx)
                     if self.state.awaiting is None or self.state.awaiting.kind != WaitKind.BETTING_WINDOW:
                         return
             return
@@ -258,6 +273,9 @@ class SimTable:
             return
         mine = [h for h in hand.punters if h.seat == seat]
         pid = mine[0].player_id
+        if self.best is not None:
+            self.send(self.best.command(hand, aw, pid), ctx)
+            return
         if kind == WaitKind.OWED_BET:
             self.send(PlaceBet(player_id=pid, amount=hand.stake or 1), ctx)
             return
