@@ -12,6 +12,7 @@ Every figure comes from a read model or the ledger through an index, never by fo
 | timeouts per hour, 24 h | the first event of each timeout command | ``event_timeout_command_idx`` (partial) |
 | verification failures | ``casino_verificationfailure`` | ``casino_verifyfail_at_idx`` |
 | last reconciliation | ``casino_reconcilerun`` | ``casino_reconcile_at_idx`` |
+| house tables outside the RTP limits | their ``TableCreated`` events, priced by ``tables.worth`` (cached) | event key |
 
 Player wallets are not summed over every player's row: the trial balance is zero, so the wallets hold minus
 everything else (the cage, the bankrolls, the fees and the escrows: one row per table at most).
@@ -34,6 +35,7 @@ from gamemath.enums import DisputeStatus
 from ledger.models import Balance
 from tables.event_queries import timeout_commands_by_hour
 from tables.models import Dispute, Hand, Table
+from tables.worth import house_tables_outside_limits
 
 DAYS = 30
 TIMEOUT_HOURS = 24
@@ -80,6 +82,7 @@ class Dashboard:
     failures: list[VerificationFailure]
     failures_24h: int
     reconcile: ReconcileRun | None
+    outside_rtp: int = 0  # house-banked tables the casino's return-to-player limits refuse now
     days: list[datetime] = field(default_factory=list)
     hours: list[datetime] = field(default_factory=list)
 
@@ -167,6 +170,7 @@ def build(now: datetime | None = None) -> Dashboard:
         failures=list(VerificationFailure.objects.order_by("-at", "-id")[:LATEST]),
         failures_24h=VerificationFailure.objects.filter(at__gte=now - timedelta(hours=24)).count(),
         reconcile=ReconcileRun.objects.order_by("-at", "-id").first(),
+        outside_rtp=len(house_tables_outside_limits()),
         days=days,
         hours=hours,
     )

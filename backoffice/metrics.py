@@ -29,13 +29,15 @@ from gamemath.enums import DisputeStatus
 from kit import heartbeat
 from tables.models import Dispute, Hand, Table
 from tables.queues import table_queues
+from tables.worth import house_tables_outside_limits
 
 RECONCILE_RUNS = Counter("casino_reconcile_runs", "Ledger reconciliations run in this process, by outcome", ["ok"])
 
 
 # --- figures read from the database at scrape time ---------------------------------------------------------------
 class DatabaseCollector(Collector):
-    """Verification failures, the last reconciliation, tables by phase, hands in play and open disputes."""
+    """Verification failures, the last reconciliation, tables by phase, hands in play, open disputes and the
+    house tables outside the return-to-player limits."""
 
     def collect(self) -> Iterator[Metric]:
         failures = VerificationFailure.objects.aggregate(n=Count("*"), last=Max("at"))
@@ -71,6 +73,15 @@ class DatabaseCollector(Collector):
         yield _gauge("casino_hands_in_play", "Hands in play now", Hand.objects.filter(status="in_play").count())
         open_disputes = Dispute.objects.filter(status=DisputeStatus.OPEN).count()
         yield _gauge("casino_disputes_open", "Disputes waiting for an operator", open_disputes)
+        outside = GaugeMetricFamily(
+            "casino_tables_outside_rtp_limits",
+            "House-banked tables whose return to player the casino's limits (MIN_RTP, MAX_RTP) refuse now, by reason",
+            labels=["reason"],
+        )
+        reasons = [refusal.reason for refusal in house_tables_outside_limits().values()]
+        for reason in ("player_advantage", "below_minimum"):
+            outside.add_metric([reason], reasons.count(reason))
+        yield outside
 
 
 class BrokerCollector(Collector):

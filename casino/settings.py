@@ -376,6 +376,14 @@ HOUSE_EDGE_HANDS = env_int("HOUSE_EDGE_HANDS", 0)  # 0: the published table's si
 HOUSE_EDGE_QUEUE = os.environ.get("HOUSE_EDGE_QUEUE", "lab")  # its own worker (Procfile, compose): not the timers'
 HOUSE_EDGE_RETRY_S = float(os.environ.get("HOUSE_EDGE_RETRY_S", "900"))
 
+# --- What a table returns to players (tables/worth.py, docs/house-edge.md "The casino's limits") -----------------
+# The operator's choice, as decimal strings: a house-banked table whose best-play return to player is above
+# MAX_RTP (a punter playing perfectly within its limits would beat the casino, or come too close) or whose flat
+# return is below MIN_RTP (the jurisdiction's minimum) is refused with 400 rules_refused; tables already open
+# outside them are flagged (admin, metric casino_tables_outside_rtp_limits).
+MAX_RTP = os.environ.get("MAX_RTP", "0.985")
+MIN_RTP = os.environ.get("MIN_RTP", "0.85")
+
 # --- Cache ---------------------------------------------------------------------------------------------------
 CACHES = {
     "default": {

@@ -42,6 +42,7 @@ STATUS_BY_CODE: dict[str, int] = {
     # the request itself is wrong
     "invalid_request": 400,
     "bet_out_of_limits": 400,
+    "rules_refused": 400,  # v1.3: a house-banked table outside MIN_RTP-MAX_RTP (details {reason, rtp, limit, ...})
     "not_authenticated": 401,
     "forbidden": 403,
     "excluded": 403,  # v1.2: on a break or self-excluded (details.until)

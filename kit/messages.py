@@ -15,6 +15,7 @@ from django.utils.translation import gettext, gettext_lazy, gettext_noop
 CODE_MESSAGES = {
     "invalid_request": gettext_lazy("The request is invalid."),
     "bet_out_of_limits": gettext_lazy("The bet is outside the table's limits."),
+    "rules_refused": gettext_lazy("The casino's limits on what a table returns to players refuse this table."),
     "not_authenticated": gettext_lazy("Sign in first: the credentials are missing or were refused."),
     "forbidden": gettext_lazy("You may not do this."),
     "excluded": gettext_lazy("This account is on a break or self-excluded."),

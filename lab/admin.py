@@ -1,5 +1,5 @@
-"""The lab in the admin: the house-edge figure of a table's rule set (used by ``TableAdmin``) and the list of
-every computed rule set (read-only for everybody)."""
+"""The lab in the admin: the list of every simulated rule set (read-only for everybody). A table's page shows
+the figure as ``tables.worth`` makes it (the return to player; a player bank's is this simulation's)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ from django.utils.safestring import SafeString
 
 from kit.admin_lookups import ViewOnlyAdmin
 from lab.models import DONE, FAILED, HouseEdge
-from lab.services import request_house_edge
-from rules import TableConfig
 
 
 def _pct(x: float) -> str:
@@ -38,13 +36,6 @@ def describe(row: HouseEdge) -> SafeString:
     if row.status == FAILED:
         return format_html('<span class="house-edge" data-status="failed">could not be computed: {}</span>', row.error)
     return SafeString('<span class="house-edge" data-status="computing">computing… (reload in a minute)</span>')
-
-
-def house_edge_for(config: TableConfig | None) -> SafeString:
-    """The house-edge cell of a table page; asks for the figure the first time (see lab.services)."""
-    if config is None:
-        return SafeString("—")
-    return describe(request_house_edge(config))
 
 
 @admin.register(HouseEdge)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Iterable
 from datetime import timedelta
 
 from celery import current_app as celery_app
@@ -49,32 +50,57 @@ def spec_key(config: TableConfig, spec: Spec) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
+def house_edge_key(config: TableConfig) -> str:
+    """The key of the row holding this table card's figure (its rule set and bank: the limits do not count)."""
+    return spec_key(config, table_spec(config))
+
+
 def request_house_edge(config: TableConfig) -> HouseEdge:
     """The figure of this rule set; the first request (or one left computing too long) enqueues the task."""
-    spec = table_spec(config)
-    key = spec_key(config, spec)
+    return next(iter(request_house_edges([config]).values()))
+
+
+def request_house_edges(configs: Iterable[TableConfig]) -> dict[str, HouseEdge]:
+    """The figures of these rule sets by key, read together; a rule set asked for the first time (or one left
+    computing too long) is created and its task enqueued after commit."""
+    specs = {}
+    for config in configs:
+        spec = table_spec(config)
+        specs.setdefault(spec_key(config, spec), (config, spec))
+    rows = {row.key: row for row in HouseEdge.objects.filter(key__in=list(specs))}
     now = timezone.now()
-    row, created = HouseEdge.objects.get_or_create(
-        key=key,
-        defaults={
-            "preset": config.preset,
-            "bank": config.bank,
-            "rules": config.rules.to_dict(),
-            "spec": spec.to_json(),
-            "requested_at": now,
-        },
-    )
     stale = now - timedelta(seconds=settings.HOUSE_EDGE_RETRY_S)
-    if not created and row.status == COMPUTING and row.requested_at < stale:
-        # the task was lost (a worker died, Redis restarted): ask again, once per retry period
-        created = (
-            HouseEdge.objects.filter(pk=row.pk, status=COMPUTING, requested_at__lt=stale).update(requested_at=now) == 1
-        )
-    if created and settings.HOUSE_EDGE_TASKS:
-        transaction.on_commit(
-            lambda: celery_app.send_task(COMPUTE_HOUSE_EDGE, args=[key], queue=settings.HOUSE_EDGE_QUEUE)
-        )
-    return row
+    for key, (config, spec) in specs.items():
+        row = rows.get(key)
+        if row is None:
+            row, created = HouseEdge.objects.get_or_create(
+                key=key,
+                defaults={
+                    "preset": config.preset,
+                    "bank": config.bank,
+                    "rules": config.rules.to_dict(),
+                    "spec": spec.to_json(),
+                    "requested_at": now,
+                },
+            )
+            rows[key] = row
+        else:
+            created = False
+            if row.status == COMPUTING and row.requested_at < stale:
+                # the task was lost (a worker died, Redis restarted): ask again, once per retry period
+                created = (
+                    HouseEdge.objects.filter(pk=row.pk, status=COMPUTING, requested_at__lt=stale).update(
+                        requested_at=now
+                    )
+                    == 1
+                )
+        if created and settings.HOUSE_EDGE_TASKS:
+            _enqueue(key)
+    return rows
+
+
+def _enqueue(key: str) -> None:
+    transaction.on_commit(lambda: celery_app.send_task(COMPUTE_HOUSE_EDGE, args=[key], queue=settings.HOUSE_EDGE_QUEUE))
 
 
 def compute(key: str) -> None:

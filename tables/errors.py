@@ -49,6 +49,12 @@ class SeatLimit(DomainError):
     code = "seat_limit"
 
 
+class RulesRefused(DomainError):
+    """A house-banked table card outside the casino's return-to-player limits (API.md v1.3, ``tables.worth``)."""
+
+    code = "rules_refused"
+
+
 class IdempotencyConflict(DomainError):
     """The same idempotency key was used before for a different command."""
 

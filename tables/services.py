@@ -30,7 +30,7 @@ from rules import (
     Timeout,
     command_for_action,
 )
-from tables import pipeline
+from tables import pipeline, worth
 from tables.errors import SeatLimit, SeatNotIdle, TableNotFound, TimeoutNotDue
 from tables.idle_seats import idle_seats, idleness
 from tables.models import PlayerProfile, Table, TableSeat
@@ -60,7 +60,12 @@ def player_client_seed(*, user: AbstractBaseUser) -> str:
 def table_create(
     *, operator: AbstractBaseUser | None, name: str, spec: TableSpec, idempotency_key: str | None = None
 ) -> Table:
-    """Create a table: its row (the stream) and its first event, TableCreated, with the validated config."""
+    """Create a table: its row (the stream) and its first event, TableCreated, with the validated config.
+
+    The rules core judges the combination (the core's ``DomainError`` naming the field); then the casino's limits
+    on what a table returns (``tables.worth.guard``: a house bank outside ``MIN_RTP``-``MAX_RTP`` is refused with
+    ``rules_refused``). A player bank's simulated figure is asked for here (the lab's task, after commit)."""
+    worth.guard(spec.config())
     table = Table.objects.create(name=name, preset=str(spec.preset)[:20], created_by=operator)
     pipeline.execute(
         table_id=table.pk,

@@ -210,3 +210,20 @@ class RulesReleaseFilter(admin.SimpleListFilter):
             return queryset.filter(rules_version="")
         version, _, digest = value.partition(":")
         return queryset.filter(rules_version=version, rules_sha256=digest)
+
+
+class RtpLimitsFilter(admin.SimpleListFilter):
+    """House-banked tables whose card the casino's return-to-player limits refuse now (``tables.worth``)."""
+
+    title = "return to player"
+    parameter_name = "rtp"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("outside", "outside the limits")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value() != "outside":
+            return queryset
+        from tables.worth import house_tables_outside_limits
+
+        return queryset.filter(pk__in=list(house_tables_outside_limits()))

@@ -14,6 +14,7 @@ from rules import PRESETS
 from tables.api.serializers import MAX_TABLE_BET, MAX_TIMEOUT_S, TableCreateInput
 from tables.models import Dispute, Table
 from tables.table_spec import TableSpec
+from tables.worth import judge
 
 RULE_PREFIX = "rule_"
 PRESET_VALUE = ("", "— the preset's value —")
@@ -60,8 +61,8 @@ RULE_TOGGLES: tuple[str, ...] = tuple(f.name for f in fields(Rules))
 class TableCreateForm(forms.ModelForm):
     """A table body of API.md: preset, bank, limits, seats, fixed stake, timeouts and overrides of single
     toggles of the preset. ``clean`` runs the API's own input serializer (which runs the core's validation of
-    the whole combination), so the form accepts exactly what ``POST /api/v1/tables`` accepts and names the
-    same field when it refuses."""
+    the whole combination) and the casino's return-to-player limits (``tables.worth.judge``), so the form
+    accepts exactly what ``POST /api/v1/tables`` accepts and names the same field when it refuses."""
 
     preset = forms.ChoiceField(choices=[(p, p) for p in PRESETS])
     bank = forms.ChoiceField(
@@ -118,6 +119,11 @@ class TableCreateForm(forms.ModelForm):
             return data
         self.body = dict(serializer.validated_data)
         self.spec = TableSpec.from_data(self.body)
+        # the casino's return-to-player limits, as tables.services.table_create will judge them (tables.worth)
+        refusal = judge(self.spec.config())
+        if refusal is not None:
+            field = "max_bet" if refusal.max_bet_allowed is not None else None
+            self.add_error(field, f"Refused (rules_refused, {refusal.reason}): {refusal.sentence()}.")
         return data
 
 

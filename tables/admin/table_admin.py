@@ -1,9 +1,11 @@
 """Tables in the Django admin.
 
-Tables are created through ``tables.services.table_create`` (the form validates exactly like the API). A
-table's rules are fixed by its first event (``TableCreated``): "edit" changes only its name, which is no part of
-any event, and shows the resolved rules, the house edge, the seats and the recent hands read-only. Nobody
-deletes a table. See docs/admin.md.
+Tables are created through ``tables.services.table_create`` (the form validates exactly like the API, the
+casino's return-to-player limits included, and prices the card before it is saved). A table's rules are fixed by
+its first event (``TableCreated``): "edit" changes only its name, which is no part of any event, and shows the
+resolved rules, what the table returns to a punter (``tables.worth``), the seats and the recent hands read-only.
+The list and the dashboard flag house-banked tables outside the limits. Nobody deletes a table. See
+docs/admin.md.
 """
 
 from __future__ import annotations
@@ -11,30 +13,44 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
 from django.contrib import admin
 from django.http import HttpRequest
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from kit.admin_lookups import DeclaredLookupsOnly
-from lab.admin import house_edge_for
 from rules import TableState
 from tables import loader, services
+from tables.admin.filters import RtpLimitsFilter
 from tables.admin.forms import RULE_PREFIX, RULE_TOGGLES, TableCreateForm, TableRenameForm
 from tables.admin.links import hand_url, player_url
 from tables.admin.present import present_rules, rules_rows
 from tables.errors import TableMissing
 from tables.models import Hand, Table
+from tables.worth import TableWorth, judge, limits, percent, table_configs, worth_of, worths_of
 
 RECENT_HANDS = 10
 
 
 @admin.register(Table)
 class TableAdmin(DeclaredLookupsOnly):
-    list_display = ("id", "name", "preset", "bank", "limits", "seats", "phase", "hands_played", "banker_username")
+    list_display = (
+        "id",
+        "name",
+        "preset",
+        "bank",
+        "limits",
+        "rtp_column",
+        "seats",
+        "phase",
+        "hands_played",
+        "banker_username",
+    )
     list_display_links = ("id", "name")
-    list_filter = ("preset", "bank", "phase")
+    list_filter = ("preset", "bank", "phase", RtpLimitsFilter)
     search_fields = ("=id", "name")
     ordering = ("-id",)
     change_form_template = "admin/tables/table/change_form.html"
@@ -43,7 +59,7 @@ class TableAdmin(DeclaredLookupsOnly):
         "bank",
         "limits",
         "resolved_rules",
-        "house_edge",
+        "rtp",
         "phase_now",
         "seats_now",
         "current_hand",
@@ -74,7 +90,7 @@ class TableAdmin(DeclaredLookupsOnly):
         return [
             (None, {"fields": ("name",)}),
             ("Rules: fixed by the table's first event (TableCreated)", {"fields": ("preset", "bank", "limits")}),
-            ("Resolved rules", {"fields": ("resolved_rules", "house_edge")}),
+            ("Resolved rules", {"fields": ("resolved_rules", "rtp")}),
             ("Now", {"fields": ("phase_now", "seats_now", "current_hand", "recent_hands")}),
             ("Record", {"fields": ("version", "hands_played", "created_at", "created_by")}),
         ]
@@ -91,7 +107,6 @@ class TableAdmin(DeclaredLookupsOnly):
             obj.pk = table.pk
             obj.refresh_from_db()
             obj._created_with = form.body  # for the log line
-            self.house_edge(obj)  # asks for the house-edge figure now (lab/)
             return
         if "name" in form.changed_data:  # only the name: the lobby columns belong to the projections
             Table.objects.filter(pk=obj.pk).update(name=obj.name)
@@ -127,10 +142,72 @@ class TableAdmin(DeclaredLookupsOnly):
         rows = rules_rows(rules)
         return SafeString(render_to_string("admin/tables/table/_rules.html", {"table": rules, "rows": rows}))
 
-    @admin.display(description="house edge (default strategies)")
-    def house_edge(self, obj: Table) -> SafeString:
+    def get_changelist_instance(self, request: HttpRequest) -> Any:
+        changelist = super().get_changelist_instance(request)
+        page = list(changelist.result_list)  # the page's tables (cached in the queryset: the rows shown are these)
+        configs = table_configs(t.pk for t in page)
+        worths = worths_of(configs)
+        for table in page:
+            config = configs.get(table.pk)
+            table._worth = worths.get(table.pk)
+            table._refusal = judge(config, table._worth) if config is not None else None
+        return changelist
+
+    def changeform_view(
+        self, request: HttpRequest, object_id: str | None = None, form_url: str = "", extra_context: Any = None
+    ) -> Any:
+        low, high = limits()
+        context = {
+            **(extra_context or {}),
+            "rtp_url": reverse("api-tables-rtp"),
+            "rtp_limits": {"min": str(settings.MIN_RTP), "max": str(settings.MAX_RTP)},
+            "rtp_limits_shown": (percent(low), percent(high)),
+        }
+        return super().changeform_view(request, object_id, form_url, context)
+
+    @admin.display(description="return to player")
+    def rtp_column(self, obj: Table) -> SafeString | str:
+        worth: TableWorth | None = getattr(obj, "_worth", None)
+        if worth is None:
+            return "—"
+        refusal = getattr(obj, "_refusal", None)
+        text = _figures(worth)
+        if refusal is None:
+            return format_html('<span class="rtp" data-outside="false">{}</span>', text)
+        return format_html(
+            '<span class="rtp rtp-outside" data-outside="true" data-reason="{}" title="{}">⚠ {} · outside the '
+            "limits ({})</span>",
+            refusal.reason,
+            refusal.sentence(),
+            text,
+            refusal.reason.replace("_", " "),
+        )
+
+    @admin.display(description="return to player")
+    def rtp(self, obj: Table) -> SafeString:
         state = self._state(obj)
-        return house_edge_for(state.config if state is not None else None)
+        config = state.config if state is not None else None
+        if config is None:
+            return SafeString("—")
+        worth = worth_of(config)
+        refusal = judge(config, worth)
+        low, high = limits()
+        return SafeString(
+            render_to_string(
+                "admin/tables/table/_rtp.html",
+                {
+                    "worth": worth,
+                    "published": worth.published(),
+                    "figures": _figures(worth),
+                    "best_play": percent(worth.best_play),
+                    "flat": percent(worth.flat),
+                    "margin": percent(worth.margin),
+                    "refusal": refusal,
+                    "low": percent(low),
+                    "high": percent(high),
+                },
+            )
+        )
 
     @admin.display(description="phase")
     def phase_now(self, obj: Table) -> str:
@@ -175,3 +252,12 @@ class TableAdmin(DeclaredLookupsOnly):
     def recent_hands(self, obj: Table) -> SafeString:
         hands = list(Hand.objects.filter(table=obj).order_by("-number").defer("start_state")[:RECENT_HANDS])
         return SafeString(render_to_string("admin/tables/table/_recent_hands.html", {"hands": hands, "table": obj}))
+
+
+def _figures(worth: TableWorth) -> str:
+    """The figures in one line: best play and flat (exact), or flat ± margin (simulated), or why not yet."""
+    if worth.method == "exact":
+        return f"best play {percent(worth.best_play)} · flat {percent(worth.flat)} (exact)"
+    if worth.flat is None:
+        return "computing…" if worth.status == "computing" else "could not be computed"
+    return f"flat {percent(worth.flat)} ± {percent(worth.margin)} (simulated)"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+import msgspec
 from msgspec import UNSET, structs
 
 from gamemath.chainhash import SERVED_FORMS, hash_form, private_sha256
@@ -19,8 +20,10 @@ from gamemath.enums import WaitKind
 from rules import ACTION_COMMANDS, Event, HandFacts, TableState, Viewer, view, view_event
 from rules.view_records import ResultRow, ResultView
 from tables.api import records as api
+from tables.models import Table
 from tables.selectors import EventsRead, TableRead, last_hand_id, legal_for
 from tables.store import StoredEvent
+from tables.worth import TableWorth, worth_of, worths_of_tables
 
 #: What ``POST /tables/{id}/actions`` accepts (sit_down and leave are the seat endpoints).
 API_ACTIONS: tuple[str, ...] = tuple(name for name in ACTION_COMMANDS if name not in ("sit_down", "leave"))
@@ -33,6 +36,14 @@ def _at(ms: int) -> datetime:
 def present_results(rows: Sequence[ResultRow]) -> tuple[ResultView, ...]:
     """A hand's results as the API shows them: the player id stays inside, the seat says who."""
     return tuple(row.shown() for row in rows)
+
+
+# --- what a table is worth -----------------------------------------------------------------------------------------
+
+
+def present_rtp(worth: TableWorth) -> api.Rtp:
+    """``rtp`` of the table view, the lobby and ``POST /tables/rtp``: the one record, published one way."""
+    return msgspec.convert(worth.published(), api.Rtp)
 
 
 # --- the table view -----------------------------------------------------------------------------------------------
@@ -48,6 +59,9 @@ def present_table(read: TableRead, limits: api.YourLimits) -> api.TableView:
     settings = core.settings
     if settings is None:
         raise ValueError(f"table {read.table_id} has no settings (no TableCreated)")
+    config = read.state.config
+    if config is None:
+        raise ValueError(f"table {read.table_id} has no settings (no TableCreated)")
     you = core.you
     last = core.last_hand
     return api.TableView(
@@ -62,6 +76,7 @@ def present_table(read: TableRead, limits: api.YourLimits) -> api.TableView:
         fixed_stake=settings.fixed_stake,
         turn_timeout_s=settings.turn_timeout_s,
         betting_timeout_s=settings.betting_timeout_s,
+        rtp=present_rtp(worth_of(config)),
         version=core.version,
         phase=core.phase,
         next_seed_commitment=core.next_seed_commitment,
@@ -137,6 +152,27 @@ def present_event(
         hash_form=form,
         private_sha256=private_sha256(stored.data, stored.metadata) if served else UNSET,
     )
+
+
+def present_lobby(tables: Sequence[Table]) -> list[api.LobbyTable]:
+    """A page of the lobby: each table's read-model columns and its ``rtp`` (the worths read together)."""
+    worths = worths_of_tables(t.pk for t in tables)
+    return [
+        api.LobbyTable(
+            id=t.pk,
+            name=t.name,
+            preset=t.preset,
+            min_bet=t.min_bet,
+            max_bet=t.max_bet,
+            bank=t.bank,
+            seats_taken=t.seats_taken,
+            max_seats=t.max_seats,
+            phase=t.phase,
+            rtp=present_rtp(worths[t.pk]),
+        )
+        for t in tables
+        if t.pk in worths  # a table is created with its first event, in one transaction: always there
+    ]
 
 
 def present_outcome(read: TableRead, limits: api.YourLimits) -> api.TableActionResponse:

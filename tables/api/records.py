@@ -135,6 +135,38 @@ class You(Published, frozen=True, kw_only=True):
     limits: YourLimits
 
 
+class Rtp(Published, frozen=True, kw_only=True):
+    """What the table returns to a punter per chip staked (API.md v1.3 "What a table is worth"), each figure a
+    decimal string such as "0.9731" (``tables.worth.TableWorth``)."""
+
+    best_play: Annotated[
+        str | None,
+        _doc(
+            "The return per chip staked of the play that wins a punter the most chips within the table's limits "
+            "(how much to stake after seeing his first card, raises, splits, hits and stands). Null at a player "
+            "bank (the banker is a person)."
+        ),
+    ]
+    flat: Annotated[
+        str | None,
+        _doc(
+            "The return to a punter who stakes the minimum and plays the published default strategy. Null only "
+            "at a player bank whose simulation has not finished yet (or failed): ask again later."
+        ),
+    ]
+    method: Annotated[str, _doc('"exact" (a house bank) or "simulated" (a player bank).')]
+    margin: Annotated[
+        str | None, _doc('The 95% half-width of a simulated figure; "0" when exact; null while not computed.')
+    ]
+    assumptions: Annotated[tuple[str, ...], _doc("What the figures leave out, in words (English).")]
+
+
+class TableRtp(Published, frozen=True, kw_only=True):
+    """``POST /tables/rtp``: what a table card would return."""
+
+    rtp: Rtp
+
+
 class TableView(Published, frozen=True, kw_only=True):
     """The table as you may see it."""
 
@@ -149,6 +181,7 @@ class TableView(Published, frozen=True, kw_only=True):
     fixed_stake: Annotated[int | None, _doc("S under bank_fixed.")]
     turn_timeout_s: int
     betting_timeout_s: int
+    rtp: Annotated[Rtp, _doc("v1.3: what the table card returns to a punter.")]
     version: Annotated[int, _doc("The seq of the table's latest event.")]
     phase: Phase
     seats: tuple[TableSeat, ...]
@@ -395,6 +428,7 @@ class LobbyTable(Published, frozen=True, kw_only=True):
     seats_taken: int
     max_seats: int
     phase: Annotated[str, _doc("waiting, betting, dealing, punters, banker or settled.")]
+    rtp: Annotated[Rtp, _doc("v1.3: what the table card returns to a punter (the table view's own figure).")]
 
 
 class HandVerification(Published, frozen=True, kw_only=True):

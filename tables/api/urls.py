@@ -24,6 +24,7 @@ register_converter(IdConverter, "dbid")
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("tables", views.TableListView.as_view(), name="api-tables"),
+    path("tables/rtp", views.TableRtpView.as_view(), name="api-tables-rtp"),
     path("tables/<dbid:table_id>", views.TableDetailView.as_view(), name="api-table"),
     path("tables/<dbid:table_id>/seats", views.SeatsView.as_view(), name="api-table-seats"),
     path("tables/<dbid:table_id>/seats/me", views.MySeatView.as_view(), name="api-table-my-seat"),

@@ -36,6 +36,7 @@ from tables.api import serializers as io
 from tables.api.openapi import published, record_serializer
 from tables.models import Table
 from tables.table_spec import TableSpec
+from tables.worth import worth_of
 
 ACTION_ERRORS = (
     "not_found",
@@ -66,10 +67,17 @@ class TableListView(generics.ListAPIView):
     def get_queryset(self) -> QuerySet[Table]:
         return selectors.lobby()
 
-    @extend_schema(operation_id="tables_list", summary="The lobby: every table, oldest first")
+    @extend_schema(
+        operation_id="tables_list",
+        summary="The lobby: every table, oldest first",
+        description="Each row carries the table's `rtp` (v1.3), the same record as the table view's.",
+    )
     @api_errors("not_found")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
+        page = self.paginate_queryset(self.get_queryset())
+        rows = presenters.present_lobby(list(page if page is not None else self.get_queryset()))
+        body = [published(row) for row in rows]
+        return self.get_paginated_response(body) if page is not None else Response(body)
 
     @extend_schema(
         operation_id="tables_create",
@@ -95,6 +103,32 @@ class TableListView(generics.ListAPIView):
         read = selectors.table_read(table_id=table.pk, user=request.user)
         body = presenters.present_table(read, your_limits(request.user, read.account))
         return Response(published(body), status=status.HTTP_201_CREATED)
+
+
+class TableRtpView(APIView):
+    """``POST /tables/rtp`` (staff, v1.3): what a table card would return, without creating anything."""
+
+    permission_classes = [CanCreateTables]
+
+    @extend_schema(
+        operation_id="tables_rtp",
+        summary="Price a table card without creating it (staff)",
+        description=(
+            "The body of `POST /tables`, validated the same way (400 `invalid_request` naming the field); answers "
+            "`{rtp}` as the table would show it. Creates nothing and refuses nothing else: a house-banked card "
+            "outside the casino's limits is priced here and refused (`rules_refused`) only by `POST /tables`. At a "
+            "player bank `flat` is null until the rule set's simulation has finished (it is started by this call)."
+        ),
+        request=io.TableCreateInput,
+        responses={200: record_serializer(records.TableRtp)},
+    )
+    @api_errors("invalid_request")
+    @idempotent
+    def post(self, request: Request) -> Response:
+        data = io.TableCreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        config = TableSpec.from_data(data.validated_data).config()
+        return Response(published(records.TableRtp(rtp=presenters.present_rtp(worth_of(config)))))
 
 
 def your_limits(user: Any, account: AccountState | None = None) -> records.YourLimits:

@@ -124,6 +124,14 @@ SENTENCES: dict[str, Promise] = {
     "new_commitment": _("New commitment: your client seed was changed to a fresh random one."),
     "registered": _("Account created: you are signed in."),
     "game_name": _("Seven and a Half"),
+    "rtp_player_bank": _("not given: the banker is a player"),
+    "rtp_computing": _("being computed"),
+    "rtp_margin": _("%(rtp)s ± %(margin)s"),
+    "rtp_exact": _("Exact, computed from the table's rules: what a punter gets back per chip staked."),
+    "rtp_simulated": _(
+        "Simulated against the documented banker strategy, with its margin at 95 percent confidence: what a punter "
+        "gets back per chip staked."
+    ),
 }
 
 

@@ -1,16 +1,19 @@
-"""The admin shows a table's house edge: "computing" at first, the figure once a real Celery worker ran the
-simulation; one figure per rule set (cached in the database), read-only everywhere."""
+"""The admin shows a player-bank table's simulated return to player: "computing" at first, the figure once a real
+Celery worker ran the simulation; one figure per rule set (cached in the database), read-only everywhere. (A
+house bank's figure is exact: tests/tables/admin/test_admin_rtp.py.)"""
 
 from __future__ import annotations
 
 import socket
 import uuid
+from fractions import Fraction
 
 import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from lab.models import DONE, HouseEdge
+from tables.worth import percent
 from tests.conftest import celery_worker_args, child_database_url, wait_for
 from tests.support.play import make_table
 
@@ -50,28 +53,28 @@ def _page(client, table) -> str:
     return response.content.decode()
 
 
-def test_the_table_page_shows_computing_then_the_edge_computed_by_a_real_worker(as_operator, as_auditor, lab_worker):
-    table = make_table("classic", bank="house", rules={"tie_rule": "push"})
+def test_the_table_page_shows_computing_then_the_figure_computed_by_a_real_worker(as_operator, as_auditor, lab_worker):
+    table = make_table("classic", bank="player", rules={"tie_rule": "push"})
     page = _page(as_operator, table)
-    assert "House edge (default strategies)" in page and 'data-status="computing"' in page
+    assert "return to player" in page.lower() and 'data-status="computing"' in page
     row = HouseEdge.objects.get()
-    assert row.status == "computing" and row.rules["tie_rule"] == "push" and row.bank == "house"
+    assert row.status == "computing" and row.rules["tie_rule"] == "push" and row.bank == "player"
     worker = lab_worker()  # the task was enqueued before the worker existed: it waits in Redis
-    assert wait_for(lambda: HouseEdge.objects.filter(status=DONE).exists(), 120), "the task never ran"
+    assert wait_for(lambda: HouseEdge.objects.filter(status=DONE).exists(), 240), "the task never ran"
     assert worker.poll() is None
     row.refresh_from_db()
     assert row.rounds == 2_000 and 0 < row.half_width < 0.1 and -0.5 < row.edge < 0.5
     page = _page(as_auditor, table)
-    assert 'data-status="done"' in page and "95% interval" in page and "2,000 simulated rounds" in page
-    assert f"{100 * row.edge:.2f}%" in page and f"± {100 * row.half_width:.2f}%" in page
+    assert 'data-status="known"' in page and "95% interval" in page and "2,000 rounds of 4 punters" in page
+    assert f"{percent(1 - Fraction(row.edge))} ± {percent(Fraction(row.half_width))}" in page
     # the same rule set at another table (other limits) shares the figure ...
-    twin = make_table("classic", bank="house", rules={"tie_rule": "push"}, min_bet=1, max_bet=500)
-    assert 'data-status="done"' in _page(as_operator, twin) and HouseEdge.objects.count() == 1
+    twin = make_table("classic", bank="player", rules={"tie_rule": "push"}, min_bet=1, max_bet=500)
+    assert 'data-status="known"' in _page(as_operator, twin) and HouseEdge.objects.count() == 1
     # ... another rule set gets its own
-    other = make_table("classic", bank="house", rules={"banker_stands_at_hp": 12})
+    other = make_table("italian", bank="player")
     assert 'data-status="computing"' in _page(as_operator, other)
     assert HouseEdge.objects.count() == 2
-    assert wait_for(lambda: HouseEdge.objects.filter(status=DONE).count() == 2, 120)
+    assert wait_for(lambda: HouseEdge.objects.filter(status=DONE).count() == 2, 240)
 
 
 def test_creating_a_table_in_the_admin_asks_for_its_edge(as_operator, edge_queue):

@@ -110,7 +110,31 @@ function render(previous) {
   renderActions();
   renderLastHand();
   renderFairness();
+  renderWorth();
   if (previous) announceChanges(previous, table);
+}
+
+function percent(text) {
+  // "0.9731" -> "97.31%" from the API's digits (never through a float, never localised): every language shows
+  // the same figure
+  if (text === "0") return "0.00%";
+  const negative = text.startsWith("-");
+  const [whole, part = ""] = text.replace("-", "").split(".");
+  const digits = (whole + (part + "0000").slice(0, 4)).replace(/^0+(?=\d{3})/, "");
+  return (negative ? "-" : "") + digits.slice(0, -2) + "." + digits.slice(-2) + "%";
+}
+
+function renderWorth() {
+  // the table's rtp (API.md v1.3): the record the API, the lobby and the admin show
+  const rtp = table.rtp;
+  const best = $("rtp-best-play"), flat = $("rtp-flat");
+  best.dataset.value = rtp.best_play || "";
+  best.textContent = rtp.best_play === null ? W.rtp_player_bank : percent(rtp.best_play);
+  flat.dataset.value = rtp.flat || "";
+  if (rtp.flat === null) flat.textContent = W.rtp_computing;
+  else if (rtp.method === "simulated") flat.textContent = fmt(W.rtp_margin, { rtp: percent(rtp.flat), margin: percent(rtp.margin) });
+  else flat.textContent = percent(rtp.flat);
+  $("rtp-note").textContent = rtp.method === "exact" ? W.rtp_exact : W.rtp_simulated;
 }
 
 function renderHand() {
