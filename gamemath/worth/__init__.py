@@ -72,10 +72,14 @@ def _levels(rules: Rules, min_bet: int, max_bet: int) -> tuple[int, int]:
 
 
 @cache
-def solve(rules: Rules, low: int, high: int, strategy: Strategy | None = None) -> Value:
-    """The round's value as a linear form in the two stake amounts (see :mod:`.play`), scaled by 40!:
-    ``(w_low, w_high, s_low, s_high)``, for the best play at (``low``, ``high``) or for ``strategy``."""
-    return Solver(pack_of(rules), low, high, strategy).top()
+def solve(
+    rules: Rules, low: int, high: int, strategy: Strategy | None = None, *, exact_splits: bool = False
+) -> Value:
+    """The round's value as a linear form in the two stake amounts (see :mod:`.play`), scaled by 40! (times a
+    constant in the fast model of split rounds): ``(w_low, w_high, s_low, s_high)``, for the best play at
+    (``low``, ``high``) or for ``strategy``. ``exact_splits`` values split rounds exactly (slow: minutes for
+    more than two hands; docs/exact-worth.md)."""
+    return Solver(pack_of(rules), low, high, strategy, exact_splits=exact_splits).top()
 
 
 def _ratio(value: Value, low: int, high: int) -> Fraction:

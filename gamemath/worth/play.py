@@ -68,7 +68,9 @@ def _standing_key(item: tuple[Score, int]) -> tuple[str, int, int]:
 class Solver:
     """Values of one punter's decisions at stake amounts ``low`` <= ``high`` (only their ratio matters)."""
 
-    def __init__(self, pack: Pack, low: int, high: int, strategy: Strategy | None = None) -> None:
+    def __init__(
+        self, pack: Pack, low: int, high: int, strategy: Strategy | None = None, *, exact_splits: bool = False
+    ) -> None:
         rules = pack.rules
         self.pack = pack
         self.rules = rules
@@ -80,10 +82,20 @@ class Solver:
         self.raise_ok = rules.raise_on_draw and len(self.levels) == 2
         self.mode = rules.split_mode
         self.max_hands = rules.max_hands_per_punter
+        #: After a split, the fast model (docs/exact-worth.md, "Split rounds"): the cards of the round's finished
+        #: hands go back into the pack, and a hand is settled against the banker as soon as it stands.
+        self.approx = self.mode != SplitMode.NONE and not exact_splits
+        #: Every value is scaled by ``N! * extra`` (``N`` the cards left). The fast model's expectations have
+        #: denominators up to ``40!`` per finished hand, so its values carry ``40! ** max_hands`` more.
+        self.extra = FACT[40] ** self.max_hands if self.approx else 1
         self._turns: dict[tuple[object, ...], Value] = {}
         self._multis: dict[tuple[object, ...], Value] = {}
 
     # -- values -------------------------------------------------------------------------------------------
+
+    def scale(self, pack: Counts) -> int:
+        """What a value at a node with this pack is scaled by."""
+        return FACT[sum(pack)] * self.extra
 
     def winnings(self, v: Value) -> int:
         return v[0] * self.low + v[1] * self.high
@@ -155,7 +167,7 @@ class Solver:
 
     def dealt(self, pack: Counts, first: Hand, level: int) -> Value:
         v = self.after_card(pack, first, level, (), (), 1, False)
-        return _add_stake(v, level, FACT[sum(pack)])
+        return _add_stake(v, level, self.scale(pack))
 
     # -- one hand at a time (no split, Spanish splits, a Hungarian hand before its first split) --------------
 
@@ -166,23 +178,66 @@ class Solver:
         score = self.pack.score(hand[0], split)
         if score.category == Category.BUST or score.category == Category.PAIR7:
             v = self.next_hand(pack, pending, standing, n, split)
-            return _add_win(v, level, settle_hand(score, 1, None, self.rules).net * FACT[sum(pack)])
+            return _add_win(v, level, settle_hand(score, 1, None, self.rules).net * self.scale(pack))
         if score.total_hp == 15:
-            return self.next_hand(pack, pending, _with(standing, score, level), n, split)
+            return self.stand(pack, score, level, pending, standing, n, split)
         return self.turn(pack, hand, level, pending, standing, n, split)
+
+    def stand(
+        self, pack: Counts, score: Score, level: int, pending: Staked, standing: Standing, n: int, split: bool
+    ) -> Value:
+        """The hand being played stands with ``score``: it waits for the banker (after a split in the fast model,
+        it is settled now, against the banker drawing from the pack as it is)."""
+        if self.approx and split:
+            v = self.next_hand(pack, pending, standing, n, split)
+            return _add_win(v, level, self.pack.unit(pack, score) * self.extra)
+        return self.next_hand(pack, pending, _with(standing, score, level), n, split)
 
     def next_hand(self, pack: Counts, pending: Staked, standing: Standing, n: int, split: bool) -> Value:
         if pending:
             (hand, level), rest = pending[0], pending[1:]
+            if self.approx and split:  # the finished hand's cards go back into the pack
+                fresh = self.open_pack(pending)
+                return self.rescale(self.turn(fresh, hand, level, rest, (), n, split), fresh, pack)
             return self.turn(pack, hand, level, rest, standing, n, split)
         return self.finish(pack, standing)
+
+    # -- the fast model of a split round -------------------------------------------------------------------
+
+    def open_pack(self, hands: Staked) -> Counts:
+        """The fast model's pack after a split: the full pack less the cards of the hands still in play."""
+        left = list(self.pack.full)
+        for (counts, _), _ in hands:
+            for t, k in enumerate(counts):
+                left[t] -= k
+        return tuple(left)
+
+    def rescale(self, v: Value, fresh: Counts, pack: Counts) -> Value:
+        """A value at a node whose pack is ``fresh`` as a value at a node whose pack is ``pack`` (a sub-multiset:
+        the fast model's pack grows when a hand finishes). Exact: the division always leaves no remainder."""
+        d = FACT[sum(fresh)] // FACT[sum(pack)]
+        if d == 1:
+            return v
+        out = []
+        for x in v:
+            q, r = divmod(x, d)
+            if r:  # pragma: no cover - extra scale makes every such value divisible
+                raise ArithmeticError("inexact rescale")
+            out.append(q)
+        return out[0], out[1], out[2], out[3]
+
+    def project(self, pack: Counts, hands: Staked, standing: Standing, split: bool) -> tuple[Counts, Standing]:
+        """A state of the real game as the fast model sees it (its pack, no hands standing)."""
+        if self.approx and split:
+            return self.open_pack(hands), ()
+        return pack, standing
 
     def finish(self, pack: Counts, standing: Standing) -> Value:
         """The banker plays (if any hand stands) and every standing hand settles."""
         w = [0, 0]
         for score, level in standing:
             w[level] += self.pack.unit(pack, score)
-        return w[0], w[1], 0, 0
+        return w[0] * self.extra, w[1] * self.extra, 0, 0
 
     def turn(
         self, pack: Counts, hand: Hand, level: int, pending: Staked, standing: Standing, n: int, split: bool
@@ -198,6 +253,7 @@ class Solver:
         self, pack: Counts, hand: Hand, level: int, pending: Staked, standing: Standing, n: int, split: bool
     ) -> tuple[Action, Value]:
         strategy = self.strategy
+        pack, standing = self.project(pack, ((hand, level), *pending), standing, split)
         if strategy is None:
             return self._best(self.turn_options(pack, hand, level, pending, standing, n, split))
         total = self.pack.score(hand[0], split).total_hp
@@ -251,7 +307,7 @@ class Solver:
         counts = hand[0]
         kind = action[0]
         if kind == "stand":
-            return self.next_hand(pack, pending, _with(standing, p.score(counts, split), level), n, split)
+            return self.stand(pack, p.score(counts, split), level, pending, standing, n, split)
         if kind == "hit":
             a = b = c = d = 0
             for t, k in enumerate(pack):
@@ -264,7 +320,7 @@ class Solver:
                     c += k * v[2]
                     d += k * v[3]
             return a, b, c, d
-        nf = FACT[sum(pack)]
+        nf = self.scale(pack)
         if kind == "raise":
             v = self.turn(pack, hand, 1, pending, standing, n, split)
             return v[0], v[1], v[2] - nf, v[3] + nf
@@ -295,6 +351,7 @@ class Solver:
         return v
 
     def multi_pick(self, pack: Counts, open_: Staked, standing: Standing, n: int) -> tuple[Action, Value]:
+        pack, standing = self.project(pack, open_, standing, True)
         strategy = self.strategy
         if strategy is None:
             return self._best(self.multi_options(pack, open_, standing, n))
@@ -334,8 +391,8 @@ class Solver:
         hand, level = open_[i]
         others = (*open_[:i], *open_[i + 1 :])
         if kind == "stand":
-            return self.multi(pack, others, _with(standing, p.score(hand[0], True), level), n)
-        nf = FACT[sum(pack)]
+            return self.leave(pack, others, standing, n, p.score(hand[0], True), level)
+        nf = self.scale(pack)
         v = self.multi(pack, (*open_[:i], (hand, 1), *open_[i + 1 :]), standing, n)
         return v[0], v[1], v[2] - nf, v[3] + nf
 
@@ -351,6 +408,8 @@ class Solver:
         return [(a, self.assign_action(pack, t, open_, standing, n, a)) for a in actions]
 
     def assign_pick(self, pack: Counts, t: int, open_: Staked, standing: Standing, n: int) -> tuple[Action, Value]:
+        if self.approx:
+            pack, standing = self.project(pack, (*open_, ((self.pack.add(self.pack.empty, t), -1), 0)), standing, True)
         strategy = self.strategy
         if strategy is None:
             return self._best(self.assign_options(pack, t, open_, standing, n))
@@ -370,7 +429,7 @@ class Solver:
 
     def assign_action(self, pack: Counts, t: int, open_: Staked, standing: Standing, n: int, action: Action) -> Value:
         p = self.pack
-        nf = FACT[sum(pack)]
+        nf = self.scale(pack)
         x = action[1]
         assert isinstance(x, int)
         if action[0] == "new":
@@ -380,12 +439,25 @@ class Solver:
         counts = p.add(hand[0], t)
         score = p.score(counts, True)
         others = (*open_[:x], *open_[x + 1 :])
-        if score.category == Category.BUST:
-            v = self.multi(pack, others, standing, n)
-            return _add_win(v, level, settle_hand(score, 1, None, self.rules).net * nf)
-        if score.total_hp == 15:
-            return self.multi(pack, others, _with(standing, score, level), n)
+        if score.category == Category.BUST or score.total_hp == 15:
+            return self.leave(pack, others, standing, n, score, level)
         return self.multi(pack, (*open_[:x], ((counts, -1), level), *open_[x + 1 :]), standing, n)
+
+    def leave(self, pack: Counts, others: Staked, standing: Standing, n: int, score: Score, level: int) -> Value:
+        """A Hungarian hand leaves play with ``score``: it busts and pays now, or stands for the banker (in the
+        fast model, settled now against the pack as it is, and its cards go back into the pack)."""
+        if score.category == Category.BUST:
+            net = settle_hand(score, 1, None, self.rules).net * self.scale(pack)
+        elif self.approx:
+            net = self.pack.unit(pack, score) * self.extra
+        else:
+            return self.multi(pack, others, _with(standing, score, level), n)
+        if self.approx:
+            fresh = self.open_pack(others)
+            v = self.rescale(self.multi(fresh, others, (), n), fresh, pack)
+        else:
+            v = self.multi(pack, others, standing, n)
+        return _add_win(v, level, net)
 
 
 def _add_stake(v: Value, level: int, amount: int) -> Value:
