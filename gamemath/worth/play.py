@@ -242,18 +242,31 @@ class Solver:
     def turn(
         self, pack: Counts, hand: Hand, level: int, pending: Staked, standing: Standing, n: int, split: bool
     ) -> Value:
+        if self.approx and split and pending and not self.may_split(hand, n):
+            # The fast model: once the hand cannot split, what the hands after it bring does not depend on how it
+            # is played, so its own play is valued alone and theirs added.
+            own = self.turn(pack, hand, level, (), (), self.max_hands, split)
+            fresh = self.open_pack(pending)
+            after = self.rescale(self.next_hand(fresh, pending, (), n, split), fresh, pack)
+            return own[0] + after[0], own[1] + after[1], own[2] + after[2], own[3] + after[3]
         key = (pack, hand, level, pending, standing, n, split)
         v = self._turns.get(key)
         if v is None:
-            v = self.turn_pick(pack, hand, level, pending, standing, n, split)[1]
+            v = self._turn_pick(pack, hand, level, pending, standing, n, split)[1]
             self._turns[key] = v
         return v
 
     def turn_pick(
         self, pack: Counts, hand: Hand, level: int, pending: Staked, standing: Standing, n: int, split: bool
     ) -> tuple[Action, Value]:
-        strategy = self.strategy
+        """The play picked in a state of the real game (seen through the fast model after a split)."""
         pack, standing = self.project(pack, ((hand, level), *pending), standing, split)
+        return self._turn_pick(pack, hand, level, pending, standing, n, split)
+
+    def _turn_pick(
+        self, pack: Counts, hand: Hand, level: int, pending: Staked, standing: Standing, n: int, split: bool
+    ) -> tuple[Action, Value]:
+        strategy = self.strategy
         if strategy is None:
             return self._best(self.turn_options(pack, hand, level, pending, standing, n, split))
         total = self.pack.score(hand[0], split).total_hp
@@ -276,6 +289,11 @@ class Solver:
         if self.mode == SplitMode.SPANISH:
             return sum(counts) == 2
         return self.mode == SplitMode.HUNGARIAN and n == 1 and sum(counts) >= 2
+
+    def may_split(self, hand: Hand, n: int) -> bool:
+        """Whether the Spanish hand being played can split now or after more cards (two pictures, no more)."""
+        counts = hand[0]
+        return n < self.max_hands and sum(counts) <= 2 and self.pack.all_pictures(counts)
 
     def split_levels(self, level: int) -> tuple[int, ...]:
         """A new hand's stake: at least the split hand's (Spanish) or the minimum (Hungarian), at most the max."""
