@@ -72,9 +72,7 @@ def _levels(rules: Rules, min_bet: int, max_bet: int) -> tuple[int, int]:
 
 
 @cache
-def solve(
-    rules: Rules, low: int, high: int, strategy: Strategy | None = None, *, exact_splits: bool = False
-) -> Value:
+def solve(rules: Rules, low: int, high: int, strategy: Strategy | None = None, *, exact_splits: bool = False) -> Value:
     """The round's value as a linear form in the two stake amounts (see :mod:`.play`), scaled by 40! (times a
     constant in the fast model of split rounds): ``(w_low, w_high, s_low, s_high)``, for the best play at
     (``low``, ``high``) or for ``strategy``. ``exact_splits`` values split rounds exactly (slow: minutes for

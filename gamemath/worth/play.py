@@ -659,11 +659,9 @@ class Solver:
         return self._lift(self.frozen(base, after, n, still), base, self.reach(after, n, still), r)
 
 
-
 def _add_stake(v: Value, level: int, amount: int) -> Value:
     return (v[0], v[1], v[2] + amount, v[3]) if level == 0 else (v[0], v[1], v[2], v[3] + amount)
 
 
 def _add_win(v: Value, level: int, amount: int) -> Value:
     return (v[0] + amount, v[1], v[2], v[3]) if level == 0 else (v[0], v[1] + amount, v[2], v[3])
-
