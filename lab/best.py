@@ -92,6 +92,9 @@ class BestPlay:
         if command is None:
             command = self._command(hand, aw, pid)
             self._seen[key] = command
+        if isinstance(command, Split) and self.rules.split_mode == "hungarian" and aw.seat not in hand.split_seats:
+            assert aw.seat is not None
+            self._split_pack = {hand.number: self.remaining(hand.hands_of(aw.seat))}
         return command
 
     def _command(self, hand: HandState, aw: Awaiting, pid: str) -> Command:
@@ -146,6 +149,4 @@ class BestPlay:
             return Hit(player_id=pid, hand=index)
         if kind == "raise":
             return Raise(player_id=pid, amount=self.high - current.stake, hand=index)
-        if self.rules.split_mode == "hungarian":
-            self._split_pack = {hand.number: self.remaining(mine)}
         return Split(player_id=pid, amount=self.amount(action[1]), hand=index)
