@@ -1,7 +1,7 @@
 """Benchmark of the exact engine (issue #41): the time to price every house-banked preset x house rule x spread
 exactly, beside the simulator's time for the same cells at +-0.5%.
 
-Usage: python bench/worth.py [--presets classic italian] [--spreads 1 2 5 10] [--sim-hands 2000]
+Usage: python bench/worth.py [--presets classic italian spanish hungarian] [--spreads 1 2 5 10] [--sim-hands 2000]
 
 - Exact: for each preset and house rule (``banker_stands_at_hp`` 8, 10, 12), a cold engine (every cache cleared)
   prices ``flat`` and ``best_play`` at every spread; the time per rule set (all its spreads) and per cell.
@@ -9,7 +9,7 @@ Usage: python bench/worth.py [--presets classic italian] [--spreads 1 2 5 10] [-
   and figure (the engine's best play, ``--punter best``, and the lab's ``standard``) on one process gives a
   rate (rounds/s) and a 95% half-width; the rounds needed for +-0.5% are ``rounds x (half-width / 0.005)^2``,
   and the time is those rounds at that rate, one core.
-Split presets (spanish, hungarian) take minutes per rule set: name them with ``--presets`` to measure them.
+Split presets (spanish, hungarian) are priced by the engine's fast model of split rounds (docs/exact-worth.md).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gamemath import worth
 from lab.runner import run
 from lab.sim import BEST_PUNTER, Spec
-from lab.worth_check import CHECK_SPREADS, HOUSE_RULES, table_rules
+from lab.worth_check import ALL_PRESETS, CHECK_SPREADS, HOUSE_RULES, table_rules
 
 TARGET = 0.005
 
@@ -47,7 +47,7 @@ def _sim_seconds(spec: Spec) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--presets", nargs="+", default=["classic", "italian"])
+    parser.add_argument("--presets", nargs="+", default=list(ALL_PRESETS))
     parser.add_argument("--spreads", nargs="+", type=int, default=list(CHECK_SPREADS))
     parser.add_argument("--sim-hands", type=int, default=2000, help="rounds of each short simulation (0: skip)")
     args = parser.parse_args()

@@ -43,6 +43,9 @@ class BestPlay:
         self.solver = Solver(self.pack, low, high)
         self.types = {code: t for t, codes in enumerate(self.pack.codes) for code in codes}
         self._seen: dict[tuple[object, ...], Command] = {}
+        #: The pack as it stood at the punter's first Hungarian split, by hand number (the engine's fast model
+        #: draws from it after the split).
+        self._split_pack: dict[int, Counts] = {}
 
     def amount(self, level: object) -> int:
         return self.high if level == 1 else self.low
@@ -79,6 +82,7 @@ class BestPlay:
     def command(self, hand: HandState, aw: Awaiting, pid: str) -> Command:
         """The command for the punter's decision the table waits on (remembered by what he sees)."""
         key = (
+            self._split_pack.get(hand.number),
             aw.kind,
             aw.hand,
             hand.pending,
@@ -88,6 +92,9 @@ class BestPlay:
         if command is None:
             command = self._command(hand, aw, pid)
             self._seen[key] = command
+        if isinstance(command, Split) and self.rules.split_mode == "hungarian" and aw.seat not in hand.split_seats:
+            assert aw.seat is not None
+            self._split_pack = {hand.number: self.remaining(hand.hands_of(aw.seat))}
         return command
 
     def _command(self, hand: HandState, aw: Awaiting, pid: str) -> Command:
@@ -102,6 +109,7 @@ class BestPlay:
         standing = self.standing(mine, split)
         n = len(mine)
         multi = split and self.rules.split_mode == "hungarian"
+        split_pack = self._split_pack.get(hand.number)
         if multi:
             open_hands = [h for h in mine if h.status == HandStatus.PLAYING]
             open_: Staked = tuple(((self.counts(h.cards), -1), self.level(h.stake)) for h in open_hands)
@@ -109,13 +117,13 @@ class BestPlay:
                 assert hand.pending is not None
                 card = hand.pending[1]
                 pack = self.remaining(mine, (card,))
-                action = self.solver.assign_pick(pack, self.types[card], open_, standing, n)[0]
+                action = self.solver.assign_pick(pack, self.types[card], open_, standing, n, split_pack=split_pack)[0]
                 if action[0] == "new":
                     return Split(player_id=pid, amount=self.amount(action[1]), hand=None)
                 index = action[1]
                 assert isinstance(index, int)
                 return Assign(player_id=pid, hand=open_hands[index].hand_index)
-            action = self.solver.multi_pick(self.remaining(mine), open_, standing, n)[0]
+            action = self.solver.multi_pick(self.remaining(mine), open_, standing, n, split_pack=split_pack)[0]
             if action[0] == "hit":
                 return Hit(player_id=pid, hand=open_hands[0].hand_index)
             index = action[1]

@@ -155,6 +155,8 @@ def exact_table(presets: Sequence[str]) -> str:
         "against the house's fixed rule: **best** = the play that maximises his expected winnings within the limits",
         "(stake after the peek, raises, splits, hits and stands), **flat** = the minimum stake and the published",
         "default strategy (stand at 5 or more, always split, never raise). A spread 1:N is max_bet / min_bet.",
+        "Split rounds (spanish, hungarian) use the engine's fast model, an approximation inside split rounds only",
+        '(docs/exact-worth.md, "Split rounds", with its measured difference from the exact values).',
         "",
         "| preset | house stands at | " + " | ".join(f"best 1:{s}" for s in TABLE_SPREADS) + " | flat |",
         "| --- | --- | " + " | ".join("---" for _ in TABLE_SPREADS) + " | --- |",

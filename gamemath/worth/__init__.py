@@ -21,7 +21,7 @@ from fractions import Fraction
 from functools import cache
 from math import gcd
 
-from gamemath.enums import StakeMode
+from gamemath.enums import SplitMode, StakeMode
 from gamemath.ruleset import Rules
 
 from .pack import Pack
@@ -72,10 +72,12 @@ def _levels(rules: Rules, min_bet: int, max_bet: int) -> tuple[int, int]:
 
 
 @cache
-def solve(rules: Rules, low: int, high: int, strategy: Strategy | None = None) -> Value:
-    """The round's value as a linear form in the two stake amounts (see :mod:`.play`), scaled by 40!:
-    ``(w_low, w_high, s_low, s_high)``, for the best play at (``low``, ``high``) or for ``strategy``."""
-    return Solver(pack_of(rules), low, high, strategy).top()
+def solve(rules: Rules, low: int, high: int, strategy: Strategy | None = None, *, exact_splits: bool = False) -> Value:
+    """The round's value as a linear form in the two stake amounts (see :mod:`.play`), scaled by 40! (times a
+    constant in the fast model of split rounds): ``(w_low, w_high, s_low, s_high)``, for the best play at
+    (``low``, ``high``) or for ``strategy``. ``exact_splits`` values split rounds exactly (slow: minutes for
+    more than two hands; docs/exact-worth.md)."""
+    return Solver(pack_of(rules), low, high, strategy, exact_splits=exact_splits).top()
 
 
 def _ratio(value: Value, low: int, high: int) -> Fraction:
@@ -100,6 +102,22 @@ def assumptions(rules: Rules) -> tuple[str, ...]:
         out.append("hit_face_down is worth exactly what hit is: the house banker's fixed rule ignores shown cards")
     if rules.stake_mode == StakeMode.BANK_FIXED:
         out.append("every stake is the fixed stake S: the limits do not change the figures")
+    if rules.split_mode == SplitMode.SPANISH:
+        out.append(
+            "approximate after a split (exact everywhere else): each hand of a split round is played as if the "
+            "cards of the round's hands already finished were back in the pack, and settled against the banker as "
+            "soon as it stands, with the pack as it is then (about 0.1 point from the exact value at two hands)"
+        )
+    elif rules.split_mode == SplitMode.HUNGARIAN:
+        out.append(
+            "approximate after a split (exact everywhere else): every card after the punter's first split is "
+            "drawn from the pack as it stood at the split, and each hand is settled against the banker drawing "
+            "from that pack (about 0.2 point from the exact value at two hands)"
+            if not rules.has_matta
+            else "approximate after a split (exact everywhere else): each hand of a split round is played as if "
+            "the cards of the round's hands already finished were back in the pack, and settled against the banker "
+            "as soon as it stands, with the pack as it is then"
+        )
     return tuple(out)
 
 

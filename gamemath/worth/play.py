@@ -32,6 +32,8 @@ Action = tuple[object, ...]
 Options = list[tuple[Action, Value]]
 #: Hands waiting for the banker: (score, stake level), sorted.
 Standing = tuple[tuple[Score, int], ...]
+#: A Hungarian punter's open hands in the frozen model: (total in hp, stake level).
+Frozen = tuple[tuple[int, int], ...]
 #: Hands with a stake level: Spanish hands still to play, or a Hungarian punter's open hands.
 Staked = tuple[tuple[Hand, int], ...]
 
@@ -68,7 +70,9 @@ def _standing_key(item: tuple[Score, int]) -> tuple[str, int, int]:
 class Solver:
     """Values of one punter's decisions at stake amounts ``low`` <= ``high`` (only their ratio matters)."""
 
-    def __init__(self, pack: Pack, low: int, high: int, strategy: Strategy | None = None) -> None:
+    def __init__(
+        self, pack: Pack, low: int, high: int, strategy: Strategy | None = None, *, exact_splits: bool = False
+    ) -> None:
         rules = pack.rules
         self.pack = pack
         self.rules = rules
@@ -80,10 +84,24 @@ class Solver:
         self.raise_ok = rules.raise_on_draw and len(self.levels) == 2
         self.mode = rules.split_mode
         self.max_hands = rules.max_hands_per_punter
+        #: After a split, the fast model (docs/exact-worth.md, "Split rounds"): the cards of the round's finished
+        #: hands go back into the pack, and a hand is settled against the banker as soon as it stands.
+        self.approx = self.mode != SplitMode.NONE and not exact_splits
+        #: Every value is scaled by ``N! * extra`` (``N`` the cards left). The fast model's expectations have
+        #: denominators up to ``40!`` per finished hand, so its values carry ``40! ** max_hands`` more.
+        self.extra = FACT[40] ** self.max_hands if self.approx else 1
+        #: Hungarian split rounds in the fast model without a wild card: the pack frozen at the split.
+        self.frozen_ok = self.approx and self.mode == SplitMode.HUNGARIAN and not rules.has_matta
+        self._frozen: dict[tuple[object, ...], Value] = {}
+        self._grown: dict[tuple[int, int], Score] = {}
         self._turns: dict[tuple[object, ...], Value] = {}
         self._multis: dict[tuple[object, ...], Value] = {}
 
     # -- values -------------------------------------------------------------------------------------------
+
+    def scale(self, pack: Counts) -> int:
+        """What a value at a node with this pack is scaled by."""
+        return FACT[sum(pack)] * self.extra
 
     def winnings(self, v: Value) -> int:
         return v[0] * self.low + v[1] * self.high
@@ -155,7 +173,7 @@ class Solver:
 
     def dealt(self, pack: Counts, first: Hand, level: int) -> Value:
         v = self.after_card(pack, first, level, (), (), 1, False)
-        return _add_stake(v, level, FACT[sum(pack)])
+        return _add_stake(v, level, self.scale(pack))
 
     # -- one hand at a time (no split, Spanish splits, a Hungarian hand before its first split) --------------
 
@@ -166,35 +184,92 @@ class Solver:
         score = self.pack.score(hand[0], split)
         if score.category == Category.BUST or score.category == Category.PAIR7:
             v = self.next_hand(pack, pending, standing, n, split)
-            return _add_win(v, level, settle_hand(score, 1, None, self.rules).net * FACT[sum(pack)])
+            return _add_win(v, level, settle_hand(score, 1, None, self.rules).net * self.scale(pack))
         if score.total_hp == 15:
-            return self.next_hand(pack, pending, _with(standing, score, level), n, split)
+            return self.stand(pack, score, level, pending, standing, n, split)
         return self.turn(pack, hand, level, pending, standing, n, split)
+
+    def stand(
+        self, pack: Counts, score: Score, level: int, pending: Staked, standing: Standing, n: int, split: bool
+    ) -> Value:
+        """The hand being played stands with ``score``: it waits for the banker (after a split in the fast model,
+        it is settled now, against the banker drawing from the pack as it is)."""
+        if self.approx and split:
+            v = self.next_hand(pack, pending, standing, n, split)
+            return _add_win(v, level, self.pack.unit(pack, score) * self.extra)
+        return self.next_hand(pack, pending, _with(standing, score, level), n, split)
 
     def next_hand(self, pack: Counts, pending: Staked, standing: Standing, n: int, split: bool) -> Value:
         if pending:
             (hand, level), rest = pending[0], pending[1:]
+            if self.approx and split:  # the finished hand's cards go back into the pack
+                fresh = self.open_pack(pending)
+                return self.rescale(self.turn(fresh, hand, level, rest, (), n, split), fresh, pack)
             return self.turn(pack, hand, level, rest, standing, n, split)
         return self.finish(pack, standing)
+
+    # -- the fast model of a split round -------------------------------------------------------------------
+
+    def open_pack(self, hands: Staked) -> Counts:
+        """The fast model's pack after a split: the full pack less the cards of the hands still in play."""
+        left = list(self.pack.full)
+        for (counts, _), _ in hands:
+            for t, k in enumerate(counts):
+                left[t] -= k
+        return tuple(left)
+
+    def rescale(self, v: Value, fresh: Counts, pack: Counts) -> Value:
+        """A value at a node whose pack is ``fresh`` as a value at a node whose pack is ``pack`` (a sub-multiset:
+        the fast model's pack grows when a hand finishes). Exact: the division always leaves no remainder."""
+        d = FACT[sum(fresh)] // FACT[sum(pack)]
+        if d == 1:
+            return v
+        out = []
+        for x in v:
+            q, r = divmod(x, d)
+            if r:  # pragma: no cover - extra scale makes every such value divisible
+                raise ArithmeticError("inexact rescale")
+            out.append(q)
+        return out[0], out[1], out[2], out[3]
+
+    def project(self, pack: Counts, hands: Staked, standing: Standing, split: bool) -> tuple[Counts, Standing]:
+        """A state of the real game as the fast model sees it (its pack, no hands standing)."""
+        if self.approx and split:
+            return self.open_pack(hands), ()
+        return pack, standing
 
     def finish(self, pack: Counts, standing: Standing) -> Value:
         """The banker plays (if any hand stands) and every standing hand settles."""
         w = [0, 0]
         for score, level in standing:
             w[level] += self.pack.unit(pack, score)
-        return w[0], w[1], 0, 0
+        return w[0] * self.extra, w[1] * self.extra, 0, 0
 
     def turn(
         self, pack: Counts, hand: Hand, level: int, pending: Staked, standing: Standing, n: int, split: bool
     ) -> Value:
+        if self.approx and split and pending and not self.may_split(hand, n):
+            # The fast model: once the hand cannot split, what the hands after it bring does not depend on how it
+            # is played, so its own play is valued alone and theirs added.
+            own = self.turn(pack, hand, level, (), (), self.max_hands, split)
+            fresh = self.open_pack(pending)
+            after = self.rescale(self.next_hand(fresh, pending, (), n, split), fresh, pack)
+            return own[0] + after[0], own[1] + after[1], own[2] + after[2], own[3] + after[3]
         key = (pack, hand, level, pending, standing, n, split)
         v = self._turns.get(key)
         if v is None:
-            v = self.turn_pick(pack, hand, level, pending, standing, n, split)[1]
+            v = self._turn_pick(pack, hand, level, pending, standing, n, split)[1]
             self._turns[key] = v
         return v
 
     def turn_pick(
+        self, pack: Counts, hand: Hand, level: int, pending: Staked, standing: Standing, n: int, split: bool
+    ) -> tuple[Action, Value]:
+        """The play picked in a state of the real game (seen through the fast model after a split)."""
+        pack, standing = self.project(pack, ((hand, level), *pending), standing, split)
+        return self._turn_pick(pack, hand, level, pending, standing, n, split)
+
+    def _turn_pick(
         self, pack: Counts, hand: Hand, level: int, pending: Staked, standing: Standing, n: int, split: bool
     ) -> tuple[Action, Value]:
         strategy = self.strategy
@@ -220,6 +295,11 @@ class Solver:
         if self.mode == SplitMode.SPANISH:
             return sum(counts) == 2
         return self.mode == SplitMode.HUNGARIAN and n == 1 and sum(counts) >= 2
+
+    def may_split(self, hand: Hand, n: int) -> bool:
+        """Whether the Spanish hand being played can split now or after more cards (two pictures, no more)."""
+        counts = hand[0]
+        return n < self.max_hands and sum(counts) <= 2 and self.pack.all_pictures(counts)
 
     def split_levels(self, level: int) -> tuple[int, ...]:
         """A new hand's stake: at least the split hand's (Spanish) or the minimum (Hungarian), at most the max."""
@@ -251,7 +331,7 @@ class Solver:
         counts = hand[0]
         kind = action[0]
         if kind == "stand":
-            return self.next_hand(pack, pending, _with(standing, p.score(counts, split), level), n, split)
+            return self.stand(pack, p.score(counts, split), level, pending, standing, n, split)
         if kind == "hit":
             a = b = c = d = 0
             for t, k in enumerate(pack):
@@ -264,7 +344,7 @@ class Solver:
                     c += k * v[2]
                     d += k * v[3]
             return a, b, c, d
-        nf = FACT[sum(pack)]
+        nf = self.scale(pack)
         if kind == "raise":
             v = self.turn(pack, hand, 1, pending, standing, n, split)
             return v[0], v[1], v[2] - nf, v[3] + nf
@@ -277,7 +357,7 @@ class Solver:
         if self.mode == SplitMode.SPANISH:
             v = self.turn(pack, p.hand(rest, only), level, (*pending, (new_hand, new_level)), standing, n + 1, True)
         else:
-            v = self.multi(pack, (((rest, -1), level), ((new_hand[0], -1), new_level)), standing, n + 1)
+            v = self.multi_entry(pack, (((rest, -1), level), ((new_hand[0], -1), new_level)), standing, n + 1)
         return _add_stake(v, new_level, nf)
 
     # -- a Hungarian punter after his first split: every card drawn is given to one of his open hands -------
@@ -290,11 +370,32 @@ class Solver:
         key = (pack, open_, standing, n)
         v = self._multis.get(key)
         if v is None:
-            v = self.multi_pick(pack, open_, standing, n)[1]
+            v = self._multi_pick(pack, open_, standing, n)[1]
             self._multis[key] = v
         return v
 
-    def multi_pick(self, pack: Counts, open_: Staked, standing: Standing, n: int) -> tuple[Action, Value]:
+    def multi_entry(self, pack: Counts, open_: Staked, standing: Standing, n: int) -> Value:
+        """The value of a Hungarian punter's round from his first split on."""
+        if not self.frozen_ok:
+            return self.multi(pack, open_, standing, n)
+        frozen = self.freeze(open_)
+        r = self.reach(frozen, n, True)
+        v = self.frozen(pack, frozen, n, True)
+        d = sum(pack) ** r
+        return v[0] * self.extra // d, v[1] * self.extra // d, v[2] * self.extra // d, v[3] * self.extra // d
+
+    def multi_pick(
+        self, pack: Counts, open_: Staked, standing: Standing, n: int, *, split_pack: Counts | None = None
+    ) -> tuple[Action, Value]:
+        """The play picked in a state of the real game after a Hungarian split; the fast model without a wild
+        card also needs ``split_pack``, the pack as it stood at the round's first split."""
+        if self.frozen_ok:
+            assert split_pack is not None
+            return self.frozen_pick(split_pack, self.freeze(open_), n, self.pack.window_open(pack))
+        return self._multi_pick(pack, open_, standing, n)
+
+    def _multi_pick(self, pack: Counts, open_: Staked, standing: Standing, n: int) -> tuple[Action, Value]:
+        pack, standing = self.project(pack, open_, standing, True)
         strategy = self.strategy
         if strategy is None:
             return self._best(self.multi_options(pack, open_, standing, n))
@@ -323,7 +424,7 @@ class Solver:
             a = b = c = d = 0
             for t, k in enumerate(pack):
                 if k:
-                    v = self.assign_pick(p.remove(pack, t), t, open_, standing, n)[1]
+                    v = self._assign_pick(p.remove(pack, t), t, open_, standing, n)[1]
                     a += k * v[0]
                     b += k * v[1]
                     c += k * v[2]
@@ -334,8 +435,8 @@ class Solver:
         hand, level = open_[i]
         others = (*open_[:i], *open_[i + 1 :])
         if kind == "stand":
-            return self.multi(pack, others, _with(standing, p.score(hand[0], True), level), n)
-        nf = FACT[sum(pack)]
+            return self.leave(pack, others, standing, n, p.score(hand[0], True), level)
+        nf = self.scale(pack)
         v = self.multi(pack, (*open_[:i], (hand, 1), *open_[i + 1 :]), standing, n)
         return v[0], v[1], v[2] - nf, v[3] + nf
 
@@ -350,7 +451,19 @@ class Solver:
             actions.extend(("new", x) for x in self.levels)
         return [(a, self.assign_action(pack, t, open_, standing, n, a)) for a in actions]
 
-    def assign_pick(self, pack: Counts, t: int, open_: Staked, standing: Standing, n: int) -> tuple[Action, Value]:
+    def assign_pick(
+        self, pack: Counts, t: int, open_: Staked, standing: Standing, n: int, *, split_pack: Counts | None = None
+    ) -> tuple[Action, Value]:
+        """Where the drawn card goes, in a state of the real game (``split_pack`` as for :meth:`multi_pick`)."""
+        if self.frozen_ok:
+            assert split_pack is not None
+            window = self.pack.window_open(self.pack.add(pack, t))
+            return self.frozen_assign_pick(split_pack, t, self.freeze(open_), n, window)
+        return self._assign_pick(pack, t, open_, standing, n)
+
+    def _assign_pick(self, pack: Counts, t: int, open_: Staked, standing: Standing, n: int) -> tuple[Action, Value]:
+        if self.approx:
+            pack, standing = self.project(pack, (*open_, ((self.pack.add(self.pack.empty, t), -1), 0)), standing, True)
         strategy = self.strategy
         if strategy is None:
             return self._best(self.assign_options(pack, t, open_, standing, n))
@@ -370,7 +483,7 @@ class Solver:
 
     def assign_action(self, pack: Counts, t: int, open_: Staked, standing: Standing, n: int, action: Action) -> Value:
         p = self.pack
-        nf = FACT[sum(pack)]
+        nf = self.scale(pack)
         x = action[1]
         assert isinstance(x, int)
         if action[0] == "new":
@@ -380,12 +493,170 @@ class Solver:
         counts = p.add(hand[0], t)
         score = p.score(counts, True)
         others = (*open_[:x], *open_[x + 1 :])
-        if score.category == Category.BUST:
-            v = self.multi(pack, others, standing, n)
-            return _add_win(v, level, settle_hand(score, 1, None, self.rules).net * nf)
-        if score.total_hp == 15:
-            return self.multi(pack, others, _with(standing, score, level), n)
+        if score.category == Category.BUST or score.total_hp == 15:
+            return self.leave(pack, others, standing, n, score, level)
         return self.multi(pack, (*open_[:x], ((counts, -1), level), *open_[x + 1 :]), standing, n)
+
+    def leave(self, pack: Counts, others: Staked, standing: Standing, n: int, score: Score, level: int) -> Value:
+        """A Hungarian hand leaves play with ``score``: it busts and pays now, or stands for the banker (in the
+        fast model, settled now against the pack as it is, and its cards go back into the pack)."""
+        if score.category == Category.BUST:
+            net = settle_hand(score, 1, None, self.rules).net * self.scale(pack)
+        elif self.approx:
+            net = self.pack.unit(pack, score) * self.extra
+        else:
+            return self.multi(pack, others, _with(standing, score, level), n)
+        if self.approx:
+            fresh = self.open_pack(others)
+            v = self.rescale(self.multi(fresh, others, (), n), fresh, pack)
+        else:
+            v = self.multi(pack, others, standing, n)
+        return _add_win(v, level, net)
+
+    # -- the fast model of a Hungarian split round without a wild card: every card after the split is drawn from
+    # the pack as it stood at the split (``base``), and a hand is only its total. A value is scaled by
+    # ``N! * N ** reach`` (``N`` the cards of ``base``): every draw divides by ``N`` and each one lowers ``reach``.
+
+    def freeze(self, open_: Staked) -> Frozen:
+        return tuple((self.pack.score(hand[0], True).total_hp, level) for hand, level in open_)
+
+    def reach(self, open_: Frozen, n: int, window: bool) -> int:
+        """More than the cards the punter can still draw: a card lowers it by its value in hp (at least 1)."""
+        r = sum(16 - total for total, _ in open_)
+        return r + (self.max_hands - n) * 16 if window else r
+
+    def canon(self, total: int) -> Counts:
+        """A hand of this total (without a wild card a split hand's score is its total alone): one card, or one
+        card and a picture."""
+        p = self.pack
+        counts = p.empty
+        left = total
+        while left:
+            t = max((t for t in range(p.types) if p.hp[t] <= left), key=lambda t: p.hp[t])
+            counts = p.add(counts, t)
+            left -= p.hp[t]
+        return counts
+
+    def grown(self, total: int, t: int) -> Score:
+        key = (total, t)
+        s = self._grown.get(key)
+        if s is None:
+            s = self.pack.score(self.pack.add(self.canon(total), t), True)
+            self._grown[key] = s
+        return s
+
+    def frozen(self, base: Counts, open_: Frozen, n: int, window: bool) -> Value:
+        if not open_:
+            return ZERO
+        if self.strategy is None:
+            open_ = tuple(sorted(open_))
+        if not window or n >= self.max_hands:  # no new hand can start: neither matters (nor does ``reach``)
+            n, window = self.max_hands, False
+        key = (base, open_, n, window)
+        v = self._frozen.get(key)
+        if v is None:
+            v = self.frozen_pick(base, open_, n, window)[1]
+            self._frozen[key] = v
+        return v
+
+    def frozen_pick(self, base: Counts, open_: Frozen, n: int, window: bool) -> tuple[Action, Value]:
+        strategy = self.strategy
+        if strategy is None:
+            actions: list[Action] = [("stand", i) for i in range(len(open_))]
+            actions.append(("hit",))
+            if self.raise_ok:
+                actions.extend(("raise", i) for i, (_, level) in enumerate(open_) if level == 0)
+            return self._best([(a, self.frozen_action(base, open_, n, window, a)) for a in actions])
+        total, level = open_[0]
+        wanted: Action
+        if self.raise_ok and level == 0 and total in strategy.raise_at:
+            wanted = ("raise", 0)
+        elif total >= strategy.stand_at:
+            wanted = ("stand", 0)
+        else:
+            wanted = ("hit",)
+        return wanted, self.frozen_action(base, open_, n, window, wanted)
+
+    def _lift(self, v: Value, base: Counts, frm: int, to: int) -> Value:
+        if frm == to:
+            return v
+        f = sum(base) ** (to - frm)
+        return v[0] * f, v[1] * f, v[2] * f, v[3] * f
+
+    def frozen_action(self, base: Counts, open_: Frozen, n: int, window: bool, action: Action) -> Value:
+        r = self.reach(open_, n, window)
+        if action[0] == "hit":
+            a = b = c = d = 0
+            for t, k in enumerate(base):
+                if k:
+                    v = self.frozen_assign_pick(base, t, open_, n, window)[1]
+                    a += k * v[0]
+                    b += k * v[1]
+                    c += k * v[2]
+                    d += k * v[3]
+            return a, b, c, d
+        i = action[1]
+        assert isinstance(i, int)
+        total, level = open_[i]
+        others = (*open_[:i], *open_[i + 1 :])
+        if action[0] == "stand":
+            return self.frozen_leave(base, others, n, window, r, self.pack.score(self.canon(total), True), level)
+        scale = FACT[sum(base)] * sum(base) ** r
+        v = self.frozen(base, (*open_[:i], (total, 1), *open_[i + 1 :]), n, window)
+        return v[0], v[1], v[2] - scale, v[3] + scale
+
+    def frozen_leave(
+        self, base: Counts, others: Frozen, n: int, window: bool, r: int, score: Score, level: int
+    ) -> Value:
+        """A hand leaves play (at a node scaled with ``reach`` ``r``): it busts and pays, or stands and is settled
+        against the banker drawing from ``base``."""
+        scale = FACT[sum(base)] * sum(base) ** r
+        if score.category == Category.BUST:
+            net = settle_hand(score, 1, None, self.rules).net * scale
+        else:
+            net = self.pack.unit(base, score) * sum(base) ** r
+        v = self._lift(self.frozen(base, others, n, window), base, self.reach(others, n, window), r)
+        return _add_win(v, level, net)
+
+    def frozen_assign_options(self, base: Counts, t: int, open_: Frozen, n: int, window: bool) -> Options:
+        actions: list[Action] = [("assign", i) for i in range(len(open_))]
+        if t in self.pack.pictures and n < self.max_hands and window:
+            actions.extend(("new", x) for x in self.levels)
+        return [(a, self.frozen_assign(base, t, open_, n, window, a)) for a in actions]
+
+    def frozen_assign_pick(self, base: Counts, t: int, open_: Frozen, n: int, window: bool) -> tuple[Action, Value]:
+        """The drawn card (type ``t``) to an open hand or a new one; the value scaled with ``reach`` one less."""
+        strategy = self.strategy
+        if strategy is None:
+            return self._best(self.frozen_assign_options(base, t, open_, n, window))
+        wanted: Action
+        if strategy.split and t in self.pack.pictures and n < self.max_hands and window:
+            wanted = ("new", 0)
+        else:
+            target = 0
+            lowest: int | None = None
+            for i, (total, _) in enumerate(open_):
+                if self.grown(total, t).category != Category.BUST and (lowest is None or total < lowest):
+                    lowest, target = total, i
+            wanted = ("assign", target)
+        return wanted, self.frozen_assign(base, t, open_, n, window, wanted)
+
+    def frozen_assign(self, base: Counts, t: int, open_: Frozen, n: int, window: bool, action: Action) -> Value:
+        r = self.reach(open_, n, window) - 1
+        still = window and t in self.pack.pictures
+        x = action[1]
+        assert isinstance(x, int)
+        if action[0] == "new":
+            after = (*open_, (self.pack.hp[t], x))
+            v = self._lift(self.frozen(base, after, n + 1, still), base, self.reach(after, n + 1, still), r)
+            return _add_stake(v, x, FACT[sum(base)] * sum(base) ** r)
+        total, level = open_[x]
+        score = self.grown(total, t)
+        others = (*open_[:x], *open_[x + 1 :])
+        if score.category == Category.BUST or score.total_hp == 15:
+            return self.frozen_leave(base, others, n, still, r, score, level)
+        after = (*open_[:x], (score.total_hp, level), *open_[x + 1 :])
+        return self._lift(self.frozen(base, after, n, still), base, self.reach(after, n, still), r)
 
 
 def _add_stake(v: Value, level: int, amount: int) -> Value:

@@ -18,8 +18,6 @@ def _modules() -> list[Path]:
     return sorted(PACKAGE.glob("*.py"))
 
 
-
-
 def test_the_scan_sees_every_module() -> None:
     assert {p.name for p in _modules()} >= {"cards.py", "shuffle.py", "scoring.py", "ruleset.py", "chainhash.py"}
 

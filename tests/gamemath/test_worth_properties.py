@@ -1,5 +1,5 @@
 """Invariants of the exact engine (gamemath.worth) over rule sets drawn by hypothesis (rule sets without splits,
-which the engine prices in well under a second each)."""
+which the engine prices in well under a second each; split rule sets through the fast model of split rounds)."""
 
 from __future__ import annotations
 
@@ -75,3 +75,51 @@ def test_max_bet_allowed_is_the_largest_maximum_that_passes(rules: Rules, limit:
     assert house_worth(rules, min_bet=10, max_bet=allowed).best_play <= limit
     if allowed < 10**12:
         assert house_worth(rules, min_bet=10, max_bet=allowed + 1).best_play > limit
+
+
+#: Split rule sets, priced by the fast model of split rounds (docs/exact-worth.md): Spanish up to four hands, and
+#: Hungarian with two (more take seconds) and the choice of stake that lets a spread matter.
+SPLIT_RULES = st.one_of(
+    st.builds(
+        lambda hp, hands, raise_, pays75: replace(
+            PRESETS["spanish"],
+            banker_stands_at_hp=hp,
+            max_hands_per_punter=hands,
+            raise_on_draw=raise_,
+            player_75_pays=pays75,
+        ),
+        st.integers(6, 13),
+        st.integers(2, 4),
+        st.booleans(),
+        st.integers(1, 3),
+    ),
+    st.builds(
+        lambda hp, timing: replace(
+            PRESETS["hungarian"],
+            banker_stands_at_hp=hp,
+            max_hands_per_punter=2,
+            stake_mode="player_choice",
+            bet_timing=timing,
+        ),
+        st.integers(6, 13),
+        st.sampled_from(list(BetTiming)),
+    ),
+)
+SPLIT_OTHERS = [*OTHERS, Strategy(split=False), Strategy(stand_at=9, split=False, high_first=frozenset({1}))]
+
+
+@settings(max_examples=10, deadline=None)
+@given(SPLIT_RULES, st.integers(1, 12))
+def test_in_split_rounds_the_best_play_wins_at_least_what_any_other_play_wins(rules: Rules, spread: int) -> None:
+    best = _winnings(rules, 1, spread, None)
+    for other in SPLIT_OTHERS:
+        assert best >= _winnings(rules, 1, spread, other)
+
+
+@settings(max_examples=8, deadline=None)
+@given(SPLIT_RULES, st.integers(2, 12))
+def test_in_split_rounds_best_play_never_falls_as_the_spread_grows(rules: Rules, spread: int) -> None:
+    one = house_worth(rules, min_bet=1, max_bet=1)
+    wide = house_worth(rules, min_bet=1, max_bet=spread)
+    assert one.flat == wide.flat
+    assert one.best_play <= wide.best_play
