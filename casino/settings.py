@@ -400,15 +400,18 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 # Sign-in lockout (accounts/login_lockout.py, django-axes with its own handler; API.md v1.2): failures counted per
-# account and address pair (LOGIN_FAILURE_LIMIT locks that account from that address) and per account
-# (LOGIN_ACCOUNT_FAILURE_LIMIT locks it from everywhere), over LOGIN_FAILURE_WINDOW_S; a lock lasts
-# LOGIN_LOCKOUT_BASE_S, doubled by each further failure up to LOGIN_LOCKOUT_MAX_S. A success clears its own pair.
+# account and address pair (LOGIN_FAILURE_LIMIT locks that account from that address), per account
+# (LOGIN_ACCOUNT_FAILURE_LIMIT locks it from every address it never signed in from) and per address
+# (LOGIN_ADDRESS_FAILURE_LIMIT locks that address out of every account never signed in from there), over
+# LOGIN_FAILURE_WINDOW_S; a lock lasts LOGIN_LOCKOUT_BASE_S, doubled by each further failure up to
+# LOGIN_LOCKOUT_MAX_S. A success clears its own pair and makes its address known to the account.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "accounts.backends.PasswordBackend",  # ModelBackend without the hash upgrade the app role may not write
 ]
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_ACCOUNT_FAILURE_LIMIT = env_int("LOGIN_ACCOUNT_FAILURE_LIMIT", 20)
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 100)
 LOGIN_LOCKOUT_BASE_S = env_int("LOGIN_LOCKOUT_BASE_S", 60)
 LOGIN_LOCKOUT_MAX_S = env_int("LOGIN_LOCKOUT_MAX_S", 3600)
 LOGIN_FAILURE_WINDOW_S = env_int("LOGIN_FAILURE_WINDOW_S", 24 * 3600)
