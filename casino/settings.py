@@ -359,6 +359,7 @@ LIVE_RECHECK_S = float(os.environ.get("LIVE_RECHECK_S", "30"))  # a quiet socket
 # per process, at most this many bytes a second after a burst of LIVE_SEND_BURST_BYTES (a resume storm is paced).
 LIVE_MAX_FRAME_BYTES = env_int("LIVE_MAX_FRAME_BYTES", 4096)
 LIVE_MAX_UNAUTHENTICATED = env_int("LIVE_MAX_UNAUTHENTICATED", 1000)
+LIVE_MAX_UNAUTHENTICATED_PER_ADDRESS = env_int("LIVE_MAX_UNAUTHENTICATED_PER_ADDRESS", 20)  # its share (guard.py)
 LIVE_REVALIDATE_S = float(os.environ.get("LIVE_REVALIDATE_S", "2"))
 LIVE_SEND_BYTES_PER_S = env_int("LIVE_SEND_BYTES_PER_S", 256 * 1024)
 LIVE_SEND_BURST_BYTES = env_int("LIVE_SEND_BURST_BYTES", 1024 * 1024)
