@@ -174,7 +174,7 @@ def lockout_response(
     seconds = lock.seconds if lock is not None else int(settings.LOGIN_LOCKOUT_BASE_S)
     message = LOCKED_MESSAGE.format(minutes=max(1, math.ceil(seconds / 60)))
     headers = {"Retry-After": str(seconds)}
-    if request.path_info.startswith("/api/"):
+    if request.path_info.startswith(("/api/", "/play/")):  # the API and the pages' sign-in answer JSON
         details = {"retry_after": seconds, "locked": lock.scope if lock is not None else "pair"}
         return JsonResponse(error_body("throttled", message, details), status=429, headers=headers)
     return HttpResponse(message, status=429, content_type="text/plain; charset=utf-8", headers=headers)

@@ -426,6 +426,9 @@ AXES_CLIENT_IP_CALLABLE = "accounts.login_lockout.client_ip"
 AXES_USERNAME_CALLABLE = "accounts.login_lockout.login_username"
 AXES_LOCKOUT_CALLABLE = "accounts.login_lockout.lockout_response"
 AXES_VERBOSE = False
+# The reference pages (/play/) keep their player's token in this HttpOnly cookie, set by /play/session
+# (accounts/views/page_auth.py), never in storage a script can read (docs/client.md, docs/security.md).
+PLAY_TOKEN_COOKIE = "casino_play_token"
 # API tokens (kit/tokens.py): stored hashed (django-rest-knox), valid this long after issue.
 API_TOKEN_TTL = timedelta(seconds=env_int("API_TOKEN_TTL_S", 24 * 3600))
 REST_KNOX = {
@@ -446,6 +449,7 @@ API_THROTTLE_RATES = {
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "kit.authentication.TokenAuthentication",
+        "kit.authentication.CookieTokenAuthentication",  # the /play/ pages' HttpOnly cookie (docs/client.md)
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

@@ -7,9 +7,9 @@ The conversation:
    1013; when the cap is full, a newcomer from a lighter address takes the place of the oldest waiting socket of
    the heaviest, which is closed with 1013: :class:`tables.live.guard.Unauthenticated`). The client's first
    message is ``{"type": "auth", "token": "<key>"}``; a browser of this site may rely on its session cookie
-   instead (only when the ``Origin`` is one of ``ALLOWED_HOSTS``, or absent: another site's page cannot ride on a
-   player's cookie). Nothing valid within ``LIVE_AUTH_TIMEOUT_S`` (10 s), or another known message first, closes
-   with 4401.
+   (staff) or the /play/ pages' HttpOnly token cookie instead (only when the ``Origin`` is one of
+   ``ALLOWED_HOSTS``, or absent: another site's page cannot ride on a player's cookie). Nothing valid within
+   ``LIVE_AUTH_TIMEOUT_S`` (10 s), or another known message first, closes with 4401.
 2. An unknown table closes with 4404; a user already holding ``LIVE_MAX_OPEN_WAITS`` open waits (long-polls plus
    sockets, every process) closes with 4429.
 3. The server sends ``{"type": "events", "events": [], "last_seq": V}``: the table's version now; events after
@@ -92,6 +92,14 @@ def _origin_may_use_cookies(scope: dict[str, Any]) -> bool:
     return validate_host(host, settings.ALLOWED_HOSTS)
 
 
+def _page_token(scope: dict[str, Any]) -> str | None:
+    """The token in the /play/ pages' HttpOnly cookie, when this socket's origin may use cookies."""
+    if not _origin_may_use_cookies(scope):
+        return None
+    token = (scope.get("cookies") or {}).get(settings.PLAY_TOKEN_COOKIE)
+    return token if isinstance(token, str) and token else None
+
+
 async def _session_user(scope: dict[str, Any]) -> Any | None:
     if "session" not in scope or not _origin_may_use_cookies(scope):
         return None
@@ -127,8 +135,12 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
             await self._close(CLOSE_TRY_LATER)
             return
         user = await _session_user(self.scope)
+        page_token = _page_token(self.scope)
+        found = await _user_for_token(page_token) if user is None and page_token else None
         if user is not None:
             await self._start(user, Credential(user_id=int(user.pk), session=self.scope["session"].session_key))
+        elif found is not None:  # the /play/ pages' HttpOnly cookie (kit.authentication.CookieTokenAuthentication)
+            await self._start(found[0], Credential(user_id=int(found[0].pk), token=found[1]))
         else:
             self.tasks.append(asyncio.create_task(self._auth_deadline()))
 
