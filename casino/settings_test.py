@@ -39,8 +39,9 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {  # noqa: F405
     scope: None for scope in ("auth_burst", "auth_sustained", "user_burst", "user_sustained")
 }
 TABLE_TIMERS = env_bool("TABLE_TIMERS", False)  # noqa: F405 - timer tests turn them on (and their worker)
-# the test clients and servers speak plain HTTP (tests/casino/test_deploy_check.py checks it on)
-SECURE_SSL_REDIRECT = False
+# the test clients and servers speak plain HTTP (tests/casino/test_deploy_check.py checks it on; the edge proxy's
+# test of a TLS balancer turns it on in its server)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)  # noqa: F405
 HOUSE_EDGE_TASKS = env_bool("HOUSE_EDGE_TASKS", False)  # noqa: F405 - the lab's admin test turns it on (and its worker)
 # WhiteNoise finds a static file when it is asked for instead of indexing every app's static files when the
 # middleware is built: a test client builds it anew (20 ms of the 36 each client costs), and the suite builds

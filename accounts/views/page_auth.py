@@ -51,6 +51,8 @@ def _into_cookie(response: Response) -> Response:
 class PageSignInView(TokenView):
     """``POST /play/session``: the API's sign-in, the token in the cookie."""
 
+    schema = None  # the pages', not the API's (not in the OpenAPI schema)
+
     def post(self, request: Request) -> Response:
         _csrf(request)
         return _into_cookie(super().post(request))
@@ -59,6 +61,8 @@ class PageSignInView(TokenView):
 class PageRegisterView(RegisterView):
     """``POST /play/register``: the API's registration, the token in the cookie."""
 
+    schema = None  # the pages', not the API's (not in the OpenAPI schema)
+
     def post(self, request: Request) -> Response:
         _csrf(request)
         return _into_cookie(super().post(request))
@@ -66,6 +70,8 @@ class PageRegisterView(RegisterView):
 
 class PageSignOutView(APIView):
     """``POST /play/session/end``: the cookie's token revoked, the cookie removed (also when it had expired)."""
+
+    schema = None  # the pages', not the API's (not in the OpenAPI schema)
 
     authentication_classes: list[Any] = []
     permission_classes = [AllowAny]
