@@ -1,17 +1,25 @@
 """Sign-in lockout (django-axes with the handler below): staff and players, admin login and ``POST /auth/token``
-alike (API.md v1.2 "Conventions", failed sign-ins).
+alike (API.md v1.2 "Conventions", failed sign-ins; issue #43).
 
 Every password check goes through Django's ``authenticate``, whose first backend is axes's. Failures are counted
-(axes's access attempts, one row per username, address and user agent) per account and address pair, and per
-account over all addresses, over the last ``LOGIN_FAILURE_WINDOW_S``:
+(axes's access attempts, one row per username, address and user agent) per account and address pair, per account
+over all addresses, and per address over all accounts, over the last ``LOGIN_FAILURE_WINDOW_S``:
 
 - ``LOGIN_FAILURE_LIMIT`` failures of one pair lock that account *from that address*;
-- ``LOGIN_ACCOUNT_FAILURE_LIMIT`` failures of one account, from anywhere, lock it from every address;
+- ``LOGIN_ACCOUNT_FAILURE_LIMIT`` failures of one account lock it from every address *but those it signed in from
+  before* (its known addresses): strangers can slow a password guess down, never lock the owner out of the places
+  he uses, and one guess per period by them keeps nothing locked for him;
+- ``LOGIN_ADDRESS_FAILURE_LIMIT`` failures from one address, over all accounts, lock that address out of every
+  account that is not known there: one address cannot try a few passwords at every account, while the players
+  behind it (one NAT) who signed in from there before keep signing in;
 - a lock lasts ``LOGIN_LOCKOUT_BASE_S`` seconds, doubled by every failure past the limit (up to
   ``LOGIN_LOCKOUT_MAX_S``): the delay grows with further failures;
 - while locked the password is not even checked (the right one included), and nothing is counted;
 - a success clears only its own pair (never the failures from other addresses), so an insider who signs in
-  between guesses gains nothing; failures never lock other accounts at the same address (players behind one NAT).
+  between guesses gains nothing; the pair's own count still locks a known address.
+
+The known addresses are axes's access log (one row per successful sign-in: the admin's through axes's signal, the
+API's and a registration's through :func:`remember_sign_in`), kept as long as that log is.
 
 An operator unlocks an account in the admin (*Axes > Access attempts*: the action "Unlock sign-in for these
 usernames", written to the admin's history) or with ``manage.py axes_reset_username <username>``. See
@@ -27,14 +35,14 @@ from __future__ import annotations
 import ipaddress
 import math
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from axes.handlers.database import AxesDatabaseHandler
-from axes.models import AccessAttempt
+from axes.models import AccessAttempt, AccessLog
 from django.conf import settings
 from django.contrib import admin
-from django.db.models import Max, QuerySet, Sum
+from django.db.models import Max, Q, Sum
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from rest_framework.throttling import BaseThrottle
@@ -67,10 +75,12 @@ def login_username(request: HttpRequest, credentials: dict[str, Any] | None) -> 
 
 @dataclass(frozen=True, slots=True)
 class Lock:
-    """A sign-in refused for ``seconds`` more; ``everywhere`` when the account-wide count locked it."""
+    """A sign-in refused for ``seconds`` more; ``scope`` says which count locked it: ``"pair"`` (this account from
+    this address), ``"account"`` (this account from every address it is not known at) or ``"address"`` (this
+    address for every account not known there)."""
 
     seconds: int
-    everywhere: bool
+    scope: str
 
 
 def lock_delay(failures_past_limit: int) -> float:
@@ -79,31 +89,39 @@ def lock_delay(failures_past_limit: int) -> float:
     return min(float(settings.LOGIN_LOCKOUT_MAX_S), base * 2 ** min(failures_past_limit, 40))
 
 
-def _failures(rows: QuerySet[AccessAttempt]) -> tuple[int, datetime | None]:
-    counted = rows.aggregate(n=Sum("failures_since_start"), last=Max("attempt_time"))
-    return int(counted["n"] or 0), counted["last"]
+def known_address(username: str, address: str) -> bool:
+    """Whether ``username`` signed in successfully from ``address`` before (axes's access log)."""
+    return AccessLog.objects.filter(ip_address=address, username__iexact=username).exists()
 
 
 def lock_of(username: str | None, address: str | None) -> Lock | None:
-    """The lock on ``username`` signing in from ``address`` now, or None. Two queries at most."""
+    """The lock on ``username`` signing in from ``address`` now, or None. One query for the three counts; one
+    more, whether the address is known, only when the account's or the address's count locks."""
     if not username:
         return None
     now = timezone.now()
-    recent = AccessAttempt.objects.filter(
-        username=username, attempt_time__gte=now - timedelta(seconds=settings.LOGIN_FAILURE_WINDOW_S)
-    )
-    remaining = 0.0
-    everywhere = False
-    account, account_last = _failures(recent)
-    if account >= settings.LOGIN_ACCOUNT_FAILURE_LIMIT and account_last is not None:
-        remaining = (account_last - now).total_seconds() + lock_delay(account - settings.LOGIN_ACCOUNT_FAILURE_LIMIT)
-        everywhere = remaining > 0
-    if address is not None and account >= settings.LOGIN_FAILURE_LIMIT:
-        pair, pair_last = _failures(recent.filter(ip_address=address))
-        if pair >= settings.LOGIN_FAILURE_LIMIT and pair_last is not None:
-            pair_remaining = (pair_last - now).total_seconds() + lock_delay(pair - settings.LOGIN_FAILURE_LIMIT)
-            remaining = max(remaining, pair_remaining)
-    return Lock(math.ceil(remaining), everywhere) if remaining > 0 else None
+    scopes = {"pair": (Q(username=username, ip_address=address), settings.LOGIN_FAILURE_LIMIT),
+              "account": (Q(username=username), settings.LOGIN_ACCOUNT_FAILURE_LIMIT),
+              "address": (Q(ip_address=address), settings.LOGIN_ADDRESS_FAILURE_LIMIT)}  # fmt: skip
+    if address is None:
+        del scopes["pair"], scopes["address"]
+    aggregates: dict[str, Any] = {}
+    for scope, (rows, _) in scopes.items():
+        aggregates[f"{scope}_n"] = Sum("failures_since_start", filter=rows)
+        aggregates[f"{scope}_last"] = Max("attempt_time", filter=rows)
+    window = now - timedelta(seconds=settings.LOGIN_FAILURE_WINDOW_S)
+    either = Q(username=username) | Q(ip_address=address) if address is not None else Q(username=username)
+    counted = AccessAttempt.objects.filter(either, attempt_time__gte=window).aggregate(**aggregates)
+    locks: list[Lock] = []
+    for scope, (_, limit) in scopes.items():
+        failures, last = int(counted[f"{scope}_n"] or 0), counted[f"{scope}_last"]
+        if failures >= limit and last is not None:
+            remaining = (last - now).total_seconds() + lock_delay(failures - limit)
+            if remaining > 0:
+                locks.append(Lock(math.ceil(remaining), scope))
+    if address is not None and any(lock.scope != "pair" for lock in locks) and known_address(username, address):
+        locks = [lock for lock in locks if lock.scope == "pair"]  # strangers never lock a known address out
+    return max(locks, key=lambda lock: lock.seconds, default=None)
 
 
 class PairLockoutHandler(AxesDatabaseHandler):
@@ -124,6 +142,20 @@ class PairLockoutHandler(AxesDatabaseHandler):
         return clear_pair(login_username(request, credentials), getattr(request, "axes_ip_address", None))
 
 
+def remember_sign_in(request: HttpRequest, username: str) -> None:
+    """A successful sign-in outside Django's ``login`` (an API token, a registration): written to axes's access log
+    as the admin's are (which makes the address known for the account), and its own pair's failures cleared."""
+    address = client_ip(request)
+    AccessLog.objects.create(
+        username=username,
+        ip_address=address,
+        user_agent=request.META.get("HTTP_USER_AGENT", "<unknown>")[:255],
+        http_accept=request.META.get("HTTP_ACCEPT", "<unknown>")[:1025],
+        path_info=request.path_info[:255],
+    )
+    clear_pair(username.lower(), address)
+
+
 def clear_pair(username: str | None, address: str | None) -> int:
     """Forget the failures of ``username`` from ``address`` (after a successful sign-in from there)."""
     if not username or address is None:
@@ -142,8 +174,8 @@ def lockout_response(
     seconds = lock.seconds if lock is not None else int(settings.LOGIN_LOCKOUT_BASE_S)
     message = LOCKED_MESSAGE.format(minutes=max(1, math.ceil(seconds / 60)))
     headers = {"Retry-After": str(seconds)}
-    if request.path_info.startswith("/api/"):
-        details = {"retry_after": seconds, "locked": "account" if lock is not None and lock.everywhere else "pair"}
+    if request.path_info.startswith(("/api/", "/play/")):  # the API and the pages' sign-in answer JSON
+        details = {"retry_after": seconds, "locked": lock.scope if lock is not None else "pair"}
         return JsonResponse(error_body("throttled", message, details), status=429, headers=headers)
     return HttpResponse(message, status=429, content_type="text/plain; charset=utf-8", headers=headers)
 

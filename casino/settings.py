@@ -359,6 +359,7 @@ LIVE_RECHECK_S = float(os.environ.get("LIVE_RECHECK_S", "30"))  # a quiet socket
 # per process, at most this many bytes a second after a burst of LIVE_SEND_BURST_BYTES (a resume storm is paced).
 LIVE_MAX_FRAME_BYTES = env_int("LIVE_MAX_FRAME_BYTES", 4096)
 LIVE_MAX_UNAUTHENTICATED = env_int("LIVE_MAX_UNAUTHENTICATED", 1000)
+LIVE_MAX_UNAUTHENTICATED_PER_ADDRESS = env_int("LIVE_MAX_UNAUTHENTICATED_PER_ADDRESS", 20)  # its share (guard.py)
 LIVE_REVALIDATE_S = float(os.environ.get("LIVE_REVALIDATE_S", "2"))
 LIVE_SEND_BYTES_PER_S = env_int("LIVE_SEND_BYTES_PER_S", 256 * 1024)
 LIVE_SEND_BURST_BYTES = env_int("LIVE_SEND_BURST_BYTES", 1024 * 1024)
@@ -408,15 +409,18 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 # Sign-in lockout (accounts/login_lockout.py, django-axes with its own handler; API.md v1.2): failures counted per
-# account and address pair (LOGIN_FAILURE_LIMIT locks that account from that address) and per account
-# (LOGIN_ACCOUNT_FAILURE_LIMIT locks it from everywhere), over LOGIN_FAILURE_WINDOW_S; a lock lasts
-# LOGIN_LOCKOUT_BASE_S, doubled by each further failure up to LOGIN_LOCKOUT_MAX_S. A success clears its own pair.
+# account and address pair (LOGIN_FAILURE_LIMIT locks that account from that address), per account
+# (LOGIN_ACCOUNT_FAILURE_LIMIT locks it from every address it never signed in from) and per address
+# (LOGIN_ADDRESS_FAILURE_LIMIT locks that address out of every account never signed in from there), over
+# LOGIN_FAILURE_WINDOW_S; a lock lasts LOGIN_LOCKOUT_BASE_S, doubled by each further failure up to
+# LOGIN_LOCKOUT_MAX_S. A success clears its own pair and makes its address known to the account.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "accounts.backends.PasswordBackend",  # ModelBackend without the hash upgrade the app role may not write
 ]
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_ACCOUNT_FAILURE_LIMIT = env_int("LOGIN_ACCOUNT_FAILURE_LIMIT", 20)
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 100)
 LOGIN_LOCKOUT_BASE_S = env_int("LOGIN_LOCKOUT_BASE_S", 60)
 LOGIN_LOCKOUT_MAX_S = env_int("LOGIN_LOCKOUT_MAX_S", 3600)
 LOGIN_FAILURE_WINDOW_S = env_int("LOGIN_FAILURE_WINDOW_S", 24 * 3600)
@@ -430,6 +434,9 @@ AXES_CLIENT_IP_CALLABLE = "accounts.login_lockout.client_ip"
 AXES_USERNAME_CALLABLE = "accounts.login_lockout.login_username"
 AXES_LOCKOUT_CALLABLE = "accounts.login_lockout.lockout_response"
 AXES_VERBOSE = False
+# The reference pages (/play/) keep their player's token in this HttpOnly cookie, set by /play/session
+# (accounts/views/page_auth.py), never in storage a script can read (docs/client.md, docs/security.md).
+PLAY_TOKEN_COOKIE = "casino_play_token"
 # API tokens (kit/tokens.py): stored hashed (django-rest-knox), valid this long after issue.
 API_TOKEN_TTL = timedelta(seconds=env_int("API_TOKEN_TTL_S", 24 * 3600))
 REST_KNOX = {
@@ -450,6 +457,7 @@ API_THROTTLE_RATES = {
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "kit.authentication.TokenAuthentication",
+        "kit.authentication.CookieTokenAuthentication",  # the /play/ pages' HttpOnly cookie (docs/client.md)
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

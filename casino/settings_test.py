@@ -39,12 +39,13 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {  # noqa: F405
     scope: None for scope in ("auth_burst", "auth_sustained", "user_burst", "user_sustained")
 }
 TABLE_TIMERS = env_bool("TABLE_TIMERS", False)  # noqa: F405 - timer tests turn them on (and their worker)
-# the test clients and servers speak plain HTTP (tests/casino/test_deploy_check.py checks it on)
-SECURE_SSL_REDIRECT = False
+# the test clients and servers speak plain HTTP (tests/casino/test_deploy_check.py checks it on; the edge proxy's
+# test of a TLS balancer turns it on in its server)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)  # noqa: F405
 # The casino's limits on what a table returns (tables/worth.py) would refuse most house-banked tables the suite plays
 # at (classic, house standing at 5: flat 0.827 < MIN_RTP 0.85; Italian and Spanish bet after the peek at 1:10).
 # Those tests are about other things, so the suite runs with the limits open; the guard's own tests
-# (tests/tables/test_worth_guard.py and the surfaces' tests) set the production limits, and the environment
+# (tests/tables/api/test_api_rtp.py and the surfaces' tests) set the production limits, and the environment
 # (MIN_RTP, MAX_RTP) sets others for a whole run.
 MIN_RTP = os.environ.get("MIN_RTP", "0")
 MAX_RTP = os.environ.get("MAX_RTP", "1000")

@@ -3,6 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from accounts.login_lockout import admin_login
+from accounts.views.page_auth import PageRegisterView, PageSignInView, PageSignOutView
 from backoffice.metrics import metrics_view
 from kit.apidocs import RedocDocsView, SwaggerDocsView
 from kit.health import healthz, readyz
@@ -24,6 +25,9 @@ urlpatterns = [
     path("play/history/", history_page, name="play-history"),
     path("play/tables/<int:table_id>/", table_page, name="play-table"),
     path("play/limits/", limits_page, name="play-limits"),  # responsible gaming (docs/responsible-gaming.md)
+    path("play/session", PageSignInView.as_view(), name="play-session"),  # the pages' sign-in (docs/client.md)
+    path("play/session/end", PageSignOutView.as_view(), name="play-session-end"),
+    path("play/register", PageRegisterView.as_view(), name="play-register"),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the client's language menu
 ]
 

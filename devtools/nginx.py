@@ -83,8 +83,11 @@ def _listening(port: int) -> bool:
 
 
 @contextmanager
-def running(*, port: int, web: str, live: str, prefix: Path | None = None) -> Iterator[subprocess.Popen[bytes]]:
-    """nginx serving the template on 127.0.0.1:``port`` in front of ``web`` and ``live`` until the block ends."""
+def running(
+    *, port: int, web: str, live: str, prefix: Path | None = None, real_ip_from: str = NO_BALANCER
+) -> Iterator[subprocess.Popen[bytes]]:
+    """nginx serving the template on 127.0.0.1:``port`` in front of ``web`` and ``live`` until the block ends
+    (``real_ip_from``: the load balancer in front of nginx whose X-Forwarded-For and X-Forwarded-Proto it believes)."""
     binary = nginx_binary()
     if binary is None:
         raise RuntimeError("nginx is not installed (Debian: apt-get install nginx; .ci/run does it)")
@@ -92,7 +95,7 @@ def running(*, port: int, web: str, live: str, prefix: Path | None = None) -> It
     root = Path(tempfile.mkdtemp(prefix="casino-nginx-")) if prefix is None else prefix
     root.mkdir(parents=True, exist_ok=True)
     conf = root / "nginx.conf"
-    conf.write_text(configuration(root, port=port, web=web, live=live))
+    conf.write_text(configuration(root, port=port, web=web, live=live, real_ip_from=real_ip_from))
     check = subprocess.run([binary, "-t", "-q", "-p", str(root), "-c", str(conf)], capture_output=True, text=True)
     if check.returncode != 0:
         raise RuntimeError(f"nginx refuses the configuration: {check.stderr}")

@@ -1,5 +1,6 @@
 """``Authorization: Token <key>`` (or ``Bearer <key>``, its synonym: API.md) for DRF, against the hashed, expiring
-tokens of :mod:`kit.tokens`.
+tokens of :mod:`kit.tokens`; and the same token carried by the reference pages' HttpOnly cookie
+(:class:`CookieTokenAuthentication`, CSRF-checked like a session: docs/client.md "Where the page keeps the token").
 
 (Imports nothing of the API: ``rest_framework.views`` imports the default authentication classes.)
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from knox.models import AuthToken
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
@@ -48,3 +50,17 @@ class TokenAuthentication(authentication.TokenAuthentication):
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed("User inactive or deleted.")
         return token.user, token
+
+
+class CookieTokenAuthentication(TokenAuthentication):
+    """The token of the reference pages (``/play/``), in the HttpOnly cookie ``PLAY_TOKEN_COOKIE`` that only the
+    pages' sign-in sets: no script of the page can read it. A cookie rides along with any request the browser
+    sends, so every unsafe method must carry the page's CSRF token (``X-CSRFToken``), as with a session."""
+
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+        key = request._request.COOKIES.get(settings.PLAY_TOKEN_COOKIE)
+        if not key:
+            return None
+        found = self.authenticate_credentials(key)
+        authentication.SessionAuthentication().enforce_csrf(request)
+        return found

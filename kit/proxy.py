@@ -12,12 +12,14 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Awaitable, Callable
 from functools import cache
+from types import SimpleNamespace
 from typing import Any
 
 from asgiref.sync import iscoroutinefunction
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.decorators import sync_and_async_middleware
+from rest_framework.throttling import BaseThrottle
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -43,6 +45,22 @@ def real_client_address(meta: dict[str, Any]) -> str | None:
         if forwarded is not None:
             return str(forwarded)
     return meta.get("REMOTE_ADDR")
+
+
+def scope_client_address(scope: dict[str, Any]) -> str:
+    """The client address of an ASGI connection (a WebSocket) under the rule HTTP requests follow: ``X-Real-IP``
+    from ``TRUSTED_PROXIES``, else DRF's ``get_ident`` (``X-Forwarded-For`` with ``THROTTLE_NUM_PROXIES``), else
+    the peer's own; ``""`` when there is none."""
+    headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope.get("headers", ())}
+    client = scope.get("client")
+    meta: dict[str, Any] = {"REMOTE_ADDR": str(client[0]) if client else ""}
+    if "x-real-ip" in headers:
+        meta["HTTP_X_REAL_IP"] = headers["x-real-ip"]
+    if settings.TRUSTED_PROXIES:
+        return str(real_client_address(meta) or "")
+    forwarded = {"x-forwarded-for": headers["x-forwarded-for"]} if "x-forwarded-for" in headers else {}
+    request = SimpleNamespace(META=meta, headers=forwarded)  # what get_ident reads of a request
+    return str(BaseThrottle().get_ident(request) or "")  # type: ignore[arg-type]
 
 
 def _rewrite(request: HttpRequest) -> None:

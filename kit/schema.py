@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
@@ -66,6 +67,25 @@ def api_errors(*codes: str) -> Callable[[F], F]:
         return method
 
     return decorate
+
+
+class PlayCookieScheme(OpenApiAuthenticationExtension):
+    """The /play/ pages' HttpOnly token cookie (kit.authentication.CookieTokenAuthentication): a scheme of its own in
+    the schema, beside ``tokenAuth`` (its subclass would otherwise claim the same name)."""
+
+    target_class = "kit.authentication.CookieTokenAuthentication"
+    name = "playCookieAuth"
+    priority = 1
+
+    def get_security_definition(self, auto_schema: AutoSchema) -> dict[str, str]:
+        from django.conf import settings
+
+        return {
+            "type": "apiKey",
+            "in": "cookie",
+            "name": settings.PLAY_TOKEN_COOKIE,
+            "description": "The /play/ pages' token (HttpOnly); unsafe methods need the page's X-CSRFToken.",
+        }
 
 
 class ApiAutoSchema(AutoSchema):

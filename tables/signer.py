@@ -14,7 +14,9 @@ own database role, the only one that may insert checkpoints, and holds the only 
    brings, ``checkpoint_signing.END_OF_HAND``: leavers, the bank passing on, the next commitment; what the same
    command dealt next the next checkpoint covers), or refuses: nothing is signed, and a ``VerificationFailure``
    (source ``signer``) is recorded, which the admin's dashboard and ``/metrics`` show. A refused table stays
-   unsigned until an operator has looked: every later attempt replays the same hands and refuses again.
+   unsigned until an operator has looked: every later attempt replays the same hands and refuses again, but
+   alerts once per table and cause (:func:`alert_once`: the hand, or the chain between hands, and the names of
+   the failing checks), not at every attempt (the periodic task tries every 10 s).
 
 Two signers never sign one table at once (a transaction-level advisory lock per table).
 
@@ -27,6 +29,7 @@ has the application write its checkpoints itself.
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -120,10 +123,11 @@ def sign_table(table_id: int) -> Signing:
             return Signing(table_id)
         refused: dict[int, dict[str, str]] = {}
         for hand in hands:
-            report = verify_hand(hand, record=False, source="signer")  # a failure is recorded by verify
+            report = verify_hand(hand, record=False, source="signer", alert=False)
             failing = {name: report[name] for name in SIGNED_CHECKS if report.get(name, "ok") != "ok"}
             if failing:
                 refused[hand.pk] = failing
+            alert_once(table_id, hand, report.failing())
         end = _end_of(table_id, max(h.closed_version or 0 for h in hands))
         if end is None:
             refused[0] = {"chain": "the closing event of the last hand is missing"}
@@ -132,9 +136,7 @@ def sign_table(table_id: int) -> Signing:
             problems = chain_problems(stretch[1:], prev_hash=stretch[0].hash) if latest > 1 else chain_problems(stretch)
             if problems:
                 refused[0] = {"chain": "; ".join(problems[:5])}
-                report_verification_failure(
-                    table_id=table_id, hand_id=None, hand_number=None, checks=refused[0], source="signer"
-                )
+                alert_once(table_id, None, refused[0])
         ids = [h.pk for h in hands]
         if refused or end is None:
             return Signing(table_id, hands=ids, refused=refused)
@@ -143,6 +145,33 @@ def sign_table(table_id: int) -> Signing:
         with connection.cursor() as cursor:
             cursor.execute(_INSERT, _row(signed, timezone.now()))
         return Signing(table_id, signed=version, hands=ids)
+
+
+def alert_once(table_id: int, hand: Hand | None, failing: dict[str, str]) -> bool:
+    """Report a refusal (``VerificationFailure``, source ``signer``) unless the signer already reported this cause:
+    the same table, the same hand (``None``: the chain between hands) and the same failing checks. Whether it
+    reported. Runs under the table's signing lock, so two signers never both report one cause."""
+    if not failing:
+        return False
+    hand_id = hand.pk if hand is not None else None
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT checks FROM casino_verificationfailure "
+            "WHERE source = 'signer' AND table_id = %s AND hand_id IS NOT DISTINCT FROM %s",
+            [table_id, hand_id],
+        )
+        known = [set(row[0] if isinstance(row[0], dict) else json.loads(row[0])) for row in cursor.fetchall()]
+    if set(failing) in known:
+        log.info("signer: table %s still refused (%s), alerted already", table_id, ", ".join(sorted(failing)))
+        return False
+    report_verification_failure(
+        table_id=table_id,
+        hand_id=hand_id,
+        hand_number=hand.number if hand is not None else None,
+        checks=failing,
+        source="signer",
+    )
+    return True
 
 
 def _state_at(hand: Hand, version: int) -> TableState:

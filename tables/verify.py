@@ -211,10 +211,10 @@ def _form_problems(table_id: int, events: Sequence[StoredEvent]) -> list[str]:
     return []
 
 
-def _keep_outcome(hand: Hand, result: Verification, *, record: bool, source: str) -> None:
-    """A failure reported (``backoffice.models.VerificationFailure``, the dashboard, the metrics); with ``record``
-    the outcome kept on the hand's row."""
-    if not result.ok:
+def _keep_outcome(hand: Hand, result: Verification, *, record: bool, alert: bool, source: str) -> None:
+    """A failure reported (``backoffice.models.VerificationFailure``, the dashboard, the metrics) unless ``alert``
+    is off (the signer reports its own, once per cause); with ``record`` the outcome kept on the hand's row."""
+    if alert and not result.ok:
         report_verification_failure(
             table_id=hand.table_id, hand_id=hand.pk, hand_number=hand.number, checks=result.checks, source=source
         )
@@ -223,13 +223,16 @@ def _keep_outcome(hand: Hand, result: Verification, *, record: bool, source: str
             Hand.objects.filter(pk=hand.pk).update(verified_at=timezone.now(), verified_ok=result.ok)
 
 
-def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: str = "api") -> Verification:
+def verify_hand(
+    hand: Hand, *, record: bool = True, full: bool = False, source: str = "api", alert: bool = True
+) -> Verification:
     """Run every check on a settled (or abandoned) hand; each value is "ok" or what differs.
 
     By default the hand starts from the state cached when it opened and the chain is checked from the event
     before it; ``full`` folds the table from its first event and checks the whole chain up to the hand.
-    ``record`` keeps the outcome on the hand's row; a failure is always kept (``backoffice.models.
-    VerificationFailure``, with ``source``: who ran the check) for the dashboard and the metrics.
+    ``record`` keeps the outcome on the hand's row; a failure is kept (``backoffice.models.
+    VerificationFailure``, with ``source``: who ran the check) for the dashboard and the metrics, unless ``alert``
+    is off: then the caller reports it (the signer, once per table and cause: tables/signer.py).
     """
     if hand.status == "in_play":
         raise HandInPlay("the hand is still in play: it can be verified once it is settled", {"hand": hand.pk})
@@ -247,7 +250,7 @@ def verify_hand(hand: Hand, *, record: bool = True, full: bool = False, source: 
     report["checkpoint"] = check_checkpoints(hand.table_id)
     no_deck = _no_deck_reason(loaded, decoded, hand.number)
     result = Verification({check: report[check] for check in CHECKS}, {"deck": no_deck} if no_deck is not None else {})
-    _keep_outcome(hand, result, record=record, source=source)
+    _keep_outcome(hand, result, record=record, alert=alert, source=source)
     return result
 
 

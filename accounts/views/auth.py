@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.errors import InvalidField
-from accounts.login_lockout import clear_pair, client_ip, login_username
+from accounts.login_lockout import remember_sign_in
 from accounts.services import USERNAME_RULE, check_username, player_register
 from kit.api_errors import error_response
 from kit.idempotency import idempotent
@@ -92,6 +92,7 @@ class RegisterView(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         user, token = player_register(**serializer.validated_data)
+        remember_sign_in(request._request, user.get_username())  # the address he registered from is his
         out = self.OutputSerializer({"id": user.pk, "username": user.get_username(), "token": token})
         return Response(out.data, status=status.HTTP_201_CREATED)
 
@@ -140,8 +141,9 @@ class TokenView(APIView):
             assert refused is not None
             return refused
         refuse_if_excluded(user)  # 403 excluded (details.until) during a break or a self-exclusion
-        # a success clears the failures of its own account and address pair only (accounts/login_lockout.py)
-        clear_pair(login_username(request._request, serializer.validated_data), client_ip(request._request))
+        # a success clears the failures of its own account and address pair only, and makes the address known
+        # to the account: strangers' failures never lock it out from here (accounts/login_lockout.py)
+        remember_sign_in(request._request, user.get_username())
         return Response(self.OutputSerializer({"token": issue_token(user)}).data)
 
 

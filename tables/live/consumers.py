@@ -3,8 +3,11 @@
 The conversation:
 
 1. The server accepts the connection (beyond ``LIVE_MAX_UNAUTHENTICATED`` sockets of this process not yet
-   authenticated it closes it at once with 1013). The client's first message is ``{"type": "auth", "token":
-   "<key>"}``; a browser of this site may rely on its session cookie instead (only when the ``Origin`` is one of
+   authenticated, or ``LIVE_MAX_UNAUTHENTICATED_PER_ADDRESS`` from the client's address, it closes it at once with
+   1013; when the cap is full, a newcomer from a lighter address takes the place of the oldest waiting socket of
+   the heaviest, which is closed with 1013: :class:`tables.live.guard.Unauthenticated`). The client's first
+   message is ``{"type": "auth", "token": "<key>"}``; a browser of this site may rely on its session cookie
+   (staff) or the /play/ pages' HttpOnly token cookie instead (only when the ``Origin`` is one of
    ``ALLOWED_HOSTS``, or absent: another site's page cannot ride on a player's cookie). Nothing valid within
    ``LIVE_AUTH_TIMEOUT_S`` (10 s), or another known message first, closes with 4401.
 2. An unknown table closes with 4404; a user already holding ``LIVE_MAX_OPEN_WAITS`` open waits (long-polls plus
@@ -50,11 +53,12 @@ from django.conf import settings
 from django.http.request import validate_host
 from rest_framework.utils.encoders import JSONEncoder
 
+from kit.proxy import scope_client_address
 from kit.tokens import find_token
 from tables import feed
 from tables.live import db, limits, reads
 from tables.live.credentials import Credential, registry
-from tables.live.guard import CLOSE_BAD_FRAME, CLOSE_TRY_LATER, Refusal, guards, parse_frame
+from tables.live.guard import CLOSE_BAD_FRAME, CLOSE_TRY_LATER, Refusal, Waiting, guards, parse_frame
 from tables.live.watch import Watcher, stamp, watch
 from tables.models import Table
 
@@ -88,6 +92,14 @@ def _origin_may_use_cookies(scope: dict[str, Any]) -> bool:
     return validate_host(host, settings.ALLOWED_HOSTS)
 
 
+def _page_token(scope: dict[str, Any]) -> str | None:
+    """The token in the /play/ pages' HttpOnly cookie, when this socket's origin may use cookies."""
+    if not _origin_may_use_cookies(scope):
+        return None
+    token = (scope.get("cookies") or {}).get(settings.PLAY_TOKEN_COOKIE)
+    return token if isinstance(token, str) and token else None
+
+
 async def _session_user(scope: dict[str, Any]) -> Any | None:
     if "session" not in scope or not _origin_may_use_cookies(scope):
         return None
@@ -102,7 +114,7 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
         self.user: Any = None
         self.slot: limits.Slot | None = None
         self.watcher: Watcher | None = None
-        self.pending = False  # counted among this process's sockets not yet authenticated
+        self.pending: Waiting | None = None  # counted among this process's sockets not yet authenticated
         self.tasks: list[asyncio.Task[None]] = []
         self.closing = False
         self.ended = False
@@ -117,14 +129,18 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
         self.resume_to: int | None = None
         self.asked_at = 0  # the stamp of the last resume (tables.live.watch.stamp)
         self.wake = asyncio.Event()  # the sending task has something to do (a resume, a new version)
-        self.pending = guards().unauthenticated.enter()
+        self.pending = guards().unauthenticated.enter(scope_client_address(self.scope), self._evicted)
         await self.accept()
-        if not self.pending:
+        if self.pending is None:
             await self._close(CLOSE_TRY_LATER)
             return
         user = await _session_user(self.scope)
+        page_token = _page_token(self.scope)
+        found = await _user_for_token(page_token) if user is None and page_token else None
         if user is not None:
             await self._start(user, Credential(user_id=int(user.pk), session=self.scope["session"].session_key))
+        elif found is not None:  # the /play/ pages' HttpOnly cookie (kit.authentication.CookieTokenAuthentication)
+            await self._start(found[0], Credential(user_id=int(found[0].pk), token=found[1]))
         else:
             self.tasks.append(asyncio.create_task(self._auth_deadline()))
 
@@ -167,9 +183,14 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
             self.wake.set()
 
     def _authenticated(self) -> None:
-        if self.pending:
-            self.pending = False
-            guards().unauthenticated.leave()
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            guards().unauthenticated.leave(pending)
+
+    def _evicted(self) -> None:
+        """Another address's socket took this one's place among those waiting to authenticate: 1013."""
+        self.pending = None  # (counted out already)
+        self.tasks.append(asyncio.create_task(self._close(CLOSE_TRY_LATER)))
 
     async def _start(self, user: Any, credential: Credential) -> None:
         self.user = user

@@ -6,7 +6,11 @@ what one user's sockets are sent.
   that is not a JSON object with a known ``type`` with 4400. Parsing never raises (a deeply nested frame is a
   refused frame, not a ``RecursionError``).
 - :class:`Unauthenticated`: this process's sockets that have not yet authenticated, at most
-  ``LIVE_MAX_UNAUTHENTICATED`` at once; each is held at most ``LIVE_AUTH_TIMEOUT_S``.
+  ``LIVE_MAX_UNAUTHENTICATED`` at once and ``LIVE_MAX_UNAUTHENTICATED_PER_ADDRESS`` from one client address (the
+  one the deployment trusts: :func:`kit.proxy.scope_client_address`); each is held at most
+  ``LIVE_AUTH_TIMEOUT_S``. When the cap is full, a socket from an address holding fewer than the heaviest
+  address less one takes the place of that address's oldest waiting socket (closed 1013): the cap is shared
+  fairly per address, so one client (or a few) cannot fill it and have every player refused (issue #43).
 - :class:`Pace`: a token bucket per user and process: whatever the sockets of one user are sent (a ``resume``
   after 0, repeated, included) flows at ``LIVE_SEND_BYTES_PER_S`` after a burst of ``LIVE_SEND_BURST_BYTES``.
 """
@@ -16,6 +20,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,20 +69,53 @@ def parse_frame(text_data: str | None, bytes_data: bytes | None) -> dict[str, An
     return message
 
 
+@dataclass(eq=False, slots=True)
+class Waiting:
+    """One socket counted among those not yet authenticated; ``evict`` closes it to make room for another."""
+
+    address: str
+    evict: Callable[[], None]
+    counted: bool = True
+
+
 class Unauthenticated:
-    """The sockets of one event loop that have not authenticated yet (a count; the cap is a setting)."""
+    """The sockets of one event loop that have not authenticated yet, by client address (caps: settings)."""
 
     def __init__(self) -> None:
         self.count = 0
+        self._by_address: dict[str, deque[Waiting]] = {}
 
-    def enter(self) -> bool:
-        """Count one more socket in, or False when the cap is reached (then it is not counted)."""
+    def held_by(self, address: str) -> int:
+        return len(self._by_address.get(address, ()))
+
+    def enter(self, address: str, evict: Callable[[], None]) -> Waiting | None:
+        """Count one more socket from ``address`` in, or None when it may not wait (then it is not counted).
+        At the cap, the oldest waiting socket of the address holding the most is evicted for it when that
+        address holds at least two more than this one."""
+        own = self.held_by(address)
+        if own >= settings.LIVE_MAX_UNAUTHENTICATED_PER_ADDRESS:
+            return None
         if self.count >= settings.LIVE_MAX_UNAUTHENTICATED:
-            return False
+            heaviest = max(self._by_address.values(), key=len, default=None)
+            if heaviest is None or len(heaviest) <= own + 1:
+                return None
+            oldest = heaviest[0]
+            self.leave(oldest)
+            oldest.evict()
+        waiting = Waiting(address, evict)
+        self._by_address.setdefault(address, deque()).append(waiting)
         self.count += 1
-        return True
+        return waiting
 
-    def leave(self) -> None:
+    def leave(self, waiting: Waiting) -> None:
+        """Count it out (once, however often it is called)."""
+        if not waiting.counted:
+            return
+        waiting.counted = False
+        queue = self._by_address[waiting.address]
+        queue.remove(waiting)  # (a deque of at most LIVE_MAX_UNAUTHENTICATED_PER_ADDRESS)
+        if not queue:
+            del self._by_address[waiting.address]
         self.count -= 1
 
 

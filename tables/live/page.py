@@ -1,8 +1,9 @@
 """``/play/``: the player web client (one template, one stylesheet, plain JavaScript, no build step).
 
 ``/play/`` is the lobby, ``/play/tables/{id}/`` a table, ``/play/history/`` the player's hands; ``/`` redirects to
-``/play/``. Every page is the same client, opened on a different view. It signs in with a token (or a username
-and password, which it trades for one), shows the table as the REST API shows it to that viewer, offers the
+``/play/``. Every page is the same client, opened on a different view. It signs in with a username and password
+through ``/play/session`` (the token goes to an HttpOnly cookie no script reads: accounts/views/page_auth.py), or
+with a pasted API token held in memory only, shows the table as the REST API shows it to that viewer, offers the
 viewer's legal actions as buttons, and re-reads the table view whenever the WebSocket brings events. It never
 decides what to show: every card, total and result comes from the server's view. Its words come from the
 message catalogues in the request's language (:mod:`tables.live.words`).
@@ -14,15 +15,21 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import translation
 
+from kit.csp import with_strict_csp
 from tables.live.words import client_words
 
 
-def _config(view: str, table_id: int | None) -> dict[str, Any]:
+def _config(request: HttpRequest, view: str, table_id: int | None) -> dict[str, Any]:
     return {
+        "csrf": get_token(request),  # sent as X-CSRFToken with the cookie's token (kit.authentication)
+        "session_url": reverse("play-session"),
+        "register_url": reverse("play-register"),
+        "session_end_url": reverse("play-session-end"),
         "view": view,
         "table": table_id,
         "api": "/api/v1",
@@ -40,10 +47,10 @@ def _page(request: HttpRequest, view: str, table_id: int | None = None) -> HttpR
     context = {
         "view": view,
         "table_id": table_id,
-        "config": _config(view, table_id),
+        "config": _config(request, view, table_id),
         "languages": settings.LANGUAGES,
     }
-    return render(request, "play/client.html", context)
+    return with_strict_csp(request, render(request, "play/client.html", context))
 
 
 def lobby_page(request: HttpRequest) -> HttpResponse:

@@ -178,3 +178,36 @@ def test_the_client_address_is_the_proxys_and_a_forged_one_is_not_believed(stack
     direct.close()
     addresses = set(AccessAttempt.objects.filter(username=victim.username.lower()).values_list("ip_address", flat=True))
     assert addresses == {"127.0.0.1", "127.0.0.3"}
+
+
+def _status_through(edge_port: int, path: str, headers: dict[str, str]) -> tuple[int, str]:
+    """The status and Location of one request through nginx (redirects not followed)."""
+    connection = http.client.HTTPConnection("127.0.0.1", edge_port, timeout=20)
+    connection.request("GET", path, headers=headers)
+    response = connection.getresponse()
+    response.read()
+    connection.close()
+    return response.status, response.getheader("Location") or ""
+
+
+def test_behind_a_tls_balancer_the_scheme_it_forwards_is_kept_and_nobody_elses(spawn, child_env):
+    """Issue #43: nginx overwrote X-Forwarded-Proto with its own scheme (http), so behind a TLS load balancer, as
+    compose documents it (BEHIND_TLS_PROXY=1, SECURE_SSL_REDIRECT), every request was redirected to https forever.
+    Now the balancer's header passes (NGINX_REAL_IP_FROM, here the test client at 127.0.0.1), and a client that is
+    not the balancer still cannot claim https."""
+    env = {**child_env, "DATABASE_URL": child_database_url(), "TRUSTED_PROXIES": "127.0.0.1",
+           "BEHIND_TLS_PROXY": "1", "SECURE_SSL_REDIRECT": "1"}  # fmt: skip
+    web_port, balanced_port, exposed_port = free_port(), free_port(), free_port()
+    gunicorn = ["-m", "gunicorn", "casino.wsgi:application", "--config", "python:casino.gunicorn_conf", "--bind",
+                f"127.0.0.1:{web_port}", "--worker-class", "gthread", "--workers", "1", "--threads", "2"]  # fmt: skip
+    spawn(gunicorn, env=env)
+    assert wait_for(lambda: healthy(f"http://127.0.0.1:{web_port}"), 60)
+    upstream = {"web": f"127.0.0.1:{web_port}", "live": f"127.0.0.1:{web_port}"}
+    with running(port=balanced_port, real_ip_from="127.0.0.1", **upstream), running(port=exposed_port, **upstream):
+        # behind the balancer: what it says the client used is what the app sees: no redirect loop
+        assert _status_through(balanced_port, "/play/", {"X-Forwarded-Proto": "https"})[0] == 200
+        status, location = _status_through(balanced_port, "/play/", {"X-Forwarded-Proto": "http"})
+        assert status == 301 and location.startswith("https://")  # a plain-http client is sent to https
+        # a client straight at nginx (not the balancer) claiming https: nginx's own scheme, redirected
+        status, location = _status_through(exposed_port, "/play/", {"X-Forwarded-Proto": "https"})
+        assert status == 301 and location.startswith("https://")

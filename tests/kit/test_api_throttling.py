@@ -156,3 +156,24 @@ def test_a_malformed_rate_in_the_environment_is_refused_at_start(monkeypatch, va
     monkeypatch.setenv("THROTTLE_TEST_RATE", value)
     with pytest.raises(ImproperlyConfigured):
         project_settings.env_rate("THROTTLE_TEST_RATE", "7/minute")
+
+
+@pytest.mark.parametrize(
+    ("trusted", "num_proxies", "peer", "headers", "expected"),
+    [
+        (["127.0.0.1"], 0, "127.0.0.1", {"x-real-ip": "192.0.2.5"}, "192.0.2.5"),  # through the proxy
+        (["127.0.0.1"], 0, "198.51.100.9", {"x-real-ip": "192.0.2.5"}, "198.51.100.9"),  # around it: the peer
+        ([], 1, "127.0.0.1", {"x-forwarded-for": "192.0.2.5, 198.51.100.9"}, "198.51.100.9"),  # the last hop's
+        ([], 0, "198.51.100.9", {"x-forwarded-for": "192.0.2.5", "x-real-ip": "192.0.2.5"}, "198.51.100.9"),
+    ],
+)
+def test_a_socket_is_counted_under_the_address_http_requests_are(settings, trusted, num_proxies, peer, headers,
+                                                                 expected):  # fmt: skip
+    """The live server's share of unauthenticated sockets per address (tables/live/guard.py) follows the rule of
+    the throttles and the sign-in lockout: a client reaching the servers directly cannot pick its address."""
+    from kit.proxy import scope_client_address
+
+    settings.TRUSTED_PROXIES = trusted
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": num_proxies}
+    scope = {"client": (peer, 50000), "headers": [(k.encode(), v.encode()) for k, v in headers.items()]}
+    assert scope_client_address(scope) == expected

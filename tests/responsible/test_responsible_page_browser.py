@@ -21,7 +21,8 @@ def test_a_player_sets_limits_and_takes_a_break_on_the_reference_page(browser, a
         page.fill("#username", player.username)
         page.fill("#password", "correct horse 42")
         page.click("#signin-form button")
-        page.wait_for_selector("#status:has-text('signed in')", timeout=10_000)
+        page.wait_for_selector("#signin", state="hidden", timeout=10_000)  # ("not signed in" has "signed in" too)
+        assert page.inner_text("#status") == "signed in"
 
         page.select_option("#limit-kind", "loss:day")
         page.fill("#limit-amount", "100")

@@ -101,6 +101,7 @@ LIVE_TEST_CAP = 4  # LIVE_MAX_OPEN_WAITS of the test server (8 in production): t
 LIVE_TEST_AUTH_TIMEOUT_S = 2  # LIVE_AUTH_TIMEOUT_S of the test server (10 in production)
 LIVE_TEST_RECHECK_S = 1  # LIVE_RECHECK_S of the test server (30 in production)
 LIVE_TEST_MAX_UNAUTHENTICATED = 12  # LIVE_MAX_UNAUTHENTICATED of the test server (1000 in production)
+LIVE_TEST_MAX_UNAUTHENTICATED_PER_ADDRESS = 6  # LIVE_MAX_UNAUTHENTICATED_PER_ADDRESS of the test server (20)
 LIVE_TEST_SEND_BYTES_PER_S = 64 * 1024  # LIVE_SEND_BYTES_PER_S of the test server (256 KiB in production)
 LIVE_TEST_SEND_BURST_BYTES = 256 * 1024  # LIVE_SEND_BURST_BYTES of the test server (1 MiB in production)
 
@@ -130,6 +131,7 @@ def asgi_server(django_db_setup: Any, django_db_blocker: Any) -> Iterator[str]:
         "LIVE_AUTH_TIMEOUT_S": str(LIVE_TEST_AUTH_TIMEOUT_S),
         "LIVE_PORT": str(port),
         "LIVE_MAX_UNAUTHENTICATED": str(LIVE_TEST_MAX_UNAUTHENTICATED),
+        "LIVE_MAX_UNAUTHENTICATED_PER_ADDRESS": str(LIVE_TEST_MAX_UNAUTHENTICATED_PER_ADDRESS),
         "LIVE_SEND_BYTES_PER_S": str(LIVE_TEST_SEND_BYTES_PER_S),
         "LIVE_SEND_BURST_BYTES": str(LIVE_TEST_SEND_BURST_BYTES),
         "LIVE_RECHECK_S": str(LIVE_TEST_RECHECK_S),  # the table page served by this server opens its socket here too

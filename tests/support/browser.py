@@ -70,3 +70,17 @@ def page(browser: Any) -> Iterator[Any]:
     tab = context.new_page()
     yield tab
     context.close()
+
+
+def wait_until(page: Any, expression: str, timeout: float = 10_000) -> None:
+    """Wait until the JavaScript ``expression`` is truthy in ``page`` (``timeout`` in ms, as Playwright's).
+
+    Playwright's own ``wait_for_function`` compiles the expression inside the page, which the player pages' strict
+    Content-Security-Policy refuses (no ``eval``); ``evaluate`` goes through the browser's debugging protocol."""
+    import time
+
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never true within {timeout} ms: {expression}")
+        time.sleep(0.05)

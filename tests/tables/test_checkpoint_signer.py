@@ -181,3 +181,51 @@ def test_a_real_signer_worker_signs_what_the_commands_ask_for(signer_mode, setti
         checkpoint.facts_sha256,
     )
     assert checkpoint.hash_forms is not None and checkpoint.hash_forms.endswith("3@1")  # every event in form 3
+
+
+def _rewrite_last_hand(table_id: int) -> Hand:
+    """The owner's rewrite of issue #25 on the table's last settled hand: a bet's amount changed, hashes kept."""
+    hand = Hand.objects.filter(table_id=table_id).exclude(status="in_play").order_by("-number").first()
+    with owner_cursor(triggers_off=["tables_event"]) as owner:
+        owner.execute(
+            "UPDATE tables_event SET data = jsonb_set(data, '{amount}', to_jsonb((data->>'amount')::int * 10)) "
+            "WHERE stream_id = %s AND version BETWEEN %s AND %s AND type = 'BetPlaced'",
+            [table_id, hand.opened_version, hand.closed_version],
+        )
+        assert owner.rowcount >= 1
+    return hand
+
+
+def test_the_signer_alerts_once_per_table_and_cause_not_at_every_attempt(signer_mode):
+    """Issue #43: one refused table had the signer write a new alert at every attempt (every 10 s by the periodic
+    task), burying every other alert. Now: one alert per table and cause (hand and failing checks), however often
+    the signer refuses; a new cause, or another table, alerts again."""
+    players = make_players(2, chips=1000, prefix="sgo")
+    tables = [make_table("classic", bank="house") for _ in range(2)]
+    for table in tables:
+        play_hands(table, players, 1, random.Random(43))
+    tampered = [_rewrite_last_hand(table.pk) for table in tables]
+
+    def alerts(table_id: int) -> list[tuple[int | None, list[str]]]:
+        rows = VerificationFailure.objects.filter(table_id=table_id, source="signer").order_by("id")
+        return [(row.hand_id, sorted(row.checks)) for row in rows]
+
+    with as_signer():
+        for _ in range(5):  # the periodic task's attempts
+            for table in tables:
+                assert sign_table(table.pk).refused
+    for table, hand in zip(tables, tampered, strict=True):
+        first = alerts(table.pk)
+        assert first and all(hand_id in (hand.pk, None) for hand_id, _ in first)
+        assert len(first) == len(set(map(repr, first))), f"repeated alerts: {first}"
+    # a new cause at the same table (another hand rewritten) alerts once more, for that hand only
+    before = alerts(tables[0].pk)
+    play_hands(tables[0], players, 1, random.Random(44))
+    later = _rewrite_last_hand(tables[0].pk)
+    with as_signer():
+        for _ in range(3):
+            assert later.pk in sign_table(tables[0].pk).refused
+    added = alerts(tables[0].pk)[len(before) :]
+    assert added and {hand_id for hand_id, _ in added} <= {later.pk, None}
+    assert len(added) == len(set(map(repr, added))), f"repeated alerts: {added}"
+    assert alerts(tables[0].pk)[: len(before)] == before

@@ -2,9 +2,11 @@
 // The player client: REST for reads and actions, the table's WebSocket for live updates (with resume after a
 // reconnect). Everything shown comes from the server's views for this viewer: a card the viewer may not see
 // arrives as null, every total and result is the server's. The words come from the page (the catalogues).
+// Signed in with a password (or registered), the player's token is in an HttpOnly cookie that no script reads
+// (set by /play/session; every request that changes something carries the page's CSRF token); a pasted API token
+// is held in this variable only, for this page: a reload or another page asks for it again (docs/client.md).
 const config = JSON.parse(document.getElementById("play-config").textContent);
 const W = config.words;
-const TOKEN_KEY = "casino-token";
 const SEED_CHOSEN_KEY = "casino-seed-chosen";
 const AMOUNT_ACTIONS = new Set(["bet", "raise", "split", "set_stake"]);
 const KEYS = { c: "hit", s: "stand", b: "bet" };
@@ -14,7 +16,7 @@ const RETRY_MAX_MS = 8000;
 const READ_TIMEOUT_MS = 10000;
 const QUIET_RESUME_MS = 10000;  // a live socket silent this long is asked to resume (see connect)
 let heardAt = Date.now();  // a table read with no answer by then is given up and tried again
-let token = sessionStorage.getItem(TOKEN_KEY);
+let token = null;  // a pasted API token (memory only); else the HttpOnly cookie signs the requests in
 let me = null;
 let table = null;
 let lastSeq = 0;
@@ -36,13 +38,19 @@ const el = (tag, attrs = {}, ...children) => {
 };
 const fmt = (template, params) => template.replace(/%\((\w+)\)s/g, (_, name) => String(params[name] ?? ""));
 
+function headers() {
+  const sent = { "Content-Type": "application/json", "Accept-Language": config.language, "X-CSRFToken": config.csrf };
+  if (token) sent.Authorization = "Token " + token;
+  return sent;
+}
+
 async function api(method, path, body, timeoutMs) {
   // timeoutMs (reads only: a read can be asked again, an action must not be guessed at): give up on an answer
-  // that does not come, so the caller's retry is not stuck behind it
-  const headers = { "Content-Type": "application/json", "Accept-Language": config.language };
-  if (token) headers.Authorization = "Token " + token;
+  // that does not come, so the caller's retry is not stuck behind it. A path of the pages themselves (/play/...)
+  // is taken as it is, any other is the API's.
   const signal = timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined;
-  const response = await fetch(config.api + path, { method, headers, body: body ? JSON.stringify(body) : undefined, signal });
+  const url = path.startsWith("/play/") ? path : config.api + path;
+  const response = await fetch(url, { method, headers: headers(), body: body ? JSON.stringify(body) : undefined, signal, credentials: "same-origin" });
   let data = null;
   if (response.status !== 204) {
     try { data = await response.json(); } catch (error) { data = null; }
@@ -404,7 +412,8 @@ function connect() {
     : (location.protocol === "https:" ? "wss://" : "ws://") + location.hostname + ":" + config.live_port
       + "/ws/v1/tables/" + config.table;
   socket = new WebSocket(url);
-  socket.addEventListener("open", () => socket.send(JSON.stringify({ type: "auth", token })));
+  // signed in by the cookie, the server knows the player at once; a pasted token is sent as the first frame
+  socket.addEventListener("open", () => { if (token) socket.send(JSON.stringify({ type: "auth", token })); });
   socket.addEventListener("message", (message) => {
     heardAt = Date.now();
     const data = JSON.parse(message.data);
@@ -457,7 +466,7 @@ async function loadHistory() {
     });
     const download = el("button", { type: "button", "data-export": String(h.id) }, W.export);
     download.addEventListener("click", async () => {
-      const response = await fetch(config.api + "/hands/" + h.id + "/export", { headers: { Authorization: "Token " + token, "Accept-Language": config.language } });
+      const response = await fetch(config.api + "/hands/" + h.id + "/export", { headers: headers(), credentials: "same-origin" });
       if (!response.ok) { result.textContent = errorText({ status: response.status, data: await response.json().catch(() => null) }); return; }
       const link = el("a", { href: URL.createObjectURL(await response.blob()), download: "hand-" + h.id + ".json" });
       document.body.append(link); link.click(); link.remove();
@@ -472,7 +481,6 @@ async function loadHistory() {
 // --- signing in and out ---------------------------------------------------------------------------------------
 
 function signOut(why) {
-  sessionStorage.removeItem(TOKEN_KEY);
   token = null;
   me = null;
   stopped = true;
@@ -483,12 +491,16 @@ function signOut(why) {
   setStatus("closed", why);
 }
 
-async function start() {
+async function start(quiet) {
+  // quiet: the page just opened, perhaps signed in by its cookie; not being signed in is no error then
   const answer = await api("GET", "/me");
-  if (answer.status !== 200) { signOut(W.not_signed_in); $("signin-error").textContent = W.token_refused; return; }
+  if (answer.status !== 200) {
+    signOut(W.not_signed_in);
+    if (!quiet) $("signin-error").textContent = W.token_refused;
+    return;
+  }
   me = answer.data;
   stopped = false;
-  sessionStorage.setItem(TOKEN_KEY, token);
   $("signin").hidden = true;
   $("account").hidden = false;
   $("me").textContent = me.username;
@@ -515,23 +527,24 @@ $("token-form").addEventListener("submit", (event) => {
   token = $("token").value.trim();
   start();
 });
-function tokenForm(form, path, fields, welcome) {
-  // sign in (or register) with a username and password: the API answers a token, or says why not
+function passwordForm(form, path, fields, welcome) {
+  // sign in (or register) with a username and password: the server puts the token in the HttpOnly cookie, or
+  // says why not (the API's errors: a wrong password, a lockout, an exclusion)
   $(form).addEventListener("submit", async (event) => {
     event.preventDefault();
     token = null;
     const answer = await api("POST", path, { username: $(fields[0]).value, password: $(fields[1]).value });
     if (answer.status >= 400) { $("signin-error").textContent = errorText(answer); return; }
     $("signin-error").textContent = "";
-    token = answer.data.token;
     if (welcome) announce(welcome);
     start();
   });
 }
-tokenForm("password-form", "/auth/token", ["username", "password"], null);
-tokenForm("register-form", "/auth/register", ["reg-username", "reg-password"], W.registered);
+passwordForm("password-form", config.session_url, ["username", "password"], null);
+passwordForm("register-form", config.register_url, ["reg-username", "reg-password"], W.registered);
 $("sign-out").addEventListener("click", async () => {
-  await api("POST", "/auth/logout");
+  if (token) await api("POST", "/auth/logout");  // the pasted token
+  await api("POST", config.session_end_url);  // the cookie's token, revoked, and the cookie gone
   signOut(W.signed_out);
 });
 $("seed-form").addEventListener("submit", async (event) => {
@@ -551,4 +564,4 @@ document.addEventListener("keydown", (event) => {
   const button = action && document.querySelector("#actions button[data-action=" + action + "]");
   if (button) { event.preventDefault(); button.click(); }
 });
-if (token) start();
+start(true);

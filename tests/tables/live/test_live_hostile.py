@@ -3,7 +3,9 @@ for the attacker while another client's latency stays normal.
 
 - a frame over 4 KiB closes 1009; a frame that is not a JSON object with a known type closes 4400, deeply
   nested ones included (no uncaught exception);
-- sockets that never authenticate are capped per process and held at most the auth timeout;
+- sockets that never authenticate are capped per process and held at most the auth timeout; one address holds at
+  most its share of that cap, and when many addresses fill it a newcomer from a lighter one takes the place of the
+  oldest waiting socket of the heaviest (issue #43);
 - sockets dropped while the server is pushing free their open-wait slots (then as many new ones get in);
 - a token revoked or expired, a logout, a password change, a deactivated account close the sockets within 5 s;
 - a storm of ``resume after=0`` is paced per user.
@@ -16,6 +18,7 @@ import socket as sockets
 import struct
 import time
 import urllib.request
+from collections import Counter
 from datetime import timedelta
 from typing import Any
 
@@ -27,6 +30,7 @@ from tests.support.api_fixtures import (
     LIVE_TEST_AUTH_TIMEOUT_S,
     LIVE_TEST_CAP,
     LIVE_TEST_MAX_UNAUTHENTICATED,
+    LIVE_TEST_MAX_UNAUTHENTICATED_PER_ADDRESS,
     LIVE_TEST_SEND_BURST_BYTES,
     LIVE_TEST_SEND_BYTES_PER_S,
 )
@@ -126,10 +130,23 @@ def test_a_bad_frame_after_auth_closes_4400_and_frees_the_slot(asgi_server, as_s
     fresh.close()
 
 
+def from_address(server: str, table_id: int, address: str, token: str | None = None) -> Socket:
+    """A socket from another loopback address (Linux routes all of 127.0.0.0/8 to lo): another client."""
+    return Socket.open(server, table_id, token, source_address=(address, 0))
+
+
+def fill_unauthenticated(server: str, table_id: int, addresses: list[str]) -> list[Socket]:
+    """Each address opens its share of sockets that never authenticate, until the cap is full."""
+    share = LIVE_TEST_MAX_UNAUTHENTICATED_PER_ADDRESS
+    assert share * len(addresses) == LIVE_TEST_MAX_UNAUTHENTICATED
+    return [from_address(server, table_id, address) for address in addresses for _ in range(share)]
+
+
 def test_unauthenticated_sockets_are_capped_and_released_after_the_auth_timeout(asgi_server, as_staff, as_player):
     table = create_table(as_staff, "classic")
-    idle = [Socket.open(asgi_server, table["id"]) for _ in range(LIVE_TEST_MAX_UNAUTHENTICATED)]
-    assert Socket.open(asgi_server, table["id"]).close_code(timeout=5) == 1013  # over the cap: at once
+    idle = fill_unauthenticated(asgi_server, table["id"], ["127.0.0.2", "127.0.0.3"])
+    # over the cap, from an address already holding its share: at once
+    assert from_address(asgi_server, table["id"], "127.0.0.2").close_code(timeout=5) == 1013
     assert healthz_latency(asgi_server) < NORMAL_S
     started = time.monotonic()
     for socket in idle:
@@ -138,6 +155,36 @@ def test_unauthenticated_sockets_are_capped_and_released_after_the_auth_timeout(
     late = Socket.open(asgi_server, table["id"], token_of(as_player))  # the held ones are gone: room again
     assert late.recv()["last_seq"] == table["version"]
     late.close()
+
+
+def test_one_anonymous_client_cannot_fill_the_cap_of_unauthenticated_sockets(asgi_server, as_staff, as_player):
+    """The attack of issue #43: one client opened the whole cap (1,000 per process) and never authenticated;
+    every player's socket was then refused with 1013."""
+    table = create_table(as_staff, "classic")
+    flood = [from_address(asgi_server, table["id"], "127.0.0.2") for _ in range(LIVE_TEST_MAX_UNAUTHENTICATED + 3)]
+    player = Socket.open(asgi_server, table["id"], token_of(as_player))  # another client: served
+    assert player.recv()["last_seq"] == table["version"]
+    player.close()
+    stranger = from_address(asgi_server, table["id"], "127.0.0.3")  # and another anonymous one may still wait
+    # its share held until the auth timeout (4401), the rest refused at once (1013)
+    codes = Counter(socket.close_code(timeout=LIVE_TEST_AUTH_TIMEOUT_S + 10) for socket in flood)
+    share = LIVE_TEST_MAX_UNAUTHENTICATED_PER_ADDRESS
+    assert codes == {4401: share, 1013: len(flood) - share}
+    assert stranger.close_code(timeout=LIVE_TEST_AUTH_TIMEOUT_S + 10) == 4401
+
+
+def test_a_newcomer_takes_the_place_of_the_heaviest_address_when_the_cap_is_full(asgi_server, as_staff, as_player):
+    table = create_table(as_staff, "classic")
+    idle = fill_unauthenticated(asgi_server, table["id"], ["127.0.0.2", "127.0.0.3"])
+    newcomer = from_address(asgi_server, table["id"], "127.0.0.4")
+    player = Socket.open(asgi_server, table["id"], token_of(as_player))  # a player from yet another: served
+    assert player.recv()["last_seq"] == table["version"]
+    player.close()
+    # the newcomer took the place of the oldest socket of the (first) heaviest address, the player's socket (until
+    # it authenticated) that of the other one (1013); every other waited its time (4401)
+    codes = [socket.close_code(timeout=LIVE_TEST_AUTH_TIMEOUT_S + 10) for socket in [*idle, newcomer]]
+    share = LIVE_TEST_MAX_UNAUTHENTICATED_PER_ADDRESS
+    assert codes == ([1013] + [4401] * (share - 1)) * 2 + [4401]
 
 
 def _busy_table(as_staff: Any, make_user: Any, fund: Any, events: int) -> int:

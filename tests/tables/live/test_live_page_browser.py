@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from tests.support.browser import wait_until
 from tests.support.game_helpers import create_table, deposit, ok, register
 from tests.support.live_helpers import token_of
 from tests.tables.api.test_api_game_leaks import Truth
@@ -104,7 +105,7 @@ def test_two_browser_players_see_each_others_face_up_cards_live_and_never_a_hidd
                     continue
                 moved = True
                 with contextlib.suppress(PlaywrightTimeout):  # (a refused click moves nothing)
-                    page.wait_for_function(f"{VERSION} > {before}", timeout=5_000)
+                    wait_until(page, f"{VERSION} > {before}", timeout=5_000)
                 if choice == "hit":
                     hit_this_hand.add(index)
                     card = _last_face_up_card(Truth(table["id"]), ids[index])
@@ -164,7 +165,7 @@ def test_a_table_read_that_fails_is_tried_again_and_the_page_catches_up_without_
         page.route(lambda url: url.endswith(f"/api/v1/tables/{table['id']}"), fail_the_next_reads)
         ok(player.client.post(f"/api/v1/tables/{table['id']}/seats", {}, format="json"), 201)  # events: sat, opened
         version = player.view(table["id"])["version"]
-        page.wait_for_function(f"{VERSION} >= {version}", timeout=20_000)
+        wait_until(page, f"{VERSION} >= {version}", timeout=20_000)
         assert len(refused) == 3, refused  # the page's reads did fail, and it caught up after them
         assert page.evaluate(NO_RELOAD) is True, "the page was reloaded"
     finally:
@@ -188,7 +189,7 @@ def test_a_table_read_that_never_answers_is_given_up_and_tried_again(browser, as
         page.route(lambda url: url.endswith(f"/api/v1/tables/{table['id']}"), hold_the_first_read)
         ok(player.client.post(f"/api/v1/tables/{table['id']}/seats", {}, format="json"), 201)
         version = player.view(table["id"])["version"]
-        page.wait_for_function(f"{VERSION} >= {version}", timeout=30_000)
+        wait_until(page, f"{VERSION} >= {version}", timeout=30_000)
         assert len(held) == 1 and page.evaluate(NO_RELOAD) is True
     finally:
         page.context.close()

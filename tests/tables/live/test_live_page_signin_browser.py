@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.browser import wait_until
 from tests.support.game_helpers import create_table, register
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -19,7 +20,7 @@ def test_a_locked_sign_in_says_when_to_try_again(browser, asgi_server, anon, as_
         page.fill("#username", player.username)
         page.fill("#password", f"wrong guess {n}")
         page.click("#password-form button")
-        page.wait_for_function("document.getElementById('signin-error').textContent !== ''", timeout=10_000)
+        wait_until(page, "document.getElementById('signin-error').textContent !== ''", timeout=10_000)
         if n < settings.LOGIN_FAILURE_LIMIT - 1:
             assert "too many attempts" not in page.text_content("#signin-error").lower()
             page.evaluate("document.getElementById('signin-error').textContent = ''")
@@ -27,6 +28,6 @@ def test_a_locked_sign_in_says_when_to_try_again(browser, asgi_server, anon, as_
     page.evaluate("document.getElementById('signin-error').textContent = ''")
     page.fill("#password", "correct horse 42")  # the right password too, while locked
     page.click("#password-form button")
-    page.wait_for_function("document.getElementById('signin-error').textContent !== ''", timeout=10_000)
+    wait_until(page, "document.getElementById('signin-error').textContent !== ''", timeout=10_000)
     assert page.text_content("#signin-error") == "Too many attempts, try again in 1 minutes."
     assert page.is_visible("#signin")

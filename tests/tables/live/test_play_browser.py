@@ -20,8 +20,10 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from rest_framework.test import APIClient
 
 from tests.conftest import ROOT
+from tests.support.browser import wait_until
 from tests.support.game_helpers import Player, client_with, create_table, deposit, ok, register
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -42,7 +44,7 @@ def _shot(page: Any, name: str) -> None:
 
 
 def _axe_violations(page: Any) -> list[str]:
-    page.add_script_tag(path=str(AXE))
+    page.evaluate(AXE.read_text())  # (not a script tag: the page's CSP refuses an inline one; evaluate is the tester's)
     found = page.evaluate(
         "async () => (await axe.run(document, {runOnly: ['wcag2a', 'wcag2aa']})).violations"
         ".map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))"
@@ -65,7 +67,7 @@ def _press(page: Any, action: str, keyboard: bool) -> bool:
     except PlaywrightTimeout:  # the page re-rendered meanwhile: that action is gone
         return False
     with contextlib.suppress(PlaywrightTimeout):
-        page.wait_for_function(f"{VERSION} > {before}", timeout=15_000)
+        wait_until(page, f"{VERSION} > {before}", timeout=15_000)
     return True
 
 
@@ -118,10 +120,18 @@ def _play_a_hand(pages: list[Any], names: list[str], keyboard: list[bool]) -> No
             time.sleep(0.2)  # nobody may act now (dealing, the house playing): the pages update by themselves
 
 
+def _client_of(page: Any) -> Any:
+    """An API client of the page's player: signed in with his password (the page's own token is in an HttpOnly
+    cookie that no script, the test's included, can read)."""
+    username = page.inner_text("#me").strip()
+    answer = APIClient().post("/api/v1/auth/token", {"username": username, "password": PASSWORD}, format="json")
+    return client_with(ok(answer)["token"])
+
+
 def _last_card_dealt_to(page: Any) -> str:
     """The card the API says was dealt last, face up, to this page's player (his newest hand with one: a card
     that ended the hand may have opened the next at once)."""
-    client = client_with(page.evaluate("sessionStorage.getItem('casino-token')"))
+    client = _client_of(page)
     me = ok(client.get("/api/v1/me"))["username"]
     for row in ok(client.get("/api/v1/me/hands"))["results"]:
         history = ok(client.get(f"/api/v1/hands/{row['id']}"))
@@ -151,11 +161,11 @@ def _check_figures(page: Any, client: Any, table_id: int) -> None:
     shown_total = page.get_attribute("#last-hand .last-banker", "data-total-hp")
     assert shown_total == ("" if banker_total is None else str(banker_total))
     # every event seen, none skipped (generous waits: the page is slow to catch up when CI's two workers are busy)
-    page.wait_for_function(f"lastSeq >= {view['version']}", timeout=45_000)
+    wait_until(page, f"lastSeq >= {view['version']}", timeout=45_000)
     me = ok(client.get("/api/v1/me"))
     # the page set a fresh random client seed when it saw the next commitment (the player chose none)
     assert page.inner_text("#client-seed") == me["client_seed"] and len(me["client_seed"]) == 32
-    page.wait_for_function(f"document.getElementById('balance').textContent === '{me['balance']}'", timeout=45_000)
+    wait_until(page, f"document.getElementById('balance').textContent === '{me['balance']}'", timeout=45_000)
 
 
 def _table_round(browser: Any, server: str, language: str, bank: str, anon: Any, as_staff: Any) -> None:
@@ -191,9 +201,9 @@ def _table_round(browser: Any, server: str, language: str, bank: str, anon: Any,
         pages[1].evaluate("socket.close()")  # a dropped connection: the page reconnects and resumes by itself
         _play_a_hand(pages, names, keyboard=[False, True])
         pages[1].wait_for_selector("#status[data-ws=open]")
-        tokens = [page.evaluate("sessionStorage.getItem('casino-token')") for page in pages]
-        for page, token in zip(pages, tokens, strict=True):
-            _check_figures(page, client_with(token), table["id"])
+        clients = [_client_of(page) for page in pages]
+        for page, client in zip(pages, clients, strict=True):
+            _check_figures(page, client, table["id"])
             assert page.evaluate("window.__sameDocument") is True, "a page was reloaded"
             assert page.inner_text("#announce").strip(), "nothing was announced to screen readers"
             _shot(page, f"{language}-{bank}-table{table['id']}-{'phone' if page is pages[1] else 'desktop'}.png")
@@ -203,7 +213,7 @@ def _table_round(browser: Any, server: str, language: str, bank: str, anon: Any,
             violations = _axe_violations(pages[0])
             assert not violations, violations
             # my hands: the hand just played, verified from the page
-            ended = ok(client_with(tokens[0]).get(f"/api/v1/tables/{table['id']}"))["last_hand"]["id"]
+            ended = ok(clients[0].get(f"/api/v1/tables/{table['id']}"))["last_hand"]["id"]
             pages[0].goto(f"http://{server}/play/history/")
             pages[0].click(f"#hands button[data-verify='{ended}']")
             pages[0].wait_for_selector(f"#hands li[data-hand='{ended}'] .verify-result[data-ok=true]")
