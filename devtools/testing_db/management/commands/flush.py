@@ -1,18 +1,42 @@
 """Django's ``flush`` for the test backend (casino/testing_db): the same, but without post_migrate when the rows
-it would write again are all still there (the backend's flush keeps the content types and permissions).
+it would write again are all still there (the backend's flush keeps the content types, the permissions and the
+staff groups), and with post_migrate run as the owner role when it does run.
 
 Django sends post_migrate after the flush that ends every transactional test; its receivers only write missing
 content types and permissions, about 40 statements that find nothing to do, 0.25-0.4 s a test on the shared
 machine. Whenever the kept rows differ from what post_migrate last left (the first flush of a process, a test
-that removed some), it runs as usual.
+that removed some as the owner), it runs as usual, on the owner's credentials: the application role the tests
+connect as may not write content types or permissions (issue #43).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from django.conf import settings
 from django.core.management.commands import flush
 from django.db import connections
+
+
+@contextmanager
+def _as_owner(alias: str) -> Iterator[None]:
+    """The connection ``alias`` on the owner's credentials meanwhile (closed before and after); left as it is
+    inside a transaction (closing it would end the transaction of the test that called the flush)."""
+    connection = connections[alias]
+    owner = getattr(settings, "MIGRATE_DATABASE", None)
+    if not owner or connection.in_atomic_block:
+        yield
+        return
+    saved = {key: connection.settings_dict.get(key) for key in owner}
+    connection.close()
+    connection.settings_dict.update(owner)
+    try:
+        yield
+    finally:
+        connection.close()
+        connection.settings_dict.update(saved)
 
 
 class Command(flush.Command):
@@ -22,6 +46,10 @@ class Command(flush.Command):
         if kept and not options.get("inhibit_post_migrate") and ops.kept_rows_intact():
             options["inhibit_post_migrate"] = True
             kept = False  # nothing written: nothing new to remember
-        super().handle(**options)
+        if options.get("inhibit_post_migrate"):
+            super().handle(**options)
+        else:
+            with _as_owner(options["database"]):
+                super().handle(**options)
         if kept and not options.get("inhibit_post_migrate"):
             ops.remember_kept_rows()
