@@ -20,7 +20,7 @@ def _unversioned(state: TableState) -> TableState:
     return replace(state, version=0)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32), preset=st.sampled_from(PRESETS), bank=st.sampled_from(["house", "player"]))
 def test_every_offered_action_changes_the_table(seed: int, preset: str, bank: str) -> None:
     table = RandomTable(random.Random(seed), preset, bank)
