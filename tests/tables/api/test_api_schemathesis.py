@@ -9,6 +9,7 @@ long-poll is asked not to wait.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -58,13 +59,17 @@ def _seed(make_user: Any, fund: Any) -> list[Any]:
 def _schema() -> Any:
     schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application())
 
+    turns = itertools.count()
+
     @schema.hook
     def map_path_parameters(context: Any, path_parameters: dict[str, Any] | None) -> dict[str, Any] | None:
+        # two generated ids in three are mapped, by the order they come in: which values the derandomized examples
+        # take changes with the test's source, so a rule on the values could map none of them
         for name, ids in existing.items():
             if path_parameters is None:
                 break
             value = path_parameters.get(name)
-            if ids and isinstance(value, int | str) and str(value).isdecimal() and int(value) % 3 != 0:
+            if ids and isinstance(value, int | str) and str(value).isdecimal() and next(turns) % 3 != 2:
                 path_parameters[name] = ids[int(value) % len(ids)]
         return path_parameters
 
@@ -77,16 +82,19 @@ def _schema() -> Any:
     return schema
 
 
-def _credentials(user: Any) -> dict[str, str]:
-    """The headers that sign ``user`` in: a player's token, a staff member's session cookie and CSRF token."""
+def _credentials(user: Any) -> dict[str, dict[str, str]]:
+    """The request's keywords that sign ``user`` in: a player's token; a staff member's session and CSRF cookies
+    and the CSRF header (cookies as keywords: the WSGI client sends only the cookies it holds)."""
     if not user.is_staff:
-        return {"Authorization": f"Token {issue_token(user)}"}
+        return {"headers": {"Authorization": f"Token {issue_token(user)}"}}
     client = Client()
     client.force_login(user)
-    session = client.cookies[django_settings.SESSION_COOKIE_NAME].value
     csrf = get_random_string(32)
-    cookies = f"{django_settings.SESSION_COOKIE_NAME}={session}; {django_settings.CSRF_COOKIE_NAME}={csrf}"
-    return {"Cookie": cookies, "X-CSRFToken": csrf}
+    cookies = {
+        django_settings.SESSION_COOKIE_NAME: client.cookies[django_settings.SESSION_COOKIE_NAME].value,
+        django_settings.CSRF_COOKIE_NAME: csrf,
+    }
+    return {"headers": {"X-CSRFToken": csrf}, "cookies": cookies}
 
 
 @pytest.mark.django_db(transaction=True)
@@ -112,7 +120,7 @@ def test_every_operation_conforms_to_the_schema(make_user: Any, fund: Any) -> No
             # logout revokes the token (or ends the session) it is sent with: it gets credentials of its own
             headers = [_credentials(user) for user in users] if case.path == "/api/v1/auth/logout" else signed_in
             for credentials in headers:
-                response = case.call_and_validate(headers=credentials, checks=CHECKS)
+                response = case.call_and_validate(**credentials, checks=CHECKS)
                 if response.status_code < 300:
                     succeeded.add(f"{case.method} {case.path}")
             called.add(f"{case.method} {case.path}")
