@@ -11,32 +11,12 @@ connect as may not write content types or permissions (issue #43).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from django.conf import settings
 from django.core.management.commands import flush
 from django.db import connections
 
-
-@contextmanager
-def _as_owner(alias: str) -> Iterator[None]:
-    """The connection ``alias`` on the owner's credentials meanwhile (closed before and after); left as it is
-    inside a transaction (closing it would end the transaction of the test that called the flush)."""
-    connection = connections[alias]
-    owner = getattr(settings, "MIGRATE_DATABASE", None)
-    if not owner or connection.in_atomic_block:
-        yield
-        return
-    saved = {key: connection.settings_dict.get(key) for key in owner}
-    connection.close()
-    connection.settings_dict.update(owner)
-    try:
-        yield
-    finally:
-        connection.close()
-        connection.settings_dict.update(saved)
+from backoffice.owner import as_owner
 
 
 class Command(flush.Command):
@@ -46,10 +26,10 @@ class Command(flush.Command):
         if kept and not options.get("inhibit_post_migrate") and ops.kept_rows_intact():
             options["inhibit_post_migrate"] = True
             kept = False  # nothing written: nothing new to remember
-        if options.get("inhibit_post_migrate"):
-            super().handle(**options)
+        if options.get("inhibit_post_migrate") or connections[options["database"]].in_atomic_block:
+            super().handle(**options)  # (inside a test's transaction: its connection cannot be swapped)
         else:
-            with _as_owner(options["database"]):
+            with as_owner(options["database"]):
                 super().handle(**options)
         if kept and not options.get("inhibit_post_migrate"):
             ops.remember_kept_rows()
