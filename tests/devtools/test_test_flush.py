@@ -70,16 +70,18 @@ def test_the_flush_empties_every_table_but_keeps_content_types_permissions_and_g
     assert not Table.objects.exists()
 
 
-def test_manage_py_flush_truncates_and_keeps_the_groups_too(make_user: Any) -> None:
-    """``manage.py flush`` (TRUNCATE ... RESTART IDENTITY, as some tests call it) keeps the same rows."""
+def test_manage_py_flush_keeps_the_groups_too_and_resets_no_id(make_user: Any) -> None:
+    """``manage.py flush`` with its defaults (as a test calls it: sequences reset) keeps the same rows, and the next
+    table gets a new id: caches keyed by table id never meet a flushed table's id again."""
     kept = _kept()
-    make_table("classic")
+    first = make_table("classic")
     make_user("cashier", is_staff=True)
 
     call_command("flush", verbosity=0, interactive=False)
 
     assert _kept() == kept and {AUDITOR, OPERATOR} <= set(kept[2])
     _every_other_table_is_empty()
+    assert make_table("classic").pk > first.pk
 
 
 def test_a_permission_removed_by_the_owner_is_written_again_by_the_flush(post_migrate_calls: list[str]) -> None:
