@@ -244,6 +244,13 @@ class StaffGroupAdmin(ViewOnlyAdmin, GroupAdmin):
     offer."""
 
 
+def password_change_by_the_owner(request: HttpRequest) -> HttpResponse:
+    """``/admin/password_change/`` (before Django's view in casino/urls.py): a staff member's password is the
+    owner role's to set (docs/security.md, separation of duties): the web process's role may not write it (issue
+    #43), so Django's form would end in a refused UPDATE. A 403 that says so, and nothing written."""
+    raise PermissionDenied("Staff passwords are set by the database owner, not in the admin.")
+
+
 # --- sign-in lockouts (django-axes), with the project's lookup rule ----------------------------------------------
 # An operator unlocks a locked sign-in by deleting its access attempt (accounts/login_lockout.py).
 

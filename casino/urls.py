@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from accounts.login_lockout import admin_login
 from accounts.views.page_auth import PageRegisterView, PageSignInView, PageSignOutView
+from backoffice.admin import password_change_by_the_owner
 from backoffice.metrics import metrics_view
 from kit.apidocs import RedocDocsView, SwaggerDocsView
 from kit.health import healthz, readyz
@@ -15,6 +16,8 @@ urlpatterns = [
     path("readyz", readyz, name="readyz"),  # the casino can deal: worker, beat (and signer) alive too
     path("admin/login/", admin_login, name="admin-login"),  # throttled like POST /auth/token (login_lockout)
     path("metrics", metrics_view, name="metrics"),  # Prometheus; off unless METRICS_TOKEN / METRICS_ALLOW_IPS
+    # staff passwords are the owner role's (manage.py staff_account): Django's change form would be refused (#43)
+    path("admin/password_change/", password_change_by_the_owner, name="admin-password-change"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("accounts.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

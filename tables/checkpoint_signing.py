@@ -77,30 +77,36 @@ def table_facts(state: TableState) -> dict[str, Any]:
     }
 
 
-_FORMS_AFTER = """
-SELECT version, form FROM (
-    SELECT version, form, lag(form) OVER (ORDER BY version) AS before FROM (
-        SELECT version, CASE WHEN metadata->>'hash_form' IN ('2', '3') THEN (metadata->>'hash_form')::int ELSE 1 END
-               AS form
-        FROM tables_event WHERE stream_id = %s AND version > %s AND version <= %s) AS events) AS runs
-WHERE before IS DISTINCT FROM form ORDER BY version
+# The latest earlier checkpoint that signs hash forms (``p``, none: NULLs) and the form runs of the events after it
+# up to the new checkpoint (``r``): one statement, at least one row.
+_FORMS_THROUGH = """
+WITH prev AS (
+    SELECT version, hash_forms FROM tables_checkpoint WHERE table_id = %(table)s AND version < %(version)s
+    AND hash_forms IS NOT NULL ORDER BY version DESC LIMIT 1)
+SELECT p.version, p.hash_forms, r.version, r.form FROM (SELECT 1) AS one
+LEFT JOIN prev AS p ON true
+LEFT JOIN LATERAL (
+    SELECT version, form FROM (
+        SELECT version, form, lag(form) OVER (ORDER BY version) AS before FROM (
+            SELECT version,
+                   CASE WHEN metadata->>'hash_form' IN ('2', '3') THEN (metadata->>'hash_form')::int ELSE 1 END AS form
+            FROM tables_event WHERE stream_id = %(table)s AND version > COALESCE(p.version, 0)
+            AND version <= %(version)s) AS events) AS runs
+    WHERE before IS DISTINCT FROM form) AS r ON true
+ORDER BY r.version
 """
 
 
 def forms_through(table_id: int, version: int) -> str:
     """The hash form of every event of the table up to ``version``, as a checkpoint signs it
     (``gamemath.chainhash.forms_text``): the latest earlier checkpoint's, and the events after it (the first time
-    a table is signed under v1.3, its whole stream, in one index scan)."""
+    a table is signed under v1.3, its whole stream, in one index scan). One statement (it runs after every hand)."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT version, hash_forms FROM tables_checkpoint WHERE table_id = %s AND version < %s "
-            "AND hash_forms IS NOT NULL ORDER BY version DESC LIMIT 1",
-            [table_id, version],
-        )
-        row = cursor.fetchone()
-        since, runs = (int(row[0]), parse_forms(row[1])) if row is not None else (0, [])
-        cursor.execute(_FORMS_AFTER, [table_id, since, version])
-        return forms_text(add_forms(runs, ((int(v), int(f)) for v, f in cursor.fetchall())))
+        cursor.execute(_FORMS_THROUGH, {"table": table_id, "version": version})
+        rows = cursor.fetchall()
+    since, forms = rows[0][0], rows[0][1]
+    runs = parse_forms(forms) if since is not None else []
+    return forms_text(add_forms(runs, ((int(v), int(f)) for _, _, v, f in rows if v is not None)))
 
 
 @functools.lru_cache(maxsize=16)

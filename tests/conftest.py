@@ -93,6 +93,21 @@ def owner_cursor(*, triggers_off: Sequence[str] = ()) -> Iterator[Any]:
             cursor.execute(sql.SQL("ALTER TABLE {} ENABLE TRIGGER USER").format(sql.Identifier(table)))
 
 
+@contextmanager
+def owner_connection() -> Iterator[None]:
+    """Django's default connection on the owner's credentials meanwhile, for a transactional test that runs what
+    only the owner may (a data migration's code): the connection is closed before and after, so it must not be
+    inside a transaction."""
+    from django.db import connection
+
+    assert not connection.in_atomic_block, "owner_connection is for transactional tests"
+    _use_credentials(owner=True)
+    try:
+        yield
+    finally:
+        _use_credentials(owner=False)
+
+
 def celery_worker_args(
     queue: str, *, pool: str | None = None, concurrency: int | None = None, hostname: str | None = None
 ) -> list[str]:

@@ -26,6 +26,7 @@ from backoffice.models import VerificationFailure
 from rules import DomainError
 from tables import services as table_services
 from tables.admin.roles import AUDITOR, OPERATOR
+from tests.support.admin_fixtures import PASSWORD, signed_in
 from tests.support.api_helpers import assert_error
 from tests.support.game_helpers import ok
 
@@ -133,6 +134,23 @@ def test_editing_the_cached_state_lifts_no_self_exclusion(
     with pytest.raises(DomainError) as raised:
         table_services.table_sit(table_id=table, user=player)
     assert raised.value.code == "excluded"
+
+
+@pytest.mark.parametrize("role", ["operator", "superuser"])
+def test_the_admin_changes_no_staff_password_and_offers_no_page_that_would(role: str, make_staff: Any) -> None:
+    """Django's "Change password" page would send the UPDATE the application role may not: it answers 403 with
+    the reason, writes nothing, and the admin's pages no longer link to it."""
+    user = make_staff(role)
+    before = _one("SELECT password FROM auth_user WHERE id = %s", [user.pk])
+    client = signed_in(user)
+    assert b"password_change" not in client.get("/admin/").content
+    assert client.get("/admin/password_change/").status_code == 403
+    new = "another horse 43"
+    answer = client.post(
+        "/admin/password_change/", {"old_password": PASSWORD, "new_password1": new, "new_password2": new}
+    )
+    assert answer.status_code == 403
+    assert _one("SELECT password FROM auth_user WHERE id = %s", [user.pk]) == before
 
 
 def test_every_plpgsql_function_pins_its_search_path() -> None:

@@ -33,6 +33,13 @@ def operator() -> AbstractBaseUser:
     return staff_user(f"operator{next(_names)}", "operator", password="x" * 12)
 
 
+@pytest.fixture
+def admin_user(db: Any) -> AbstractBaseUser:
+    """pytest-django's superuser (what ``admin_client`` signs in as), made by the owner role: the application
+    role may not make one (issue #43). The owner commits: a fresh name each time."""
+    return staff_user(f"admin{next(_names)}", "superuser", password="password")
+
+
 _owner_cursor: list[Any] = []  # the owner's cursor while ``triggers_disabled`` is active
 
 

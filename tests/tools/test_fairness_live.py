@@ -9,6 +9,7 @@ import hashlib
 import random
 import secrets
 from io import StringIO
+from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -70,13 +71,14 @@ def test_the_verifier_tool_checks_hands_of_every_preset_and_bank_and_checkpoints
     ok, report = _verify_all()
     assert ok, report
 
-    staff = make_players(1, prefix="auditor", chips=0)[0]
-    staff.is_staff = True
-    staff.save()
-    staff_token = api_token(server, staff.username)
+    def token_of_a_participant(players: list[Any], hand: Hand) -> str:
+        """Each attacked hand is checked by one of its players (staff get no API token, issue #43)."""
+        participant = next(p for p in players if hand.participants.filter(user=p).exists())
+        return api_token(server, participant.username)
 
     # 1. a dealt card of a settled hand, rewritten by the database owner, the chain re-hashed after it
-    table, _, hand = played[0]
+    table, players, hand = played[0]
+    player_token = token_of_a_participant(players, hand)
     dealt = next(e for e in load_stream(table.pk) if e.type == "CardDealt" and e.data["number"] == hand.number)
     other = next(c for c in ("1O", "2O", "3O") if c != dealt.data["card"])
     rewrite_event(table.pk, dealt.version, lambda data: {**data, "card": other})
@@ -84,9 +86,9 @@ def test_the_verifier_tool_checks_hands_of_every_preset_and_bank_and_checkpoints
     assert signed is not None
     ok, report = _verify_all()
     assert not ok and f"no longer matches the checkpoint signed at version {signed.version}" in report, report
-    verdict = api_get(server, staff_token, f"/api/v1/hands/{hand.pk}/verify")
+    verdict = api_get(server, player_token, f"/api/v1/hands/{hand.pk}/verify")
     assert f"checkpoint signed at version {signed.version}" in verdict["checkpoint"], verdict
-    code, output = run_live_verifier(server, staff_token, hand.pk)
+    code, output = run_live_verifier(server, player_token, hand.pk)
     assert code == 1 and "FAIL checkpoint" in output and f"version {signed.version}" in output, output
 
     # 2. the operator (holding the sealing key) swaps the next hand's seed after its commitment was published
@@ -113,10 +115,11 @@ def test_the_verifier_tool_checks_hands_of_every_preset_and_bank_and_checkpoints
     assert settled.data["server_seed"] == chosen.hex()  # the swap "worked" and the hand itself is consistent...
     ok, report = _verify_all()
     assert not ok and f"hand {swapped.pk} " in report and "no longer matches the checkpoint" in report, report
-    verdict = api_get(server, staff_token, f"/api/v1/hands/{swapped.pk}/verify")
+    player_token = token_of_a_participant(players, swapped)
+    verdict = api_get(server, player_token, f"/api/v1/hands/{swapped.pk}/verify")
     # ...but not signed: the first checkpoint after the commitment (published a whole hand ahead, v1.2) fails
     covering = Checkpoint.objects.filter(table=table, version__gte=committed.version).order_by("version").first()
     assert covering is not None
     assert f"checkpoint signed at version {covering.version}" in verdict["checkpoint"], verdict
-    code, output = run_live_verifier(server, staff_token, swapped.pk)
+    code, output = run_live_verifier(server, player_token, swapped.pk)
     assert code == 1 and "FAIL checkpoint" in output, output

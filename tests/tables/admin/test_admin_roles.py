@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import importlib
 import uuid
+from io import StringIO
 
 import pytest
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import Group, Permission
+from django.core.management import call_command
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
@@ -16,6 +18,7 @@ from ledger import services as ledger
 from ledger.models import Posting, Transaction
 from tables.admin.roles import AUDITOR, OPERATOR, role_permissions
 from tables.models import Dispute, Event, Table
+from tests.conftest import owner_connection, owner_cursor
 from tests.support.admin_fixtures import open_dispute
 
 pytestmark = pytest.mark.django_db
@@ -40,19 +43,43 @@ def test_the_groups_hold_exactly_their_permissions(roles):
     }
 
 
-def test_the_data_migration_makes_the_groups_with_the_historical_models(db):
-    Group.objects.filter(name__in=[AUDITOR, OPERATOR]).delete()
-    Permission.objects.filter(content_type__app_label="casino").delete()  # as before Django's post_migrate ran
+@pytest.mark.django_db(transaction=True)
+def test_the_data_migration_makes_the_groups_with_the_historical_models():
+    """As ``migrate`` runs it: as the owner (the application role may write no group or permission, issue #43),
+    committed; the groups are made again at the end, as the migration leaves them, whatever happened."""
     state = MigrationExecutor(connection).loader.project_state(("casino", "0002_admin_roles"))
     migration = importlib.import_module("backoffice.migrations.0002_admin_roles")
-    migration.forwards(state.apps, None)
-    migration.forwards(state.apps, None)  # idempotent
+    with owner_connection():
+        try:
+            Group.objects.filter(name__in=[AUDITOR, OPERATOR]).delete()
+            Permission.objects.filter(content_type__app_label="casino").delete()  # as before post_migrate ran
+            migration.forwards(state.apps, None)
+            migration.forwards(state.apps, None)  # idempotent
+            for name, wanted in role_permissions().items():
+                assert _codenames(Group.objects.get(name=name)) == {f"{app}.{c}" for app, _, c in wanted}
+            cashier = Permission.objects.get(codename="use_cashier")
+            assert cashier.name == "Can deposit and withdraw chips at the cage"
+            migration.backwards(state.apps, None)
+            assert not Group.objects.filter(name__in=[AUDITOR, OPERATOR]).exists()
+        finally:
+            migration.forwards(state.apps, None)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_sync_admin_roles_gives_a_group_its_permissions_back_as_the_owner():
+    """The command writes groups, which the application role may not (issue #43): it runs as the owner."""
+    operators = Group.objects.get(name=OPERATOR)
+    cashier = operators.permissions.get(codename="use_cashier")
+    with owner_cursor() as cursor:  # a drift only the owner can make
+        cursor.execute(
+            "DELETE FROM auth_group_permissions WHERE group_id = %s AND permission_id = %s", [operators.pk, cashier.pk]
+        )
+    assert not operators.permissions.filter(pk=cashier.pk).exists()
+
+    call_command("sync_admin_roles", stdout=StringIO())
+
     for name, wanted in role_permissions().items():
-        assert _codenames(Group.objects.get(name=name)) == {f"{app}.{codename}" for app, _, codename in wanted}
-    cashier = Permission.objects.get(codename="use_cashier")
-    assert cashier.name == "Can deposit and withdraw chips at the cage"
-    migration.backwards(state.apps, None)
-    assert not Group.objects.filter(name__in=[AUDITOR, OPERATOR]).exists()
+        assert _codenames(Group.objects.get(name=name)) == {f"{app}.{c}" for app, _, c in wanted}
 
 
 def test_an_auditor_reads_every_admin_page(as_auditor, played):

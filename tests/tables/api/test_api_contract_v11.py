@@ -136,7 +136,9 @@ def test_the_rule_refuses_everything_else(seed):
 
 @pytest.mark.parametrize("seed", GOOD)
 def test_put_client_seed_accepts_the_alphabet(as_player, player, seed):
-    assert ok(as_player.put("/api/v1/me/client-seed", {"client_seed": seed}, format="json")) == {"client_seed": seed}
+    # v1.3: the answer also names each table the player sits at with the version the seed was set at (none here)
+    body = ok(as_player.put("/api/v1/me/client-seed", {"client_seed": seed}, format="json"))
+    assert body == {"client_seed": seed, "tables": []}
     assert PlayerProfile.objects.get(user=player).client_seed == seed
 
 

@@ -16,6 +16,7 @@ CLASSIC = {"name": "Blue room", "preset": "classic", "min_bet": 5, "max_bet": 50
 TABLE_VIEW_KEYS = {
     "id", "name", "preset", "rules", "min_bet", "max_bet", "bank", "max_seats", "fixed_stake", "turn_timeout_s",
     "betting_timeout_s", "version", "phase", "seats", "next_seed_commitment", "hand", "last_hand", "you",
+    "rtp",  # v1.3: what the table is worth (tests/tables/api/test_api_rtp.py checks its figures)
 }  # fmt: skip
 
 
@@ -115,7 +116,9 @@ def test_the_lobby_lists_every_table(as_staff, as_player, anon, player, fund):
     ok(sit(as_player, first["id"]), 201)
     lobby = ok(as_player.get("/api/v1/tables"))
     assert lobby["count"] == 2 and lobby["next"] is None
-    assert lobby["results"][0] == {
+    row = lobby["results"][0]
+    assert set(row.pop("rtp")) == {"best_play", "flat", "method", "margin", "assumptions"}  # v1.3 (test_api_rtp)
+    assert row == {
         "id": first["id"],
         "name": "Blue room",
         "preset": "classic",

@@ -1,5 +1,6 @@
-"""Schemathesis against the published schema (``/api/schema/``), every operation, as a player and as staff:
-no 5xx, and every answer (status, content type, body) conforms to the schema.
+"""Schemathesis against the published schema (``/api/schema/``), every operation, as a player (his token) and as
+staff (his admin session, with its CSRF token: staff get no API token, issue #43): no 5xx, and every answer
+(status, content type, body) conforms to the schema.
 
 Bounded: a few generated examples per operation (derandomized, so the run is repeatable). Generated path ids
 are mapped, half of the time, onto tables and hands that exist, so the happy paths are exercised too; the
@@ -8,11 +9,15 @@ long-poll is asked not to wait.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
 import schemathesis
+from django.conf import settings as django_settings
 from django.core.wsgi import get_wsgi_application
+from django.test import Client
+from django.utils.crypto import get_random_string
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -54,13 +59,17 @@ def _seed(make_user: Any, fund: Any) -> list[Any]:
 def _schema() -> Any:
     schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application())
 
+    turns = itertools.count()
+
     @schema.hook
     def map_path_parameters(context: Any, path_parameters: dict[str, Any] | None) -> dict[str, Any] | None:
+        # two generated ids in three are mapped, by the order they come in: which values the derandomized examples
+        # take changes with the test's source, so a rule on the values could map none of them
         for name, ids in existing.items():
             if path_parameters is None:
                 break
             value = path_parameters.get(name)
-            if ids and isinstance(value, int | str) and str(value).isdecimal() and int(value) % 3 != 0:
+            if ids and isinstance(value, int | str) and str(value).isdecimal() and next(turns) % 3 != 2:
                 path_parameters[name] = ids[int(value) % len(ids)]
         return path_parameters
 
@@ -73,10 +82,25 @@ def _schema() -> Any:
     return schema
 
 
+def _credentials(user: Any) -> dict[str, dict[str, str]]:
+    """The request's keywords that sign ``user`` in: a player's token; a staff member's session and CSRF cookies
+    and the CSRF header (cookies as keywords: the WSGI client sends only the cookies it holds)."""
+    if not user.is_staff:
+        return {"headers": {"Authorization": f"Token {issue_token(user)}"}}
+    client = Client()
+    client.force_login(user)
+    csrf = get_random_string(32)
+    cookies = {
+        django_settings.SESSION_COOKIE_NAME: client.cookies[django_settings.SESSION_COOKIE_NAME].value,
+        django_settings.CSRF_COOKIE_NAME: csrf,
+    }
+    return {"headers": {"X-CSRFToken": csrf}, "cookies": cookies}
+
+
 @pytest.mark.django_db(transaction=True)
 def test_every_operation_conforms_to_the_schema(make_user: Any, fund: Any) -> None:
     users = _seed(make_user, fund)
-    tokens = [issue_token(user) for user in users]
+    signed_in = [_credentials(user) for user in users]
     operations = [result.ok() for result in _schema().get_all_operations()]
     assert len(operations) >= 18
     called: set[str] = set()
@@ -93,10 +117,10 @@ def test_every_operation_conforms_to_the_schema(make_user: Any, fund: Any) -> No
             database=None,
         )
         def run(case: Any) -> None:
-            # logout revokes the token it is sent with: it gets tokens of its own
-            keys = [issue_token(user) for user in users] if case.path == "/api/v1/auth/logout" else tokens
-            for token in keys:
-                response = case.call_and_validate(headers={"Authorization": f"Token {token}"}, checks=CHECKS)
+            # logout revokes the token (or ends the session) it is sent with: it gets credentials of its own
+            headers = [_credentials(user) for user in users] if case.path == "/api/v1/auth/logout" else signed_in
+            for credentials in headers:
+                response = case.call_and_validate(**credentials, checks=CHECKS)
                 if response.status_code < 300:
                     succeeded.add(f"{case.method} {case.path}")
             called.add(f"{case.method} {case.path}")

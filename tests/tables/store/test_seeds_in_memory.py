@@ -39,7 +39,8 @@ def _atoms_in_memory() -> Iterator[Any]:
         for ref in gc.get_referents(obj):
             if type(ref) in (str, bytes, bytearray):  # exactly (a lazy proxy claims to be a str)
                 yield ref
-            elif not isinstance(ref, _ATOMS) and id(ref) not in seen and not gc.is_tracked(ref):
+            # (by type: isinstance on a weak proxy whose object is gone raises ReferenceError)
+            elif not issubclass(type(ref), _ATOMS) and id(ref) not in seen and not gc.is_tracked(ref):
                 seen.add(id(ref))
                 stack.append(ref)
 
