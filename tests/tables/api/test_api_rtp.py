@@ -7,7 +7,6 @@ defaults (``production_limits``)."""
 
 from __future__ import annotations
 
-import dataclasses
 from fractions import Fraction
 from typing import Any
 
@@ -15,7 +14,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gamemath.enums import SplitMode
 from gamemath.ruleset import resolve_rules
 from gamemath.worth import house_worth
 from lab.models import DONE, HouseEdge
@@ -23,7 +21,7 @@ from lab.services import compute, house_edge_key
 from rules import make_table_config
 from tables import worth as worth_module
 from tables.models import Table
-from tables.worth import SPLITS_STAND_IN, decimal
+from tables.worth import decimal
 from tests.support.api_helpers import assert_error, field_errors, ledger_state
 from tests.support.game_helpers import ok
 
@@ -38,20 +36,15 @@ def body(**changes: Any) -> dict[str, Any]:
 
 
 def exact_rtp(data: dict[str, Any]) -> dict[str, Any]:
-    """The rtp the API must show for a house-banked body: the engine's own figures, as decimal strings. A rule set
-    with splits is priced without them, and says so (tables.worth.SPLITS_STAND_IN, until the engine prices splits
-    in time: issue #41)."""
+    """The rtp the API must show for a house-banked body: the engine's own figures, as decimal strings."""
     rules = resolve_rules(data["preset"], data.get("rules"))
-    stand_in: tuple[str, ...] = ()
-    if rules.split_mode != SplitMode.NONE:
-        rules, stand_in = dataclasses.replace(rules, split_mode=SplitMode.NONE), SPLITS_STAND_IN
     figure = house_worth(rules, min_bet=data["min_bet"], max_bet=data["max_bet"], fixed_stake=data.get("fixed_stake"))
     return {
         "best_play": decimal(figure.best_play),
         "flat": decimal(figure.flat),
         "method": "exact",
         "margin": "0",
-        "assumptions": [*figure.assumptions, *stand_in],
+        "assumptions": list(figure.assumptions),
     }
 
 
