@@ -176,7 +176,7 @@ def _exact(config: TableConfig) -> TableWorth:
         )
         shared_cache.set(
             key,
-            {"best_play": str(figure.best_play), "flat": str(figure.flat), "assumptions": list(figure.assumptions)},
+            {"best_play": str(figure.best_play), "flat": str(figure.flat), "assumptions": list(worth.assumptions)},
             timeout=None,
         )
     with _memo_lock:
