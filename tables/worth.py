@@ -119,6 +119,7 @@ def _engine_digest() -> str:
 def _card_key(config: TableConfig) -> str:
     data = {
         "rules": config.rules.to_dict(),
+        "priced": _priced_rules(config)[0].to_dict(),  # a figure priced under the splits' stand-in is another one
         "min_bet": config.min_bet,
         "max_bet": config.max_bet,
         "fixed_stake": config.fixed_stake,
@@ -158,7 +159,7 @@ def _exact(config: TableConfig) -> TableWorth:
         )
         shared_cache.set(
             key,
-            {"best_play": str(figure.best_play), "flat": str(figure.flat), "assumptions": list(figure.assumptions)},
+            {"best_play": str(figure.best_play), "flat": str(figure.flat), "assumptions": list(worth.assumptions)},
             timeout=None,
         )
     with _memo_lock:

@@ -13,6 +13,7 @@ from django.utils import timezone
 from lab.models import DONE, HouseEdge
 from lab.services import house_edge_key, table_spec
 from rules import make_table_config
+from tables import worth as worth_module
 from tests.support.game_helpers import create_table, ok, register
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -46,6 +47,9 @@ def _simulated_figure(preset: str) -> None:
         requested_at=timezone.now(),
         computed_at=timezone.now(),
     )
+    # what this process remembers of the rule set while it was computing (an earlier test's table) is read again
+    # only after tables.worth._PENDING_TTL_S: as if that much time had passed
+    worth_module._simulated_memo.clear()
 
 
 def _shown(page: Any) -> dict[str, str | None]:

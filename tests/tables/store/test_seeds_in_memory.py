@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import random
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,6 +26,7 @@ from tests.support.play import make_players, make_table, play_hands, state_of, s
 pytestmark = pytest.mark.django_db(transaction=True)
 
 _ATOMS = (str, bytes, bytearray, int, float, bool, type(None))
+_WEAK_PROXIES = (weakref.ProxyType, weakref.CallableProxyType)
 
 
 def _atoms_in_memory() -> Iterator[Any]:
@@ -39,8 +41,9 @@ def _atoms_in_memory() -> Iterator[Any]:
         for ref in gc.get_referents(obj):
             if type(ref) in (str, bytes, bytearray):  # exactly (a lazy proxy claims to be a str)
                 yield ref
-            # (by type: isinstance on a weak proxy whose object is gone raises ReferenceError)
-            elif not issubclass(type(ref), _ATOMS) and id(ref) not in seen and not gc.is_tracked(ref):
+            elif type(ref) in _WEAK_PROXIES:  # holds nothing (and isinstance on a dead one raises ReferenceError)
+                continue
+            elif not isinstance(ref, _ATOMS) and id(ref) not in seen and not gc.is_tracked(ref):
                 seen.add(id(ref))
                 stack.append(ref)
 
