@@ -119,7 +119,6 @@ def _engine_digest() -> str:
 def _card_key(config: TableConfig) -> str:
     data = {
         "rules": config.rules.to_dict(),
-        "priced": _priced_rules(config)[0].to_dict(),  # a figure priced under the splits' stand-in is another one
         "min_bet": config.min_bet,
         "max_bet": config.max_bet,
         "fixed_stake": config.fixed_stake,
