@@ -67,6 +67,13 @@ FAMILIES: tuple[Family, ...] = (
         "the windows start again: a client gets at most one more burst; while Redis is down throttling lets "
         "requests through",
     ),
+    Family(
+        "table worth",
+        r":\d+:rtp:exact:[0-9a-f]{64}",
+        "each house-banked table card's exact return to player (tables/worth.py), keyed by its rules, limits and the "
+        "engine's code (Django's cache)",
+        "the next view of such a table prices it again with the exact engine (milliseconds to seconds a rule set)",
+    ),
 )
 
 _COMPILED = [(family, re.compile(family.pattern)) for family in FAMILIES]
