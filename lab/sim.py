@@ -112,9 +112,14 @@ class Spec:
         return config.rules
 
     def to_json(self) -> dict[str, Any]:
+        """The spec as runs are stored and keyed (results.json, the lab's rows). ``max_bet`` only for the ``best``
+        punter: the named strategies stake the minimum whatever the table's maximum, so their runs keep the keys
+        they had before the spread was a part of the spec."""
         data = asdict(self)
         data["overrides"] = dict(sorted(self.overrides.items()))
         data["punters"] = self.seats
+        if not self.best:
+            del data["max_bet"]
         return data
 
 
