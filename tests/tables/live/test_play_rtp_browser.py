@@ -14,6 +14,7 @@ from lab.models import DONE, HouseEdge
 from lab.services import house_edge_key, table_spec
 from rules import make_table_config
 from tables import worth as worth_module
+from tests.support.browser import wait_until
 from tests.support.game_helpers import create_table, ok, register
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -53,7 +54,7 @@ def _simulated_figure(preset: str) -> None:
 
 
 def _shown(page: Any) -> dict[str, str | None]:
-    page.wait_for_function("document.getElementById('rtp-flat').textContent !== ''")
+    wait_until(page, "document.getElementById('rtp-flat').textContent !== ''")  # (the page's CSP forbids eval)
     return {
         "title": page.inner_text("#worth-title"),
         "best_play": page.get_attribute("#rtp-best-play", "data-value"),
@@ -79,6 +80,7 @@ def test_every_language_shows_the_same_figures_as_the_api(browser, asgi_server, 
             page.fill("#username", player.username)
             page.fill("#password", PASSWORD)
             page.click("#password-form button")
+            page.wait_for_selector("#game:not([hidden])")  # signed in (its cookie set) before the page is left
             for table_id in (house["id"], player_bank["id"]):
                 page.goto(f"http://{asgi_server}/play/tables/{table_id}/")
                 page.wait_for_selector("#game:not([hidden])")
