@@ -12,8 +12,9 @@ TURN_TIMEOUT_S = 3
 SWEEP_INTERVAL_S = 2.0
 SWEEP_GRACE_S = 1.0
 # How long after a service is back a 503 (or a late timer) is still counted as the outage's: connections in
-# pools notice the restart on first use, and the machine's two cores are shared with other work.
-SLACK_S = 5.0
+# pools notice the restart on first use, and the machine's two cores are shared with other work (the short soak
+# runs beside three other test workers: a timer 8.2 s late against 8 s allowed was seen once, 2026-12-05).
+SLACK_S = 8.0
 
 
 def wait_until(predicate: Callable[[], object], timeout: float, interval: float = 0.1) -> bool:
