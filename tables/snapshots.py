@@ -6,7 +6,9 @@ verification start at the hand. Both are disposable caches: one that is missing,
 row or written by another version of the rules core (:data:`SNAPSHOT_SCHEMA`) is logged, ignored and rebuilt from
 the events. Each is the rules codec's plain JSON (``rules.state_to_json``), decoded and type-checked field by
 field, so no stored row can run code, and sealed (:func:`state_to_db`), so nobody reading the database sees the
-face-down cards of a hand in play and no one writing it can plant a state that a load would trust.
+face-down cards of a hand in play and no one writing it can plant a state that a load would trust. The sealed
+text's length tells nothing either: the plain JSON is padded so that its length depends only on what every
+viewer may see (:func:`padding_for`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import Any
 from django.db import connection
 
 import rules
+from gamemath.cards import CANONICAL_DECK
+from gamemath.enums import Category
 from rules import TableState
 from tables import fairness
 from tables.store import Write
@@ -37,6 +41,35 @@ def _schema_fingerprint() -> str:
 SNAPSHOT_SCHEMA = _schema_fingerprint()
 
 log = logging.getLogger(__name__)
+
+_CARD_CODES = frozenset(CANONICAL_DECK)
+_CARD_WIDTH = max(len(code) for code in CANONICAL_DECK)  # "12O": a picture is one character longer than a pip
+_CATEGORY_WIDTH = max(len(category.value) for category in Category)
+_TOTAL_WIDTH = 3  # a hand's total in half points ("total_hp", "matta_hp"): a bust hand stays under 100
+_TOTALS = frozenset({"total_hp", "matta_hp"})
+
+
+def padding_for(data: Any) -> int:
+    """How many spaces to append to a state's JSON so its length no longer tells what its hidden fields hold.
+
+    A face-down card's code (2 or 3 characters), a hidden hand's total and its category are the only values of a
+    state whose width depends on what nobody may see; each is counted at its widest, so two states that differ
+    only in them seal to texts of one length (tests/tables/store/test_snapshot_rows.py)."""
+    if isinstance(data, dict):
+        slack = 0
+        for key, value in data.items():
+            if key in _TOTALS and isinstance(value, int):
+                slack += _TOTAL_WIDTH - len(str(value))
+            elif key == "category" and isinstance(value, str):
+                slack += _CATEGORY_WIDTH - len(value)
+            else:
+                slack += padding_for(value)
+        return slack
+    if isinstance(data, list):
+        return sum(padding_for(item) for item in data)
+    if isinstance(data, str) and data in _CARD_CODES:
+        return _CARD_WIDTH - len(data)
+    return 0
 
 
 def snapshot_binding(table_id: int, version: int) -> str:
@@ -59,7 +92,8 @@ def state_to_db(state: TableState, *, binding: str) -> str:
     credentials could plant a state (a deck of its choosing) that the next load would trust. A row is believed
     only if sealed by this server for exactly this table, version and rules core.
     """
-    data = json.dumps(rules.state_to_json(state), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    plain = rules.state_to_json(state)
+    data = json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + " " * padding_for(plain)
     return json.dumps({"sealed": fairness.seal_blob(binding, data.encode())}, separators=(",", ":"))
 
 

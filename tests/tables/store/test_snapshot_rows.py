@@ -13,10 +13,15 @@ import logging
 import os
 import random
 
+import msgspec
 import pytest
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from django.db import connection
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from gamemath.cards import CANONICAL_DECK
+from gamemath.enums import Category
 from rules import fold, state_to_json
 from tables import loader, snapshots
 from tables.models import Hand, Snapshot
@@ -161,3 +166,41 @@ def test_a_cached_starting_state_that_does_not_decode_is_ignored(played, garbage
     assert not marker.exists()
     if garbage != "null":  # (null is simply "no cache")
         assert f"the cached starting state of hand {hand.pk} does not decode" in caplog.text
+
+
+def _hands_of(state):
+    for hand in (state.hand, state.last_hand.hand if state.last_hand else None):
+        if hand is not None:
+            yield hand
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_sealed_state_is_as_long_whatever_its_hidden_cards(played, data):
+    """The sealed text's length is the same whichever cards, totals and categories the hands hold: a reader of the
+    database (or of a backup) cannot tell a picture from a pip, or a 7½ from a 3, by its length (issue #42)."""
+    table_id, state = played
+    binding = snapshots.snapshot_binding(table_id, state.version)
+    expected = len(snapshots.state_to_db(state, binding=binding))
+    card = st.sampled_from(CANONICAL_DECK)
+
+    def redealt(hand):
+        return msgspec.structs.replace(
+            hand,
+            cards=tuple(data.draw(card) for _ in hand.cards),
+            total_hp=None if hand.total_hp is None else data.draw(st.integers(0, 99)),
+            category=None if hand.category is None else data.draw(st.sampled_from(list(Category))),
+        )
+
+    variant = state
+    for hand in _hands_of(state):
+        changed = msgspec.structs.replace(
+            hand, banker=redealt(hand.banker), punters=tuple(redealt(p) for p in hand.punters)
+        )
+        if variant.hand is hand:
+            variant = msgspec.structs.replace(variant, hand=changed)
+        else:
+            variant = msgspec.structs.replace(
+                variant, last_hand=msgspec.structs.replace(variant.last_hand, hand=changed)
+            )
+    assert len(snapshots.state_to_db(variant, binding=binding)) == expected
