@@ -20,6 +20,7 @@ banker (their result depends on the pack he draws from at the end, so they are p
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gamemath.enums import BetTiming, Category, SplitMode, StakeMode
@@ -400,21 +401,29 @@ class Solver:
         if strategy is None:
             return self._best(self.multi_options(pack, open_, standing, n))
         hand, level = open_[0]  # the lab plays his first open hand
-        total = self.pack.score(hand[0], True).total_hp
-        wanted: Action
-        if self.raise_ok and level == 0 and total in strategy.raise_at:
-            wanted = ("raise", 0)
-        elif total >= strategy.stand_at:
-            wanted = ("stand", 0)
-        else:
-            wanted = ("hit",)
+        wanted = self._after_split_fixed(strategy, self.pack.score(hand[0], True).total_hp, level)
         return wanted, self.multi_action(pack, open_, standing, n, wanted)
 
-    def multi_options(self, pack: Counts, open_: Staked, standing: Standing, n: int) -> Options:
-        actions: list[Action] = [("stand", i) for i in range(len(open_))]
+    def _after_split_actions(self, levels: Iterable[int]) -> list[Action]:
+        """Every play after a split, given the open hands' stake levels: stand one of them, take the next card
+        (it goes where the rules send it), or raise one still at the minimum."""
+        levels = tuple(levels)
+        actions: list[Action] = [("stand", i) for i in range(len(levels))]
         actions.append(("hit",))
         if self.raise_ok:
-            actions.extend(("raise", i) for i, (_, level) in enumerate(open_) if level == 0)
+            actions.extend(("raise", i) for i, level in enumerate(levels) if level == 0)
+        return actions
+
+    def _after_split_fixed(self, strategy: Strategy, total: int, level: int) -> Action:
+        """A fixed strategy's play after a split, on its first open hand (``total`` hp at stake ``level``)."""
+        if self.raise_ok and level == 0 and total in strategy.raise_at:
+            return ("raise", 0)
+        if total >= strategy.stand_at:
+            return ("stand", 0)
+        return ("hit",)
+
+    def multi_options(self, pack: Counts, open_: Staked, standing: Standing, n: int) -> Options:
+        actions = self._after_split_actions(level for _, level in open_)
         return [(a, self.multi_action(pack, open_, standing, n, a)) for a in actions]
 
     def multi_action(self, pack: Counts, open_: Staked, standing: Standing, n: int, action: Action) -> Value:
@@ -562,19 +571,9 @@ class Solver:
     def frozen_pick(self, base: Counts, open_: Frozen, n: int, window: bool) -> tuple[Action, Value]:
         strategy = self.strategy
         if strategy is None:
-            actions: list[Action] = [("stand", i) for i in range(len(open_))]
-            actions.append(("hit",))
-            if self.raise_ok:
-                actions.extend(("raise", i) for i, (_, level) in enumerate(open_) if level == 0)
+            actions = self._after_split_actions(level for _, level in open_)
             return self._best([(a, self.frozen_action(base, open_, n, window, a)) for a in actions])
-        total, level = open_[0]
-        wanted: Action
-        if self.raise_ok and level == 0 and total in strategy.raise_at:
-            wanted = ("raise", 0)
-        elif total >= strategy.stand_at:
-            wanted = ("stand", 0)
-        else:
-            wanted = ("hit",)
+        wanted = self._after_split_fixed(strategy, *open_[0])
         return wanted, self.frozen_action(base, open_, n, window, wanted)
 
     def _lift(self, v: Value, base: Counts, frm: int, to: int) -> Value:
