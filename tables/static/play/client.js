@@ -347,7 +347,7 @@ function resultSentence(row, banker) {
   const mine = me && row.username === me.username;
   const name = personName(row.seat, row.username);
   const count = Math.abs(row.net);
-  const tie = isTie(row, banker);
+  const tie = row.tie !== undefined ? row.tie : isTie(row, banker);  // a hand history says it (results[].tie)
   if (row.outcome === "push") {
     if (mine) return tie ? W.you_tie_push : W.you_push;
     return fmt(tie ? W.other_tie_push : W.other_push, { name });
@@ -626,33 +626,123 @@ async function loadLobby() {
     el("td", {}, W.phases[t.phase] || t.phase))));
 }
 
-async function loadHistory() {
-  const answer = await api("GET", "/me/hands");
-  if (answer.status !== 200) return;
-  const rows = answer.data.results || [];
-  if (!rows.length) { $("hands").replaceChildren(el("li", {}, W.no_hands)); return; }
-  $("hands").replaceChildren(...rows.map((h) => {
-    const result = el("span", { class: "verify-result", role: "status" });
-    const verify = el("button", { type: "button", "data-verify": String(h.id) }, W.verify);
+const REPLAYED_HANDS = 10;  // the newest hands whose cards, outcome and replay the page reads (GET /hands/{id})
+const when = (iso) => new Intl.DateTimeFormat(config.language, { dateStyle: "medium", timeStyle: "short" }).format(new Date(iso));
+
+function replaySteps(history) {
+  // the hand as it happened, one card at a time (deals in the order they left the deck), then how it ended
+  const steps = [];
+  const shown = new Map();  // seat ("house" for the house) -> hand index -> codes
+  const name = (seat) => personName(seat, (history.participants.find((p) => p.seat === seat) || {}).username);
+  for (const deal of history.deals) {
+    const key = deal.to_seat === null ? "house" : String(deal.to_seat);
+    if (!shown.has(key)) shown.set(key, new Map());
+    const hands = shown.get(key);
+    hands.set(deal.hand, [...(hands.get(deal.hand) || []), deal.card]);
+    steps.push({ text: fmt(W.dealt, { name: name(deal.to_seat), card: cardName(deal.card) }),
+                 cards: new Map([...shown].map(([k, v]) => [k, new Map(v)])) });
+  }
+  return { steps, name };
+}
+
+function replayNode(history) {
+  // step by step: each card dealt, with every hand's cards so far; "Previous" and "Next" move through them
+  const { steps, name } = replaySteps(history);
+  const box = el("div", { class: "replay", "data-steps": String(steps.length) });
+  const line = el("p", { class: "replay-line", "aria-live": "polite" });
+  const table = el("div", { class: "replay-cards" });
+  let at = steps.length ? 0 : -1;
+  const draw = () => {
+    const step = steps[at];
+    box.dataset.step = String(at + 1);
+    line.textContent = step ? fmt(W.step_of, { step: at + 1, steps: steps.length }) + " \u00b7 " + step.text : "";
+    table.replaceChildren(...(step ? [...step.cards] : []).map(([seat, hands]) => el("div", { class: "replay-seat" },
+      el("h5", {}, seat === "house" ? W.house : name(Number(seat))),
+      ...[...hands].map(([, codes]) => el("div", { class: "cards" }, ...codes.map((code) => cardNode({ code, face_up: true }, false)))))));
+    back.disabled = at <= 0;
+    next.disabled = at >= steps.length - 1;
+  };
+  const back = el("button", { type: "button", class: "small", "data-replay": "back" }, W.previous_step);
+  const next = el("button", { type: "button", class: "small", "data-replay": "next" }, W.next_step);
+  back.addEventListener("click", () => { at = Math.max(0, at - 1); draw(); });
+  next.addEventListener("click", () => { at = Math.min(steps.length - 1, at + 1); draw(); });
+  box.append(back, next, line, table);
+  draw();
+  return box;
+}
+
+function handSummary(row, history) {
+  // my cards and each result of mine in the hand (whole sentences, as at the table)
+  const mine = history.participants.find((p) => p.seat === row.seat && (row.seat !== null || p.role === row.role));
+  const node = el("div", { class: "hand-summary" });
+  if (!mine) return node;
+  for (const h of mine.hands) node.append(el("div", { class: "cards", role: "group", "aria-label": W.you }, ...h.cards.map((code) => cardNode({ code, face_up: true }, false))));
+  for (const r of history.results || []) {
+    if (r.seat === row.seat) node.append(el("p", { class: "result-text", "data-outcome": r.outcome }, resultSentence({ ...r, username: me.username }, null)));
+  }
+  return node;
+}
+
+function historyRow(row, history) {
+  const ended = row.status !== "in_play";
+  const result = el("span", { class: "verify-result", role: "status" });
+  const item = el("li", { id: "hand-" + row.id, "data-hand": String(row.id), "data-status": row.status },
+    el("h3", {}, el("a", { href: config.history_url + "#hand-" + row.id }, fmt(W.hand_n, { number: row.number })),
+      " \u00b7 " + fmt(W.table_n, { id: row.table })),
+    el("p", { class: "hand-facts" }, el("time", { datetime: row.opened_at }, when(row.opened_at)), " \u00b7 ",
+      (row.role === "banker" ? W.banker : W.punter), " \u00b7 ", W.statuses[row.status] || row.status,
+      row.net === null ? "" : " ", row.net === null ? "" : el("span", { class: "chip " + (row.net > 0 ? "up" : row.net < 0 ? "down" : "even") }, signed(row.net))));
+  if (history) item.append(handSummary(row, history));
+  if (ended) {
+    // verify and export only once the hand has ended (the API refuses a hand in play)
+    const verify = el("button", { type: "button", "data-verify": String(row.id) }, W.verify);
     verify.addEventListener("click", async () => {
-      const checked = await api("GET", "/hands/" + h.id + "/verify");
+      const checked = await api("GET", "/hands/" + row.id + "/verify");
       if (checked.status !== 200) { result.textContent = errorText(checked); return; }
       const failures = Object.entries(checked.data).filter(([, v]) => v !== "ok");
       result.dataset.ok = String(!failures.length);
       result.textContent = failures.length ? failures.map(([k, v]) => k + ": " + v).join("; ") : W.verify_ok;
     });
-    const download = el("button", { type: "button", "data-export": String(h.id) }, W.export);
+    const download = el("button", { type: "button", "data-export": String(row.id) }, W.export);
     download.addEventListener("click", async () => {
-      const response = await fetch(config.api + "/hands/" + h.id + "/export", { headers: headers(), credentials: "same-origin" });
+      const response = await fetch(config.api + "/hands/" + row.id + "/export", { headers: headers(), credentials: "same-origin" });
       if (!response.ok) { result.textContent = errorText({ status: response.status, data: await response.json().catch(() => null) }); return; }
-      const link = el("a", { href: URL.createObjectURL(await response.blob()), download: "hand-" + h.id + ".json" });
+      const link = el("a", { href: URL.createObjectURL(await response.blob()), download: "hand-" + row.id + ".json" });
       document.body.append(link); link.click(); link.remove();
     });
-    const net = h.net === null ? "" : " \u00b7 " + signed(h.net);
-    return el("li", { "data-hand": String(h.id) },
-      el("a", { href: config.table_url.replace("{id}", h.table) }, fmt(W.hand_n, { number: h.number }) + " \u00b7 " + fmt(W.table_n, { id: h.table })),
-      " \u00b7 " + (h.role === "banker" ? W.banker : W.punter) + net + " ", verify, download, " ", result);
-  }));
+    item.append(el("p", {}, verify, " ", download, " ", result));
+  }
+  if (history && ended) {
+    const details = el("details", { class: "replay-details" }, el("summary", {}, W.replay));
+    details.addEventListener("toggle", () => { if (details.open && !details.querySelector(".replay")) details.append(replayNode(history)); });
+    item.append(details);
+  }
+  // a dispute about this hand: the reason goes to the operators (POST /hands/{id}/disputes)
+  const form = el("form", { class: "dispute-form", "data-dispute": String(row.id) });
+  const reasonId = "dispute-reason-" + row.id;
+  const said = el("span", { class: "dispute-result", role: "status" });
+  form.append(el("label", { for: reasonId }, W.dispute_reason), el("input", { id: reasonId, name: "reason", maxlength: "500", required: "" }),
+    el("button", { type: "submit", class: "small" }, W.dispute_open), " ", said);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const answer = await api("POST", "/hands/" + row.id + "/disputes", { reason: form.elements.reason.value });
+    said.textContent = answer.status === 201 ? W.dispute_sent : errorText(answer);
+    said.dataset.ok = String(answer.status === 201);
+  });
+  item.append(el("details", { class: "dispute-details" }, el("summary", {}, W.dispute_open), form));
+  return item;
+}
+
+async function loadHistory() {
+  const answer = await api("GET", "/me/hands");
+  if (answer.status !== 200) return;
+  const rows = answer.data.results || [];
+  if (!rows.length) { $("hands").replaceChildren(el("li", {}, W.no_hands)); return; }
+  const histories = await Promise.all(rows.map((row, i) => (i < REPLAYED_HANDS
+    ? api("GET", "/hands/" + row.id).then((read) => (read.status === 200 ? read.data : null)) : Promise.resolve(null))));
+  $("hands").replaceChildren(...rows.map((row, i) => historyRow(row, histories[i])));
+  const target = location.hash && document.getElementById(location.hash.slice(1));
+  if (target) target.scrollIntoView();
 }
 
 // --- signing in and out ---------------------------------------------------------------------------------------
@@ -747,6 +837,7 @@ $("sound").addEventListener("click", () => {
 renderSoundButton();
 $("seed-rotate").addEventListener("click", () => setSeed(randomSeed(), false));
 $("my-seeds").addEventListener("click", () => downloadMySeeds(me.id));
+$("history-seeds").addEventListener("click", () => downloadMySeeds(me.id));
 $("seed-auto").addEventListener("change", () => {
   if ($("seed-auto").checked) sessionStorage.removeItem(SEED_CHOSEN_KEY); else sessionStorage.setItem(SEED_CHOSEN_KEY, "1");
 });

@@ -85,6 +85,7 @@ def _open(browser: Any, server: str, player: Player | None, language: str, viewp
     page = context.new_page()
     failed: list[str] = []
     page.on("requestfailed", lambda request: failed.append(f"{request.url} {request.failure}"))
+    page.on("pageerror", lambda error: failed.append(f"script error: {error}"))
     page.on("response", lambda r: failed.append(f"{r.url} {r.status}") if r.status >= 500 or r.status == 404 else None)
     return context, page, failed
 
@@ -92,7 +93,10 @@ def _open(browser: Any, server: str, player: Player | None, language: str, viewp
 def _table_page(browser: Any, server: str, player: Player, table_id: int, language: str, viewport: dict[str, int]):
     context, page, failed = _open(browser, server, player, language, viewport)
     page.goto(f"http://{server}/play/tables/{table_id}/")
-    page.wait_for_selector("#game:not([hidden])")
+    try:
+        page.wait_for_selector("#game:not([hidden])")
+    except Exception as exc:
+        raise AssertionError(f"the table never showed: {failed}") from exc
     wait_until(page, "typeof table !== 'undefined' && table !== null")
     return context, page, failed
 
@@ -157,7 +161,8 @@ def test_the_result_banner_turn_bar_and_header_in_each_language_on_a_desktop_and
                     "#actions button", "bs => bs.map(b => [b.getBoundingClientRect().bottom, b.offsetHeight])"
                 )
                 assert rects and all(bottom <= viewport["height"] for bottom, _ in rects), f"below the fold {rects}"
-                assert all(height >= 40 for _, height in rects), f"actions are large buttons: {rects}"
+                state = page.evaluate("[$('status').textContent, $('game').hidden]")
+                assert all(height >= 40 for _, height in rects), f"large buttons: {rects} {state} {language} {kind}"
                 assert page.evaluate("document.activeElement.closest('#actions') !== null")
                 assert page.title() != page.evaluate("PAGE_TITLE"), "the title says it is the player's turn"
                 # the turn, countdown and actions stay in view while the page scrolls
@@ -291,3 +296,114 @@ def test_a_banker_sees_why_chips_are_held_and_a_late_sitter_when_he_plays(browse
                 assert turn == NEXT_HAND[language]
         finally:
             context.close()
+
+
+LIMITS_TITLE = {"it": "I tuoi limiti e pause", "es": "Tus límites y pausas", "hu": "Korlátaid és szüneteid",
+                "en": "Your limits and breaks"}  # fmt: skip
+LOBBY = {"it": "Sala", "es": "Sala", "hu": "Előtér", "en": "Lobby"}
+CONFIRM = {"it": "Iniziarla adesso? Non si potrà accorciare.", "es": "¿Empezarla ahora? No se podrá acortar.",
+           "hu": "Most elkezded? Nem lehet lerövidíteni.", "en": "Start it now? It cannot be shortened."}  # fmt: skip
+USERNAME_RULE = {
+    "it": "Un nome utente ha da 3 a 30 caratteri: lettere, cifre, '.', '_' e '-', e comincia con una lettera o "
+    "una cifra.",
+    "es": "Un nombre de usuario tiene de 3 a 30 caracteres: letras, cifras, '.', '_' y '-', y empieza por una letra o "
+    "una cifra.",
+    "hu": "A felhasználónév 3\u201330 karakter: betűk, számjegyek, '.', '_' és '-', és betűvel vagy számjeggyel "
+    "kezdődik.",
+    "en": "A username has 3-30 characters: letters, digits, '.', '_' and '-', starting with a letter or a digit.",
+}
+
+
+def test_the_limits_page_and_registration_errors_speak_the_players_language(browser, asgi_server, anon):
+    player = register(anon, "tz")
+    ok(player.client.put("/api/v1/me/limits", {"kind": "loss", "period": "day", "amount": 100}, format="json"))
+    ok(player.client.put("/api/v1/me/limits", {"kind": "loss", "period": "day", "amount": 500}, format="json"), 202)
+    for language in LANGUAGES:
+        context, page, failed = _open(browser, asgi_server, player, language, PHONE)
+        try:
+            page.goto(f"http://{asgi_server}/play/limits/")
+            page.wait_for_selector("#requests li")
+            assert page.get_attribute("html", "lang") == language
+            assert page.inner_text("main h2").strip() == LIMITS_TITLE[language]
+            assert page.inner_text("#nav-lobby").strip() == LOBBY[language]  # the header, its lobby link
+            assert page.is_visible("#language-form select")
+            request = page.inner_text("#requests li")
+            assert not re.search(r"\d{4}-\d{2}-\d{2}T", request), f"a raw ISO date: {request}"
+            assert "500" in request
+            page.click("#exclusion-form button")  # the page's own box, in the page's language
+            assert page.inner_text("#exclusion-confirm-text").strip() == CONFIRM[language]
+            page.click("#exclusion-no")
+            assert not _axe(page)
+            assert not page.evaluate(OVERFLOWING), page.evaluate(OVERFLOWING)
+            _shot(page, f"{language}-phone-limits")
+            assert not failed, failed
+        finally:
+            context.close()
+        # registering with a username the rules refuse: the reason in that language, under the registration form
+        context, page, _ = _open(browser, asgi_server, None, language, PHONE)
+        try:
+            page.goto(f"http://{asgi_server}/play/")
+            page.click("#register-details summary")
+            page.fill("#reg-username", "a!")
+            page.fill("#reg-password", "correct horse 42")
+            page.click("#register-form button")
+            page.wait_for_selector("#register-error p")
+            assert page.inner_text("#register-error").strip() == USERNAME_RULE[language]
+            assert page.inner_text("#signin-error").strip() == ""
+        finally:
+            context.close()
+
+
+SENT = {"it": "Inviato: un operatore esaminerà questa mano e ti risponderà.",
+        "es": "Enviado: un operador revisará esta mano y te responderá.",
+        "hu": "Elküldve: egy munkatárs megvizsgálja a leosztást, és válaszol.",
+        "en": "Sent: an operator will look at this hand and answer you."}  # fmt: skip
+
+
+def test_my_hands_shows_each_hand_replays_it_and_opens_a_dispute(browser, asgi_server, anon, as_staff):
+    from tables.models import Dispute
+
+    table = create_table(as_staff, "classic", bank="house", max_seats=3, turn_timeout_s=120, betting_timeout_s=120)
+    player = register(anon, "tm")
+    deposit(as_staff, player, 1_000)
+    view = _play_one_hand_at_the_house(player, table["id"])
+    ended = view["last_hand"]["id"]
+    ok(player.act(table["id"], "bet", amount=view["min_bet"]))  # hand 2, in play
+    in_play = next(h["id"] for h in ok(player.client.get("/api/v1/me/hands"))["results"] if h["status"] == "in_play")
+    history = ok(player.client.get(f"/api/v1/hands/{ended}"))
+    row = next(r for r in view["last_hand"]["results"] if r["username"] == player.username)
+    for language in LANGUAGES:
+        context, page, failed = _open(browser, asgi_server, player, language, PHONE if language == "hu" else DESKTOP)
+        try:
+            page.goto(f"http://{asgi_server}/play/history/")
+            page.wait_for_selector(f"#hand-{ended} .hand-summary .card")
+            done = f"#hand-{ended}"
+            assert page.get_attribute(f"{done} h3 a", "href").endswith(f"/play/history/#hand-{ended}")
+            date = page.inner_text(f"{done} time")
+            assert date and not re.search(r"\d{4}-\d{2}-\d{2}T", date)
+            assert page.inner_text(f"{done} .hand-summary .result-text").strip() == _expected(
+                language, row, view["last_hand"]["banker"]
+            )
+            assert page.is_visible(f"{done} button[data-verify]") and page.is_visible(f"{done} button[data-export]")
+            # a hand in play: neither verify nor export
+            assert page.query_selector(f"#hand-{in_play} button[data-verify]") is None
+            assert page.query_selector(f"#hand-{in_play} button[data-export]") is None
+            # the replay, one card at a time
+            page.click(f"{done} .replay-details summary")
+            assert page.get_attribute(f"{done} .replay", "data-steps") == str(len(history["deals"]))
+            page.click(f"{done} .replay button[data-replay=next]")
+            assert page.get_attribute(f"{done} .replay", "data-step") == "2"
+            assert page.eval_on_selector_all(f"{done} .replay .card", "cs => cs.length") == 2
+            _shot(page, f"{language}-history")
+            if language == "en":
+                assert not _axe(page)
+                page.click(f"{done} .dispute-details summary")
+                page.fill(f"#dispute-reason-{ended}", "The house's card looked wrong to me.")
+                page.click(f"{done} .dispute-form button")
+                page.wait_for_selector(f"{done} .dispute-result[data-ok=true]")
+                assert page.inner_text(f"{done} .dispute-result") == SENT[language]
+            assert not page.evaluate(OVERFLOWING), page.evaluate(OVERFLOWING)
+            assert not failed, failed
+        finally:
+            context.close()
+    assert Dispute.objects.filter(hand_id=ended, reason__startswith="The house's card").count() == 1
