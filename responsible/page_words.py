@@ -38,7 +38,7 @@ def exclusion_names() -> list[tuple[str, str]]:
 
 ACTIVITY_NAMES = {
     "stakes": _("stakes"),
-    "wins": _("wins"),
+    "wins": _("winnings"),
     "net": _("net"),
     "deposits": _("deposits"),
     "withdrawals": _("withdrawals"),

@@ -31,7 +31,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 AXE = ROOT / "tests" / "vendor" / "axe-core" / "axe.min.js"
 ARTIFACTS = ROOT / "artifacts" / "play"
 PASSWORD = "correct horse 42"
-PHONE = {"width": 375, "height": 740}
+PHONE = {"width": 390, "height": 844}
 GAME_NAME = {"it": "Sette e mezzo", "es": "Siete y media", "hu": "Hetedfél", "en": "Seven and a Half"}
 NO_SUCH_TABLE = {"it": "Questo tavolo non esiste.", "es": "Esa mesa no existe.", "hu": "Nincs ilyen asztal.",
                  "en": "There is no such table."}  # fmt: skip

@@ -165,6 +165,7 @@ def test_the_result_banner_turn_bar_and_header_in_each_language_on_a_desktop_and
                 assert all(height >= 40 for _, height in rects), f"large buttons: {rects} {state} {language} {kind}"
                 assert page.evaluate("document.activeElement.closest('#actions') !== null")
                 assert page.title() != page.evaluate("PAGE_TITLE"), "the title says it is the player's turn"
+                _shot(page, f"{language}-{kind}-result")  # the first screen
                 # the turn, countdown and actions stay in view while the page scrolls
                 page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
                 bar = page.locator("#turn-bar").bounding_box()
@@ -181,7 +182,7 @@ def test_the_result_banner_turn_bar_and_header_in_each_language_on_a_desktop_and
                 assert not page.evaluate(OVERFLOWING), page.evaluate(OVERFLOWING)
                 if kind == "desktop":
                     assert not _axe(page)
-                _shot(page, f"{language}-{kind}-result")
+                _shot(page, f"{language}-{kind}-information")
                 assert not failed, failed
             finally:
                 context.close()
