@@ -99,6 +99,7 @@ SENTENCES: dict[str, Promise] = {
     "tie_rule_banker": _("Ties go to the bank."),
     "tie_rule_push": _("A tie returns the stake."),
     "next_hand": _("You play from the next hand."),
+    "deal_me_in": _("Deal me in"),
     "sound_on": _("Sound on"),
     "sound_off": _("Sound off"),
     "turn_title": _("Your turn!"),

@@ -305,13 +305,12 @@ function myParticipant(hand) {
   return hand ? hand.participants.find((p) => me && p.username === me.username) || null : null;
 }
 
-function offeredActions() {
-  // you.legal_actions, but never "Sit out" and "Sit in" together: the one that matches the seat's state
-  const legal = table.you.legal_actions;
-  if (!(legal.includes("sit_out") && legal.includes("sit_in"))) return legal;
+function actionLabel(action) {
+  // "Sit in" while not sitting out means "deal me in" (RULES.md §2: a table that waits after a hand nobody entered
+  // opens the next when a seated punter sits in); said so, "Sit out" and "Sit in" are never offered together
   const seat = table.seats.find((s) => s.seat === table.you.seat);
-  const drop = seat && seat.sitting_out ? "sit_out" : "sit_in";
-  return legal.filter((action) => action !== drop);
+  if (action === "sit_in" && seat && !seat.sitting_out) return W.deal_me_in;
+  return W.actions[action] || action;
 }
 
 function renderReserve() {
@@ -392,7 +391,7 @@ function renderBanner() {
 function renderActions() {
   const buttons = [];
   if (table.you.seat === null) buttons.push(actionButton("sit", () => sitDown()));
-  for (const action of offeredActions()) buttons.push(actionButton(action, () => act(action)));
+  for (const action of table.you.legal_actions) buttons.push(actionButton(action, () => act(action)));
   if (table.you.seat !== null) buttons.push(actionButton("leave", () => api("DELETE", "/tables/" + config.table + "/seats/me")));
   // a re-render keeps the focus on the same action (the buttons are new ones)
   const focused = document.activeElement && document.activeElement.closest("#actions") ? document.activeElement.dataset.action : null;
@@ -413,7 +412,7 @@ function renderActions() {
 }
 
 function actionButton(action, run) {
-  const button = el("button", { type: "button", "data-action": action }, W.actions[action] || action);
+  const button = el("button", { type: "button", "data-action": action }, actionLabel(action));
   button.addEventListener("click", async () => {
     button.disabled = true;
     const answer = await run();
