@@ -268,6 +268,8 @@ def test_a_banker_sees_why_chips_are_held_and_a_late_sitter_when_he_plays(browse
         context, page, _ = _table_page(browser, asgi_server, banker, table["id"], language, PHONE)
         try:
             assert page.inner_text("#reserve-note").strip() == HELD_BANKER[language]
+            held = page.locator("#reserve-note").bounding_box()
+            assert held is not None and held["y"] + held["height"] <= PHONE["height"], f"below the fold: {held}"
             assert page.evaluate("getComputedStyle(document.querySelector('.card.deal') || document.body)"
                                  ".animationName") in ("deal", "none")  # fmt: skip
             if language == "en":
