@@ -189,6 +189,25 @@ def test_the_result_banner_turn_bar_and_header_in_each_language_on_a_desktop_and
                 context.close()
     assert len({json.dumps(v) for v in numbers.values()}) == 1, numbers
     assert "120" in numbers["en-desktop"] and "5" in numbers["en-desktop"]
+    # the player's own turn in hand 2: his cards, the countdown and Card / Stand on the first screen of a phone
+    ok(player.act(table["id"], "bet", amount=view["min_bet"]))
+    assert "stand" in player.view(table["id"])["you"]["legal_actions"]
+    for language in LANGUAGES:
+        for viewport, kind in ((DESKTOP, "desktop"), (PHONE, "phone")):
+            context, page, failed = _table_page(browser, asgi_server, player, table["id"], language, viewport)
+            try:
+                wait_until(page, "!!document.querySelector('#actions button[data-action=stand]')")
+                assert not page.is_visible("#result-banner"), "the banner stays only until the next deal"
+                bottoms = page.eval_on_selector_all(
+                    "#actions button[data-action=hit], #actions button[data-action=stand], .participant.me .card, "
+                    "#countdown",
+                    "es => es.map(e => e.getBoundingClientRect().bottom)",
+                )
+                assert len(bottoms) >= 4 and max(bottoms) <= viewport["height"], f"below the fold: {bottoms}"
+                _shot(page, f"{language}-{kind}-your-turn")
+                assert not failed, failed
+            finally:
+                context.close()
 
 
 def test_a_tie_says_its_rule_and_a_player_who_left_is_not_the_house(browser, asgi_server, anon, as_staff):
