@@ -57,7 +57,6 @@ SENTENCES = {
     "on_break": _("You are on a break until %(until)s."),
     "self_excluded": _("You are self-excluded until %(until)s."),
     "started": _("Started: until %(until)s. You have been signed out."),
-    "confirm_exclusion": _("Start it now? It cannot be shortened."),
 }
 PLURALS: dict[str, Callable[[int], str]] = {
     "minutes": lambda n: ngettext("%(count)s minute", "%(count)s minutes", n),
