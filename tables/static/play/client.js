@@ -269,7 +269,7 @@ function currentDeadline() {
 
 function turnText() {
   const hand = table.hand;
-  if (!hand || !hand.turn) return "\u2013";
+  if (!hand || !hand.turn) return W.phases[table.phase] || table.phase;  // nobody's turn: what the table is doing
   const turn = hand.turn;
   if (turn.kind === "bets") return table.you.seat !== null && !myParticipant(table.hand) ? W.next_hand : W.bets_open;
   if (turn.seat !== null && turn.seat === table.you.seat) return W.your_turn;
@@ -284,7 +284,8 @@ function renderTurn() {
   countdown.dataset.deadline = deadline || "";
   if (countdownTimer) clearInterval(countdownTimer);
   const tick = () => {
-    if (!deadline) { countdown.textContent = "\u2013"; countdown.classList.remove("urgent"); return; }
+    countdown.hidden = !deadline;
+    if (!deadline) { countdown.textContent = ""; countdown.classList.remove("urgent"); return; }
     const seconds = Math.max(0, Math.ceil((Date.parse(deadline) - Date.now()) / 1000));
     countdown.textContent = fmt(W.seconds_left, { seconds });
     countdown.classList.toggle("urgent", seconds <= 5);
