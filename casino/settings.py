@@ -106,6 +106,7 @@ INSTALLED_APPS = [
     "tables",
     "lab",
     "responsible",
+    "certify",  # the RNG battery and the game-output audit (docs/certification.md)
     "devtools",  # management commands: seed_demo, soak (no models)
 ]
 
