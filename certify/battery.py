@@ -90,10 +90,8 @@ def run(sizes: Sizes, master: bytes | None = None, say: Callable[[str], None] = 
     """The battery at ``sizes``; seeds from OS entropy as in play, or derived from ``master`` (reproducible)."""
     start = time.perf_counter()
     report = Report(sizes=sizes, started=datetime.now(UTC).isoformat(timespec="seconds"))
-    report.notes.append(
-        f"seeds: {'derived from a master seed (reproducible run)' if master else 'OS entropy, as the product draws them'}"
-        f"; python {platform.python_version()}"
-    )
+    seeds = "derived from a master seed (reproducible run)" if master else "OS entropy, as the product draws them"
+    report.notes.append(f"seeds: {seeds}; python {platform.python_version()}")
     say(f"decks: {sizes.decks:,} shuffles")
     report.pvalues.extend(deck_tests(sizes.decks, master))
     say(f"NIST SP 800-22: {sizes.nist_bits:,} bits")

@@ -6,6 +6,7 @@ of dieharder's table gives a test, its parameters and a p-value; every one of th
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 import threading
@@ -38,10 +39,8 @@ def _feed(pipe: object, words: Iterable[bytes]) -> None:
     except (BrokenPipeError, ValueError, OSError):
         pass  # dieharder read what it needed and closed its end
     finally:
-        try:
+        with contextlib.suppress(BrokenPipeError, OSError):
             pipe.close()  # type: ignore[attr-defined]
-        except (BrokenPipeError, OSError):
-            pass
 
 
 def _chunks(master: bytes | None) -> Iterator[bytes]:

@@ -56,10 +56,8 @@ def seeds(master: bytes | None = None) -> Iterator[tuple[bytes, str, int]]:
     client_seed = os.urandom(16).hex() if master is None else hashlib.sha256(master + b"client").hexdigest()[:32]
     while True:
         nonce += 1
-        if master is None:
-            server_seed = os.urandom(32)
-        else:
-            server_seed = hashlib.sha256(master + nonce.to_bytes(8, "big")).digest()
+        derived = hashlib.sha256(master + nonce.to_bytes(8, "big")).digest() if master is not None else b""
+        server_seed = derived or os.urandom(32)
         yield server_seed, client_seed, nonce
 
 

@@ -22,7 +22,9 @@ def as_data(report: Report) -> dict[str, Any]:
         "alpha": report.alpha,
         "threshold": report.threshold,
         "verdict": "PASS" if report.passed else "FAIL",
-        "pvalues": [{"test": p.name, "p": p.p, "detail": p.detail, "fails": p.p < report.threshold} for p in report.pvalues],
+        "pvalues": [
+            {"test": p.name, "p": p.p, "detail": p.detail, "fails": p.p < report.threshold} for p in report.pvalues
+        ],
         "notes": report.notes,
     }
 
@@ -40,8 +42,10 @@ def as_markdown(report: Report) -> str:
         "| test | p-value | detail | below threshold |",
         "| --- | --- | --- | --- |",
     ]
-    lines += [f"| {p['test']} | {p['p']:.6g} | {p['detail']} | {'FAIL' if p['fails'] else ''} |" for p in data["pvalues"]]
-    lines += ["", *[f"- {note}" for note in data["notes"]], "", f"**Verdict: {data['verdict']}** ({data['seconds']} s)", ""]
+    for p in data["pvalues"]:
+        lines.append(f"| {p['test']} | {p['p']:.6g} | {p['detail']} | {'FAIL' if p['fails'] else ''} |")
+    lines += ["", *[f"- {note}" for note in data["notes"]], ""]
+    lines.append(f"**Verdict: {data['verdict']}** ({data['seconds']} s)\n")
     return "\n".join(lines)
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,9 +25,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         sizes = battery.LONG if options["long"] else battery.SHORT
         if options["decks"]:
-            sizes = battery.Sizes(
-                decks=options["decks"], nist_bits=sizes.nist_bits, dieharder_tests=sizes.dieharder_tests, name=sizes.name
-            )
+            sizes = dataclasses.replace(sizes, decks=options["decks"])
         master = bytes.fromhex(options["master"]) if options["master"] else None
         result = battery.run(sizes, master, say=lambda line: self.stdout.write(line))
         json_path, md_path = report.write(result, Path(options["out"]))
