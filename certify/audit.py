@@ -142,6 +142,8 @@ class _Hands:
                 self.type_of[code] = t
         self.audited = [c for c in OUTCOMES if self._has(c)]
         self._next: dict[Counts, tuple[Category, ...]] = {}
+        self._chances: dict[tuple[Counts, Counts], tuple[float, ...]] = {}
+        self.rounds: dict[tuple[Counts, int, tuple[tuple[str, int, int], ...]], tuple[float, float, float, float]] = {}
 
     def _has(self, category: Category) -> bool:
         if category == Category.REALE:
@@ -156,6 +158,20 @@ class _Hands:
         if found is None:
             found = tuple(self.pack.score(self.pack.add(held, t), False).category for t in range(self.pack.types))
             self._next[held] = found
+        return found
+
+    def chances(self, held: Counts, left: Counts) -> tuple[float, ...]:
+        """The probability that the next card, uniform over ``left``, makes ``held`` each audited category."""
+        key = (held, left)
+        found = self._chances.get(key)
+        if found is None:
+            categories = self.next_categories(held)
+            total = sum(left)
+            found = tuple(
+                sum(n for n, c in zip(left, categories, strict=True) if c == category) / total
+                for category in self.audited
+            )
+            self._chances[key] = found
         return found
 
 
@@ -181,12 +197,10 @@ def tally_hand(tally: TableTally, helper: _Hands, record: HandRecord, deck: list
         unsplit = card.banker or (card.hand is not None and card.seat not in split_seats)
         if unsplit:
             before = held.setdefault(key, [])
-            categories = helper.next_categories(_counts(pack, before))
-            total = sum(left)
-            actual = categories[t]
+            held_counts = _counts(pack, before)
+            actual = helper.next_categories(held_counts)[t]
             side = "banker" if card.banker else "punter"
-            for category in helper.audited:
-                p = sum(n for n, c in zip(left, categories, strict=True) if c == category) / total
+            for category, p in zip(helper.audited, helper.chances(held_counts, tuple(left)), strict=True):
                 name = f"{side} {_WORDS[category]}"
                 tally.outcomes.setdefault(name, Tally()).add(float(actual == category), p, p * (1 - p))
             before.append(t)
@@ -227,7 +241,19 @@ def _tally_return(
     if not standing:
         tally.ret.add(observed, certain, 0.0)
         return
-    pack = helper.pack
+    key = (remaining, certain, tuple((r.category, r.total_hp, r.bet) for r in standing))
+    moments = helper.rounds.get(key)
+    if moments is None:
+        moments = helper.rounds[key] = _round_moments(helper.pack, remaining, certain, standing)
+    mean, var, tie_mean, tie_var = moments
+    tally.ret.add(observed, mean, var)
+    tally.ties.add(sum(r.tie for r in standing), tie_mean, tie_var)
+
+
+def _round_moments(
+    pack: Pack, remaining: Counts, certain: int, standing: list[Result]
+) -> tuple[float, float, float, float]:
+    """Mean and variance of the round's net and of its number of ties, over the banker's final hands."""
     vector = pack.banker_vector(remaining)
     scale = math.factorial(sum(remaining))
     nets = [certain] * len(vector)
@@ -237,10 +263,7 @@ def _tally_return(
         for c, (payoff, banker) in enumerate(zip(pack.payoffs(punter), pack.banker_classes, strict=True)):
             nets[c] += payoff * r.bet
             ties[c] += int(punter.rank == banker.rank)
-    mean, var = _moments(vector, scale, nets)
-    tally.ret.add(observed, mean, var)
-    tie_mean, tie_var = _moments(vector, scale, ties)
-    tally.ties.add(sum(r.tie for r in standing), tie_mean, tie_var)
+    return (*_moments(vector, scale, nets), *_moments(vector, scale, ties))
 
 
 def _moments(vector: tuple[int, ...], scale: int, values: list[int]) -> tuple[float, float]:
