@@ -12,7 +12,11 @@ model (the audit reads none of them). Then, in the same run:
 2. the read alone: the audit's statement over every hand, records built, nothing computed;
 3. the audit of every hand (``certify.services.audit_period``: read, shuffle each deck again, exact expectations).
 
+The audit runs on every core from 50,000 hands (``certify.services.PARALLEL_FROM``, whole tables per process);
+``--workers 1`` measures one process.
+
 Usage: python -m devtools.devenv bench bench/audit.py [--hands 1000000] [--tables 10] [--baseline 10000]
+       [--workers N] [--reuse]   (--reuse: audit the hands a previous run wrote, without writing them again)
 """
 
 from __future__ import annotations
@@ -146,28 +150,47 @@ def write_hands(table_ids: list[int], hands: int) -> None:
     print()
 
 
+def _reuse_database(suffix: str) -> None:
+    """The database an earlier run of this bench wrote, as it is; Django set up."""
+    from urllib.parse import urlsplit
+
+    url = urlsplit(os.environ["DATABASE_URL"])
+    os.environ["DATABASE_URL"] = url._replace(path=f"/{(url.path.lstrip('/') or 'casino') + suffix}").geturl()
+    os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings_test"
+    os.environ.setdefault("SECRET_KEY", "bench")
+    import django
+
+    django.setup()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=1_000_000)
     parser.add_argument("--tables", type=int, default=10)
     parser.add_argument("--baseline", type=int, default=10_000)
+    parser.add_argument("--workers", type=int, help="processes (default: every core from 50,000 hands)")
+    parser.add_argument("--reuse", action="store_true", help="audit the hands an earlier run wrote")
     args = parser.parse_args()
-    _setup_database("_audit_bench")
+    if args.reuse:
+        _reuse_database("_audit_bench")
+    else:
+        _setup_database("_audit_bench")
     from certify.hands import settled_hands
     from certify.services import audit_period
     from tables import services
     from tables.table_spec import TableSpec
 
     print(f"machine: {os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    spec = TableSpec.from_data({"preset": "classic", "bank": "house", "min_bet": 10, "max_bet": 10, "max_seats": 7})
-    tables = [services.table_create(operator=None, name=f"audit {i}", spec=spec).pk for i in range(args.tables)]
-    began = time.perf_counter()
-    write_hands(tables, args.hands)
-    print(f"{args.hands:,} synthetic hands written in {time.perf_counter() - began:.0f} s")
+    if not args.reuse:
+        spec = TableSpec.from_data({"preset": "classic", "bank": "house", "min_bet": 10, "max_bet": 10, "max_seats": 7})
+        tables = [services.table_create(operator=None, name=f"audit {i}", spec=spec).pk for i in range(args.tables)]
+        began = time.perf_counter()
+        write_hands(tables, args.hands)
+        print(f"{args.hands:,} synthetic hands written in {time.perf_counter() - began:.0f} s")
     end = START + timedelta(days=400)
 
     began = time.perf_counter()
-    base = audit_period(START, START + timedelta(seconds=args.baseline + 1))
+    base = audit_period(START, START + timedelta(seconds=args.baseline + 1), workers=args.workers)
     baseline = time.perf_counter() - began
     print(f"baseline: {base.hands:,} hands audited in {baseline:.2f} s ({base.hands / baseline:,.0f} hands/s)")
 
@@ -177,7 +200,7 @@ def main() -> None:
     print(f"read alone: {read:,} hands read in {reading:.1f} s ({read / reading:,.0f} hands/s)")
 
     began = time.perf_counter()
-    run = audit_period(START, end)
+    run = audit_period(START, end, workers=args.workers)
     seconds = time.perf_counter() - began
     flagged = run.flagged_tables or "none"
     print(f"audit: {run.hands:,} hands in {seconds:.1f} s ({run.hands / seconds:,.0f} hands/s); flagged: {flagged}")

@@ -339,22 +339,37 @@ def judge(tally: TableTally, threshold: float, worth: tuple[Fraction | None, Fra
     )
 
 
+def tally(records: Iterable[HandRecord], configs: Mapping[int, TableConfig]) -> dict[int, TableTally]:
+    """Every table's sums over ``records`` (each hand's deck recomputed with the published shuffle)."""
+    tallies: dict[int, TableTally] = {}
+    helpers: dict[int, _Hands] = {}
+    for record in records:
+        found = tallies.get(record.table_id)
+        if found is None:
+            config = configs[record.table_id]
+            found = tallies[record.table_id] = TableTally(record.table_id, config)
+            helpers[record.table_id] = _Hands(config)
+        deck = shuffle.shuffle_deck(bytes.fromhex(record.server_seed), record.client_seed, record.number)
+        tally_hand(found, helpers[record.table_id], record, deck)
+    return tallies
+
+
+def verdicts(
+    tallies: Mapping[int, TableTally],
+    worth: Callable[[TableConfig], tuple[Fraction | None, Fraction | None]],
+    alpha: float = ALPHA,
+) -> tuple[list[TableAudit], float]:
+    """Every table's audit and the threshold used (``alpha`` over all the figures); ``worth`` gives a table card's
+    (flat, best_play)."""
+    threshold = bonferroni(figure_count(tallies.values()), alpha)
+    return [judge(t, threshold, worth(t.config)) for _, t in sorted(tallies.items())], threshold
+
+
 def audit(
     records: Iterable[HandRecord],
     configs: Mapping[int, TableConfig],
     worth: Callable[[TableConfig], tuple[Fraction | None, Fraction | None]],
     alpha: float = ALPHA,
 ) -> tuple[list[TableAudit], float]:
-    """Every table's audit and the threshold used; ``worth`` gives a table card's (flat, best_play)."""
-    tallies: dict[int, TableTally] = {}
-    helpers: dict[int, _Hands] = {}
-    for record in records:
-        tally = tallies.get(record.table_id)
-        if tally is None:
-            config = configs[record.table_id]
-            tally = tallies[record.table_id] = TableTally(record.table_id, config)
-            helpers[record.table_id] = _Hands(config)
-        deck = shuffle.shuffle_deck(bytes.fromhex(record.server_seed), record.client_seed, record.number)
-        tally_hand(tally, helpers[record.table_id], record, deck)
-    threshold = bonferroni(figure_count(tallies.values()), alpha)
-    return [judge(t, threshold, worth(t.config)) for _, t in sorted(tallies.items())], threshold
+    """Every table's audit of ``records`` and the threshold used."""
+    return verdicts(tally(records, configs), worth, alpha)

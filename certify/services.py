@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import time
 from collections.abc import Sequence
 from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from certify.audit import TableAudit, audit
+from django.db import connections
+from django.db.models import Count
+
+from certify.audit import TableAudit, TableTally, tally, verdicts
 from certify.hands import settled_hands
 from certify.models import AuditRun
 from certify.stats import ALPHA, verdict_rule
 from rules import TableConfig
 from tables.models import Hand
 from tables.worth import table_configs, worth_of
+
+#: Hands from which an audit runs on every core.
+PARALLEL_FROM = 50_000
 
 
 def _worth(config: TableConfig) -> tuple[Fraction | None, Fraction | None]:
@@ -76,14 +84,52 @@ def report_data(tables: list[TableAudit], threshold: float, start: datetime, end
     }
 
 
-def audit_period(start: datetime, end: datetime, table_ids: Sequence[int] | None = None) -> AuditRun:
-    """Audit the hands settled in ``[start, end)`` at ``table_ids`` (None: all) and store the run."""
-    began = time.perf_counter()
+def _tally_group(job: tuple[datetime, datetime, list[int], dict[int, TableConfig]]) -> dict[int, TableTally]:
+    """One worker's share: whole tables, read on its own connection."""
+    start, end, ids, configs = job
+    try:
+        return tally(settled_hands(start, end, ids), configs)
+    finally:
+        connections.close_all()
+
+
+def _groups(hands_by_table: dict[int, int], workers: int) -> list[list[int]]:
+    """Tables dealt to ``workers`` groups, the largest first to the lightest group."""
+    groups: list[tuple[int, list[int]]] = [(0, []) for _ in range(workers)]
+    for table_id, n in sorted(hands_by_table.items(), key=lambda item: -item[1]):
+        load, ids = min(groups, key=lambda group: group[0])
+        groups.remove((load, ids))
+        groups.append((load + n, [*ids, table_id]))
+    return [ids for _, ids in groups if ids]
+
+
+def tally_period(
+    start: datetime, end: datetime, table_ids: Sequence[int] | None = None, workers: int | None = None
+) -> dict[int, TableTally]:
+    """The tables' sums over the period; on ``workers`` processes (default: every core once the period holds
+    :data:`PARALLEL_FROM` hands or more), each taking whole tables."""
     settled = Hand.objects.filter(status="settled", settled_at__gte=start, settled_at__lt=end)
     if table_ids is not None:
         settled = settled.filter(table_id__in=table_ids)
-    configs = table_configs(settled.values_list("table_id", flat=True).distinct())
-    tables, threshold = audit(settled_hands(start, end, table_ids), configs, _worth)
+    hands_by_table = dict(settled.values_list("table_id").annotate(n=Count("*")).order_by())
+    configs = table_configs(hands_by_table)
+    if workers is None:
+        workers = (os.cpu_count() or 1) if sum(hands_by_table.values()) >= PARALLEL_FROM else 1
+    groups = _groups(hands_by_table, min(workers, len(hands_by_table)) or 1)
+    if len(groups) <= 1:
+        return tally(settled_hands(start, end, table_ids), configs)
+    connections.close_all()  # each process opens its own
+    with multiprocessing.get_context("fork").Pool(len(groups)) as pool:
+        parts = pool.map(_tally_group, [(start, end, ids, {i: configs[i] for i in ids}) for ids in groups])
+    return {table_id: found for part in parts for table_id, found in part.items()}
+
+
+def audit_period(
+    start: datetime, end: datetime, table_ids: Sequence[int] | None = None, workers: int | None = None
+) -> AuditRun:
+    """Audit the hands settled in ``[start, end)`` at ``table_ids`` (None: all) and store the run."""
+    began = time.perf_counter()
+    tables, threshold = verdicts(tally_period(start, end, table_ids, workers), _worth)
     return AuditRun.objects.create(
         period_start=start,
         period_end=end,

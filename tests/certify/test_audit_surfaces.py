@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from certify import monthly
 from certify.models import AuditRun
-from certify.services import audit_period
+from certify.services import audit_period, tally_period
 from tests.certify.test_audit import counted_seeds, play  # noqa: F401 - the fixture, by name
 from tests.support.play import make_players, make_table
 
@@ -26,6 +26,15 @@ def run() -> AuditRun:
     play(table, 20)
     now = timezone.now()
     return audit_period(now - timedelta(hours=1), now + timedelta(hours=1))
+
+
+def test_the_audit_on_two_processes_sums_exactly_what_one_process_does(run: AuditRun) -> None:
+    table = make_table("italian", bank="house", min_bet=10, max_bet=10)
+    play(table, 20)
+    now = timezone.now()
+    one = tally_period(now - timedelta(hours=1), now + timedelta(hours=1), workers=1)
+    two = tally_period(now - timedelta(hours=1), now + timedelta(hours=1), workers=2)
+    assert len(one) == 2 and one == two
 
 
 def test_the_admin_page_shows_the_csv_rows_to_staff_read_only(run: AuditRun, as_auditor: Client, tmp_path) -> None:
