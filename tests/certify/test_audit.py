@@ -28,6 +28,7 @@ from gamemath.scoring import Settlement, settle_hand
 from rules import DomainError, showdown
 from tables import fairness, services
 from tables.models import Table
+from tables.worth import worth_of
 from tests.certify.conftest import NEVER_FIRST
 from tests.support.play import make_players, make_table, state_of
 
@@ -93,7 +94,7 @@ def test_honest_play_passes_the_audit_and_the_report_holds_every_figure(tmp_path
     assert run.flagged_tables == []
     (row,) = report["rows"]
     assert row["hands"] == HONEST_HANDS and row["flag"] == ""
-    assert float(row["theoretical_rtp"]) == pytest.approx(0.9, abs=0.15)  # the table card's flat figure
+    assert row["theoretical_rtp"] == f"{float(worth_of(state_of(table.pk).config).flat):.6f}"  # the card's flat
     low, high = json.loads(row["interval"])
     assert low < float(row["actual_rtp"]) < high
     names = {f["name"] for f in report["figures"][str(table.pk)]}
