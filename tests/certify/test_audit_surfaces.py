@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import csv
 import html
+import io
 from datetime import timedelta
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.utils import timezone
 
@@ -53,6 +55,19 @@ def test_the_admin_page_shows_the_csv_rows_to_staff_read_only(run: AuditRun, as_
     assert listing.status_code == 200 and b"none" in listing.content  # no flagged table
     assert as_auditor.post(f"/admin/certify/auditrun/{run.pk}/change/", {}).status_code == 403
     assert as_auditor.get("/admin/certify/auditrun/add/").status_code == 403
+
+
+def test_the_monthly_command_stores_the_audit_and_writes_the_report(run: AuditRun, tmp_path) -> None:
+    out = io.StringIO()
+    day = timezone.now().date()  # UTC, as the command reads dates
+    start, end = f"{day - timedelta(days=1)}", f"{day + timedelta(days=1)}"
+    call_command("game_audit", "--start", start, "--end", end, "--out", str(tmp_path / "m"), stdout=out)
+    latest = AuditRun.objects.order_by("-id").first()
+    assert latest is not None and latest.pk != run.pk and latest.hands == run.hands == 20
+    assert "20 hands audited" in out.getvalue() and "flagged tables: none" in out.getvalue()
+    assert (tmp_path / "m.csv").read_text().splitlines()[0] == ",".join(monthly.COLUMNS)
+    with pytest.raises(CommandError):
+        call_command("game_audit")  # no period
 
 
 def test_a_player_cannot_read_the_audit(run: AuditRun) -> None:
