@@ -6,12 +6,13 @@ import multiprocessing
 import os
 import time
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
 from django.db import connections
 from django.db.models import Count
+from django.utils import timezone
 
 from certify.audit import TableAudit, TableTally, tally, verdicts
 from certify.hands import settled_hands
@@ -122,6 +123,17 @@ def tally_period(
     with multiprocessing.get_context("fork").Pool(len(groups)) as pool:
         parts = pool.map(_tally_group, [(start, end, ids, {i: configs[i] for i in ids}) for ids in groups])
     return {table_id: found for part in parts for table_id, found in part.items()}
+
+
+def audit_last_month(now: datetime | None = None) -> AuditRun | None:
+    """Audit every table over the last whole month (UTC) unless a run of that period over every table exists; on
+    one process (a Celery worker's process may not fork its own)."""
+    today = (now or timezone.now()).astimezone(UTC)
+    end = today.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    start = (end - timedelta(days=1)).replace(day=1)
+    if AuditRun.objects.filter(period_start=start, period_end=end, tables=[]).exists():
+        return None
+    return audit_period(start, end, workers=1)
 
 
 def audit_period(

@@ -15,7 +15,8 @@ from django.utils import timezone
 
 from certify import monthly
 from certify.models import AuditRun
-from certify.services import audit_period, tally_period
+from certify.services import audit_last_month, audit_period, tally_period
+from certify.tasks import audit_last_month_task
 from tests.certify.test_audit import counted_seeds, play  # noqa: F401 - the fixture, by name
 from tests.support.play import make_players, make_table
 
@@ -68,6 +69,17 @@ def test_the_monthly_command_stores_the_audit_and_writes_the_report(run: AuditRu
     assert (tmp_path / "m.csv").read_text().splitlines()[0] == ",".join(monthly.COLUMNS)
     with pytest.raises(CommandError):
         call_command("game_audit")  # no period
+
+
+def test_beat_audits_last_month_once(run: AuditRun, settings) -> None:
+    assert settings.CELERY_BEAT_SCHEDULE["audit-last-month"]["task"] == "certify.audit_last_month"
+    a_month_on = timezone.now() + timedelta(days=32)  # "last month" is then this month, the fixture's hands in it
+    monthly_run = audit_last_month(a_month_on)
+    assert monthly_run is not None and monthly_run.hands == run.hands == 20
+    assert monthly_run.period_start.day == 1 and monthly_run.period_end.day == 1 and monthly_run.tables == []
+    assert audit_last_month(a_month_on) is None  # audited already
+    first = audit_last_month_task()  # the task, now: last month has no hands here, and is audited once
+    assert AuditRun.objects.get(pk=first).hands == 0 and audit_last_month_task() is None
 
 
 def test_a_player_cannot_read_the_audit(run: AuditRun) -> None:
