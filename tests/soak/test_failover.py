@@ -1,25 +1,28 @@
-"""A database failover that loses nothing (issue 34; docs/reliability.md, "Failover").
+"""A database failover that loses nothing (issues 34 and 47; docs/reliability.md, "Failover").
 
-A primary with a synchronous standby (devtools/replication.py: two private clusters on this machine), the programs
-connecting with one multi-host URL (``target_session_attrs=read-write``), and the drill: while bots play, kill -9
-the primary, promote the standby, fence the old primary. Afterwards every action a client saw accepted is there
-exactly once, every hand verifies, the ledger reconciles, every waiting table moves on, and the time without
-service is measured (the soak's checks, soak/checks.py). Here: the pair, its roles, the fence and the wiring; the
-drill itself runs as the ``pg_failover`` fault of the suite's short soak (tests/soak/test_soak.py), which asserts
-its checks.
+Patroni and etcd (devtools/ha.py: etcd and three PostgreSQL members on this machine, each in its own network
+namespace) elect the primary, with synchronous replication in strict mode; the programs connect with one multi-host
+URL (``target_session_attrs=read-write``). Here: the URL's wiring, the set itself under a writer (the primary's
+machine killed, then the new primary partitioned), and compose's description of the same services. The drill under
+load runs as the ``pg_failover`` and ``pg_partition`` faults of the suite's short soak (tests/soak/test_soak.py),
+which asserts its checks: every action a client saw accepted is there exactly once, every hand verifies, the ledger
+reconciles, every waiting table moves on, and the time without service is measured per fault kind.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psycopg
@@ -28,9 +31,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backoffice import dbprovision
-from devtools.pgcluster import Cluster, libpq
-from devtools.replication import ReplicationPair
+from devtools.ha import HaSet, ha_set, missing
+from devtools.pgcluster import libpq
 from kit import dburl
+from soak.timing import wait_until
 from tests.conftest import ROOT, wait_for
 
 
@@ -105,89 +109,103 @@ def test_the_settings_connect_through_a_multi_host_url(child_env):
     assert int(port_line) == int(hosts[0][1])
 
 
-def only(url: str, cluster: Cluster) -> str:
-    """``url`` (a role's, of the pair) naming one server of the pair, whatever it accepts."""
-    return libpq(dburl.with_hosts(url, [("127.0.0.1", str(cluster.port))]).split("?")[0])
+HA_MISSING = missing()
+needs_ha = pytest.mark.skipif(bool(HA_MISSING), reason=f"the Patroni set cannot run here: {HA_MISSING}")
 
 
 @pytest.fixture
-def pair() -> Iterator[ReplicationPair]:
-    directory = Path(tempfile.mkdtemp(prefix="casino-pair-"))
-    os.chmod(directory, 0o755)  # the servers run as the postgres OS user when we are root
-    servers = ReplicationPair(directory)
+def ha() -> Iterator[HaSet]:
+    directory = Path(tempfile.mkdtemp(prefix="casino-ha-"))
+    os.chmod(directory, 0o755)  # the servers run as the postgres OS user
     try:
-        servers.init()
-        yield servers
+        with ha_set(directory, members=3, archive=False) as servers:
+            yield servers
     finally:
-        servers.shutdown()
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def test_the_standby_is_synchronous_has_the_roles_takes_over_the_old_primary_stays_fenced_and_rejoins(pair):
-    assert pair.replication() == [(pair.standby.name, "streaming", "sync")]
-    superuser = pair.url("postgres")
+class Writer(threading.Thread):
+    """Inserts 0, 1, 2 ... one commit each, through the set's multi-host URL (as the application's role),
+    reconnecting after every failure; ``acknowledged``: the numbers whose COMMIT returned."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(daemon=True)
+        self.url = url
+        self.acknowledged: list[int] = []
+        self.attempted = 0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        # a partitioned server sends no reset: the socket gives up on its own (as casino/settings.py's options do)
+        options = {"connect_timeout": 2, "keepalives_idle": 1, "keepalives_interval": 1, "keepalives_count": 2,
+                   "tcp_user_timeout": 4000}  # fmt: skip
+        conn = None
+        while not self.done.is_set():
+            try:
+                if conn is None:
+                    conn = psycopg.connect(self.url, **options)
+                n = self.attempted
+                self.attempted += 1
+                conn.execute("INSERT INTO accepted VALUES (%s)", [n])
+                conn.commit()
+                self.acknowledged.append(n)
+            except psycopg.Error:
+                with contextlib.suppress(Exception):
+                    conn.close()  # type: ignore[union-attr]
+                conn = None
+                time.sleep(0.1)
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self.done.set()
+        self.join(30)
+
+
+def stored(ha: HaSet, url: str) -> set[int]:
+    with psycopg.connect(url, connect_timeout=5) as conn:
+        return {int(r[0]) for r in conn.execute("SELECT n FROM accepted").fetchall()}
+
+
+@needs_ha
+@pytest.mark.slow
+def test_patroni_fails_over_a_killed_and_a_partitioned_primary_and_loses_no_acknowledged_commit(ha):
+    """Patroni elects, promotes and demotes: the primary's machine killed (Patroni and PostgreSQL, kill -9), then
+    the new primary cut off the network while it runs. Each time a writer keeps committing through the one URL;
+    every commit it saw acknowledged is on the new primary, and the partitioned old primary is read-only while
+    still cut off (its Patroni demoted it)."""
+    config = json.load(urllib.request.urlopen(f"http://{ha.primary.address}:8008/config", timeout=5))
+    assert config["synchronous_mode"] is True and config["synchronous_mode_strict"] is True
+    assert sorted(m["role"] for m in ha.cluster()) == ["leader", "replica", "sync_standby"]
+    superuser = ha.url("postgres")
     with psycopg.connect(libpq(superuser), autocommit=True) as conn:
-        conn.execute("CREATE DATABASE casino_pair")
-    roles = dbprovision.provision(pair.url("casino_pair"), b"test secret")
+        conn.execute("CREATE DATABASE casino_ha")
+    roles = dbprovision.provision(ha.url("casino_ha"), b"test secret")
     with psycopg.connect(libpq(roles.owner_url)) as conn:
-        conn.execute("CREATE TABLE accepted (n int)")
+        conn.execute("CREATE TABLE accepted (n int PRIMARY KEY)")
         conn.execute(f"GRANT SELECT, INSERT ON accepted TO {roles.app}")
-    with psycopg.connect(libpq(roles.app_url)) as conn:
-        for n in range(50):  # each commit acknowledged: on the standby too
-            conn.execute("INSERT INTO accepted VALUES (%s)", [n])
-            conn.commit()
+    app_url = libpq(roles.app_url)
 
-    # the roles (the catalog is replicated physically) are on the standby, and it serves them read-only (a commit
-    # returns once the standby has flushed it; replaying it there follows within moments)
-    def replayed() -> bool:
-        names = {r[0] for r in pair.standby.query("SELECT rolname FROM pg_roles")}
-        return {roles.owner, roles.app, roles.signer} <= names and pair.standby.query(
-            "SELECT pg_last_wal_replay_lsn() >= pg_last_wal_receive_lsn()"
-        )[0][0]
-
-    assert wait_for(replayed, timeout=20, interval=0.1)
-    with psycopg.connect(only(roles.app_url, pair.standby)) as conn:
-        assert conn.execute("SELECT count(*) FROM accepted").fetchone() == (50,)
-        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
-            conn.execute("INSERT INTO accepted VALUES (-1)")
-
-    # synchronous: with the standby stopped, a commit is not acknowledged; it is once the standby is back
-    pair.standby.stop("fast")
-    with ThreadPoolExecutor(1) as pool, psycopg.connect(libpq(roles.app_url)) as conn:
-        conn.execute("INSERT INTO accepted VALUES (49)")
-        commit = pool.submit(conn.commit)
-        time.sleep(1.5)
-        assert not commit.done()
-        pair.standby.start()
-        commit.result(timeout=30)
-    assert pair.wait_synchronous(30)
-
-    old, new = pair.primary, pair.standby
-    times = pair.failover()
-    assert times.promote_s < 30
-    with psycopg.connect(libpq(roles.app_url)) as conn:  # the same URL: now the promoted standby
-        assert conn.info.port == new.port
-        assert conn.execute("SELECT count(*) FROM accepted").fetchone() == (51,)  # nothing acknowledged is lost
-        conn.execute("INSERT INTO accepted VALUES (50)")
-        conn.commit()
-
-    old.start()  # a supervisor starts the old primary again: it comes back a read-only standby
-    assert old.in_recovery()
-    with psycopg.connect(only(roles.app_url, old)) as conn, pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
-        conn.execute("INSERT INTO accepted VALUES (-1)")
-    with psycopg.connect(libpq(roles.app_url)) as conn:  # it is listed first, and still never chosen
-        assert conn.info.port == new.port
-
-    # rebuilt (pg_rewind) as the new primary's synchronous standby, the pair can fail over again, back to the first
-    pair.rejoin()
-    assert pair.replication() == [(old.name, "streaming", "sync")]
-    with psycopg.connect(libpq(roles.app_url)) as conn:
-        conn.execute("INSERT INTO accepted VALUES (51)")
-        conn.commit()
-    pair.failover()
-    with psycopg.connect(libpq(roles.app_url)) as conn:
-        assert conn.info.port == old.port
-        assert conn.execute("SELECT count(*) FROM accepted").fetchone() == (53,)
+    for fault in ("kill", "partition"):
+        writer = Writer(app_url)
+        writer.start()
+        assert wait_for(lambda: len(writer.acknowledged) >= 10, timeout=30, interval=0.1)  # noqa: B023
+        old = ha.kill_primary() if fault == "kill" else ha.partition_primary()
+        new, _ = ha.wait_new_primary(old, timeout=90)
+        if fault == "partition":  # still cut off, it refuses writes: demoted, never a second primary
+            assert wait_until(ha.members[old].in_recovery, 20, 0.2)
+        before = len(writer.acknowledged)
+        assert wait_for(lambda: len(writer.acknowledged) > before + 5, timeout=30, interval=0.1)  # noqa: B023
+        writer.stop()
+        assert set(writer.acknowledged) <= stored(ha, app_url), fault  # nothing acknowledged is lost
+        assert stored(ha, app_url) <= set(range(writer.attempted))
+        with psycopg.connect(app_url) as conn:
+            assert conn.info.host == ha.members[new].address
+        if fault == "kill":
+            ha.restart_member(old)  # the machine is back: Patroni starts it as a standby
+        else:
+            ha.heal(old)  # the links are back: it rejoins (pg_rewind if its WAL went further)
+        ha.wait(ha.whole, 90, f"{old} did not rejoin")
+        assert ha.members[old].in_recovery()
 
 
 def test_compose_runs_the_pair_and_every_url_names_both():
