@@ -67,9 +67,9 @@ def missing() -> str:
     """Why the HA set cannot run on this machine, or "" when it can."""
     if os.geteuid() != 0:
         return "network namespaces need root"
-    for program in ("ip", "patroni", "etcd", "runuser"):
+    for program in ("ip", "patroni", "etcd", "haproxy", "runuser"):
         if shutil.which(program) is None:
-            return f"{program} is not installed (.ci/run installs Debian's patroni, etcd-server, pgbackrest)"
+            return f"{program} is not installed (.ci/run installs Debian's patroni, etcd-server, haproxy, pgbackrest)"
     if not (postgres_bindir() / "initdb").exists():
         return "no PostgreSQL server binaries"
     probe = f"casino-ha-probe-{os.getpid()}"
@@ -255,6 +255,8 @@ class HaSet:
         self.network: Network | None = None
         self.members: dict[str, Member] = {}
         self.etcd: subprocess.Popen[bytes] | None = None
+        self.haproxy: subprocess.Popen[bytes] | None = None
+        self.proxy_port = 0
         self.etcd_address = ""
         self.failovers = 0
         self.fallen: list[str] = []  # the members that were primary when a fault took them (the fence check's)
@@ -287,6 +289,9 @@ class HaSet:
                     if self.archive:
                         self.backups.create_stanza()
             self.wait(self.whole, 120, "the standbys never all streamed")
+            self._start_haproxy()
+            # HAProxy starts believing every server up, until two checks fail (a standby's /primary answers 503)
+            self.wait(lambda: all(self.accepts_writes() for _ in range(5)), 30, "HAProxy never kept to the primary")
         except BaseException:
             self.shutdown()
             raise
@@ -324,9 +329,11 @@ class HaSet:
             if member.proc is not None:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     member.proc.wait(15)
+        if self.haproxy is not None and self.haproxy.poll() is None:
+            self.haproxy.kill()
         if self.network is not None:
             self.network.remove()
-        for proc in (self.etcd, *(m.proc for m in self.members.values())):
+        for proc in (self.etcd, self.haproxy, *(m.proc for m in self.members.values())):
             if proc is not None:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(5)
@@ -347,6 +354,35 @@ class HaSet:
         with (self.directory / "etcd.log").open("ab") as log:
             self.etcd = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
+    def haproxy_config(self) -> str:
+        """HAProxy in front of the members: it sends every connection to the one whose Patroni answers 200 on
+        ``GET /primary`` (asked every 0.5 s), and closes every session of a member marked down (a demoted or
+        unreachable primary), so a client never waits on a server that lost its leader key."""
+        servers = "".join(
+            f"    server {m.name} {m.address}:{PG_PORT} check port {REST_PORT}\n" for m in self.members.values()
+        )
+        return (
+            "global\n    maxconn 2000\n"
+            "defaults\n    mode tcp\n    timeout connect 2s\n    timeout client 1h\n    timeout server 1h\n"
+            "    timeout check 1s\n"
+            f"listen primary\n    bind 127.0.0.1:{self.proxy_port}\n"
+            "    option httpchk GET /primary\n    http-check expect status 200\n"
+            "    default-server inter 500ms fastinter 250ms downinter 500ms fall 2 rise 1 "
+            "on-marked-down shutdown-sessions\n"
+        ) + servers
+
+    def _start_haproxy(self) -> None:
+        from devtools.pgcluster import free_port
+
+        self.proxy_port = free_port()
+        config = self.directory / "haproxy.cfg"
+        config.write_text(self.haproxy_config())
+        with (self.directory / "haproxy.log").open("ab") as log:
+            self.haproxy = subprocess.Popen(
+                ["haproxy", "-db", "-f", str(config)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        time.sleep(1.5)
+
     def patroni_config(self, member: Member) -> dict[str, Any]:
         """Patroni's configuration of ``member`` (written as YAML; JSON is YAML)."""
         parameters: dict[str, Any] = {
@@ -356,7 +392,10 @@ class HaSet:
             "wal_sender_timeout": "5s", "wal_receiver_timeout": "5s",
         }  # fmt: skip
         if self.archive:
-            parameters.update(self.backups.archive_parameters())
+            parameters.update(archive_mode="on", archive_timeout="10s")
+        local = {"unix_socket_directories": str(member.socket_dir)}
+        if self.archive:  # (each member's own: pgBackRest is told which data directory pushes)
+            local["archive_command"] = self.backups.archive_command(member)
         return {
             "scope": "casino",
             "name": member.name,
@@ -385,7 +424,7 @@ class HaSet:
                     "replication": {"username": "postgres"},
                     "rewind": {"username": "postgres"},
                 },
-                "parameters": {"unix_socket_directories": str(member.socket_dir)},
+                "parameters": local,
                 "pg_hba": [
                     "local all all trust",
                     f"host all all {SUBNET}.0.0/16 trust",
@@ -444,7 +483,12 @@ class HaSet:
         return PG_PORT
 
     def url(self, database: str = "postgres") -> str:
-        """Every member (always in the same order), the one that accepts writes chosen by libpq."""
+        """The primary, through HAProxy (``target_session_attrs=read-write`` still: libpq refuses a standby)."""
+        return f"postgres://postgres@127.0.0.1:{self.proxy_port}/{database}?target_session_attrs=read-write"
+
+    def multi_host_url(self, database: str = "postgres") -> str:
+        """Every member (always in the same order), the one that accepts writes chosen by libpq: without HAProxy
+        (docs/reliability.md measures both under a partition)."""
         hosts = ",".join(f"{m.address}:{PG_PORT}" for m in self.members.values())
         return f"postgres://postgres@{hosts}/{database}?target_session_attrs=read-write"
 
@@ -568,12 +612,9 @@ class Backups:
         _chown(run)
         os.chown(self.conf, *_postgres_ids())
 
-    def archive_parameters(self) -> dict[str, str]:
-        return {
-            "archive_mode": "on",
-            "archive_command": f"pgbackrest --config={self.conf} --stanza={STANZA} archive-push %p",
-            "archive_timeout": "10s",
-        }
+    def archive_command(self, member: Member) -> str:
+        """``archive_command`` of ``member``: pgBackRest pushes each finished WAL segment to the repository."""
+        return f"pgbackrest --config={self.conf} --stanza={STANZA} --pg1-path={member.data} archive-push %p"
 
     def run(self, *args: str, timeout: float = 300) -> str:
         done = subprocess.run(
@@ -592,6 +633,48 @@ class Backups:
 
     def info(self) -> dict[str, Any]:
         return dict(json.loads(self.run("info", "--output=json"))[0])
+
+    def restore(self, target: str, directory: Path) -> Restored:
+        """A scratch cluster in ``directory``, restored to the moment ``target`` (a timestamp with its time zone)
+        from the latest backup before it and the archived WAL after it, started on a free port of 127.0.0.1 and
+        promoted at ``target``. Returns it with the seconds the restore took and those until it was promoted."""
+        from devtools.pgcluster import Cluster
+
+        started = time.monotonic()
+        cluster = Cluster(directory, "restored")
+        self.run(
+            "restore", f"--pg1-path={cluster.data}", "--type=time", f"--target={target}", "--target-action=promote",
+            "--target-timeline=latest",
+        )  # fmt: skip
+        restored_s = time.monotonic() - started
+        # the copy carries a member's settings (Patroni's): its addresses, its synchronous standbys, its archive,
+        # and its own files' paths; a scratch cluster has its own and archives nothing
+        cluster.configure(
+            cluster.own_settings()
+            + f"hba_file = '{cluster.data / 'pg_hba.conf'}'\nident_file = '{cluster.data / 'pg_ident.conf'}'\n"
+            # (Patroni passed max_connections on the command line: recovery needs at least the primary's)
+            + "synchronous_standby_names = ''\narchive_mode = off\nhot_standby = off\nmax_connections = 200\n"
+        )
+        cluster.run("pg_ctl", "-D", str(cluster.data), "-l", str(cluster.log), "-W", "start")  # (ready once promoted)
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            with contextlib.suppress(Exception):
+                if not cluster.in_recovery():
+                    break
+            time.sleep(0.2)
+        else:
+            raise RuntimeError(f"the restored cluster never left recovery (see {cluster.log})")
+        return Restored(cluster, restored_s, time.monotonic() - started)
+
+
+@dataclass
+class Restored:
+    """A scratch cluster restored to a moment: the cluster, the seconds pgBackRest took to lay the files down,
+    and the seconds from the restore's start until the cluster, promoted at the moment, accepted writes."""
+
+    cluster: Any  # devtools.pgcluster.Cluster
+    restore_s: float
+    ready_s: float
 
 
 def _postgres_ids() -> tuple[int, int]:

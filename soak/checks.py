@@ -214,7 +214,7 @@ def check_fenced(stack: Stack, record: Record) -> str:
         primary = ha.primary
         writable = [name for name in set(ha.fallen) - {primary.name} if not ha.members[name].in_recovery()]
         with psycopg.connect(stack.admin_url.replace("postgres://", "postgresql://"), connect_timeout=5) as c:
-            host = c.info.host
+            host = str(c.execute("SELECT host(inet_server_addr())").fetchone()[0])  # (through HAProxy)
     except Exception as exc:
         record.violation(f"the old primaries after the failovers: {exc.__class__.__name__}: {exc}")
         return "FAILED"
@@ -246,11 +246,13 @@ def check_redis_keys(stack: Stack, record: Record) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def run_command(stack: Stack, *args: str) -> tuple[bool, str]:
-    """A management command against the soak's database: (exit code 0, its stdout or, if it failed, all)."""
+def run_command(stack: Stack, *args: str, env: dict[str, str] | None = None) -> tuple[bool, str]:
+    """A management command against the soak's database (or ``env``'s): (exit code 0, its stdout or, if it
+    failed, all)."""
     done = subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=stack.env, capture_output=True, text=True, check=False
-    )
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env or stack.env, capture_output=True, text=True,
+        check=False,
+    )  # fmt: skip
     return done.returncode == 0, done.stdout.strip() if done.returncode == 0 else done.stdout + done.stderr
 
 

@@ -95,7 +95,7 @@ class Stack:
         if database_url:
             self.postgres = GivenPostgres(database_url, pgdata)
         elif not self.ha_unavailable:
-            self.postgres = HaSet(workdir / "pg", members=3, archive=False)
+            self.postgres = HaSet(workdir / "pg", members=3, archive=True)
         else:
             self.postgres = Cluster(workdir / "pg")
         self.redis = PrivateRedis(workdir / "redis")

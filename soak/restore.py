@@ -1,0 +1,163 @@
+"""The restore drill (docs/operations.md, "Backups and restore"): pgBackRest on the soak's Patroni set.
+
+A full backup once the database is migrated, before the bots play; in the middle of the play an incremental
+backup, then the moment T: what the casino's database holds then (closed hands, signed checkpoints), and marks
+committed just before and just after T. After the checks, a scratch cluster is restored to T from the repository
+(the latest backup before T and the archived WAL after it, across every failover's timeline) and checked: the
+mark before T is there and the one after it is not, every closed hand and signed checkpoint seen at T is there,
+``verify_hands --all`` (commitment, shuffle, replay, ledger, chain, checkpoints) and ``reconcile`` pass on it.
+Measured: how long the restore took until the restored cluster accepted connections (recovery time), and how
+far the restore point is from T (the mark's time before T).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from devtools.ha import HaSet
+from devtools.pgcluster import libpq
+from kit import dburl
+from soak.log import say
+from soak.record import Record
+from soak.stack import Stack
+
+MARKS = "CREATE TABLE IF NOT EXISTS restore_marks (name text PRIMARY KEY, at timestamptz NOT NULL)"
+
+
+@dataclass
+class Moment:
+    """T and what the casino's database held at T."""
+
+    target: str = ""  # T, as PostgreSQL writes a timestamptz (pgBackRest's --target)
+    before_at: float = 0.0  # seconds between the "before" mark's commit time and T
+    hands: set[int] = field(default_factory=set)
+    checkpoints: set[int] = field(default_factory=set)
+
+
+class RestoreDrill:
+    """The backups during the run and the restore after it; see the module's text."""
+
+    def __init__(self, stack: Stack, record: Record) -> None:
+        assert isinstance(stack.postgres, HaSet)
+        self.stack = stack
+        self.ha = stack.postgres
+        self.record = record
+        self.lock = threading.Lock()  # the injector's database lock (mark_later): no failover during a backup
+        self.moment = Moment()
+        self.figures: dict[str, Any] = {}
+
+    def _superuser(self, database: str) -> str:
+        return libpq(self.ha.url(database))
+
+    def full_backup(self) -> None:
+        started = time.monotonic()
+        self.ha.backups.backup("full")
+        self.figures["full_backup_s"] = round(time.monotonic() - started, 2)
+        say(f"pgBackRest: full backup in {self.figures['full_backup_s']} s")
+
+    def mark(self) -> None:
+        """The incremental backup, then T (under the database lock: no failover meanwhile)."""
+        import psycopg
+
+        with self.lock:
+            started = time.monotonic()
+            self.ha.backups.backup("incr")
+            self.figures["incremental_backup_s"] = round(time.monotonic() - started, 2)
+            with psycopg.connect(self._superuser("postgres"), autocommit=True, connect_timeout=5) as c:
+                c.execute(MARKS)
+                c.execute("INSERT INTO restore_marks VALUES ('before', clock_timestamp())")
+                with psycopg.connect(self._superuser(self.stack.database), connect_timeout=5) as db:
+                    hands = db.execute("SELECT id FROM tables_hand WHERE status <> 'in_play'").fetchall()
+                    checkpoints = db.execute("SELECT id FROM tables_checkpoint").fetchall()
+                row = c.execute(
+                    "SELECT clock_timestamp()::text, extract(epoch FROM clock_timestamp() - at) FROM restore_marks"
+                ).fetchone()
+                assert row is not None
+                self.moment = Moment(row[0], float(row[1]), {h for (h,) in hands}, {k for (k,) in checkpoints})
+                time.sleep(1)
+                c.execute("INSERT INTO restore_marks VALUES ('after', clock_timestamp())")
+        say(
+            f"pgBackRest: incremental backup in {self.figures['incremental_backup_s']} s; T = {self.moment.target} "
+            f"({len(self.moment.hands)} closed hands, {len(self.moment.checkpoints)} signed checkpoints)"
+        )
+
+    def mark_later(self, delay: float, lock: threading.Lock) -> threading.Thread:
+        """:meth:`mark` in ``delay`` seconds, on a thread of its own, holding ``lock`` (the fault injector's)."""
+        self.lock = lock
+
+        def run() -> None:
+            time.sleep(delay)
+            try:
+                self.mark()
+            except Exception as exc:
+                self.record.violation(f"the restore drill's backup failed: {exc.__class__.__name__}: {exc}")
+
+        thread = threading.Thread(target=run, name="backup", daemon=True)
+        thread.start()
+        return thread
+
+    def restore_and_check(self) -> str:
+        """Restore to T and check the restored database; the verdict ("ok" or "FAILED")."""
+        from soak.checks import run_command
+
+        say("restore drill: a scratch cluster restored to T")
+        if not self.moment.target:
+            self.record.violation("the restore drill has no moment T (its backup failed)")
+            return "FAILED"
+        import psycopg
+
+        with psycopg.connect(self._superuser("postgres"), autocommit=True, connect_timeout=5) as c:
+            c.execute("SELECT pg_switch_wal()")  # (T's WAL is archived by now: archive_timeout; this is for speed)
+        time.sleep(1)
+        try:
+            restored = self.ha.backups.restore(self.moment.target, self.stack.workdir / "restored")
+        except Exception as exc:
+            self.record.violation(f"the restore to T failed: {exc}")
+            return "FAILED"
+        cluster = restored.cluster
+        try:
+            marks = {name for (name,) in cluster.query("SELECT name FROM restore_marks")}
+            hands = {h for (h,) in cluster.query("SELECT id FROM tables_hand WHERE status <> 'in_play'",
+                                                 self.stack.database)}  # fmt: skip
+            checkpoints = {k for (k,) in cluster.query("SELECT id FROM tables_checkpoint", self.stack.database)}
+            if marks != {"before"}:
+                self.record.violation(f"restored to T, the marks are {sorted(marks)} (want only 'before')")
+            if not self.moment.hands <= hands:
+                self.record.violation(f"restored to T, closed hands are missing: {sorted(self.moment.hands - hands)}")
+            if not self.moment.checkpoints <= checkpoints:
+                missing = sorted(self.moment.checkpoints - checkpoints)
+                self.record.violation(f"restored to T, signed checkpoints are missing: {missing}")
+            # the programs' own commands, as the application's role, on the restored database
+            env = dict(self.stack.env)
+            for variable in ("DATABASE_URL", "MIGRATE_DATABASE_URL", "SIGNER_DATABASE_URL"):
+                if variable in env:
+                    one = dburl.with_hosts(env[variable], [("127.0.0.1", str(cluster.port))])
+                    env[variable] = one.split("?")[0]
+            verdicts = []
+            for command in (("verify_hands", "--all"), ("reconcile",)):
+                ok, output = run_command(self.stack, *command, "--progress", "off", env=env)
+                verdicts.append(ok)
+                if not ok:
+                    self.record.violation(f"restored to T, {' '.join(command)} failed:\n{output[-3000:]}")
+            self.figures.update(
+                target=self.moment.target,
+                restore_s=round(restored.restore_s, 2),
+                recovery_time_s=round(restored.ready_s, 2),
+                recovery_point_gap_s=round(self.moment.before_at, 3),
+                hands_at_t=len(self.moment.hands),
+                hands_restored=len(hands),
+                checkpoints_at_t=len(self.moment.checkpoints),
+                checkpoints_restored=len(checkpoints),
+            )
+            say(
+                f"restored to T in {self.figures['recovery_time_s']} s (files {self.figures['restore_s']} s): "
+                f"{len(hands)} closed hands, {len(checkpoints)} checkpoints; verify_hands and reconcile "
+                + ("pass" if all(verdicts) else "FAIL")
+            )
+        finally:
+            cluster.stop("immediate")
+        ok = all(verdicts) and marks == {"before"} and self.moment.hands <= hands
+        return "ok" if ok and self.moment.checkpoints <= checkpoints else "FAILED"
