@@ -287,6 +287,7 @@ class Stack:
             return sum(bool(c.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone()[0]) for pid in pids)
 
     def shutdown(self) -> None:
+        self.restarting.update(self.processes)  # (a run that failed early has its supervisor still watching)
         for name in ("edge", "beat", "signer", "worker", "live", "web"):
             process = self.processes.get(name)
             if process is not None and process.alive():

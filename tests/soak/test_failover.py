@@ -31,7 +31,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backoffice import dbprovision
-from devtools.ha import HaSet, ha_set, missing
+from devtools.ha import COMPOSE_MEMBERS, HaSet, compose_files, dcs_settings, ha_set, missing
 from devtools.pgcluster import libpq
 from kit import dburl
 from soak.timing import wait_until
@@ -208,28 +208,41 @@ def test_patroni_fails_over_a_killed_and_a_partitioned_primary_and_loses_no_ackn
         assert ha.members[old].in_recovery()
 
 
-def test_compose_runs_the_pair_and_every_url_names_both():
-    """docker-compose.yml documents the pair (Docker is not runnable here: statically)."""
+def test_compose_runs_the_same_patroni_set_and_every_url_goes_through_haproxy():
+    """docker-compose.yml describes devtools/ha.py's set (Docker is not runnable here: statically): etcd, three
+    members under Patroni with the same settings (docker/'s generated files are what devtools/ha.py makes now),
+    HAProxy in front as ``db``, and every process's URL naming ``db``."""
     import yaml
+
+    for name, text in compose_files().items():  # `python -m devtools.ha compose` was run after the last change
+        assert (ROOT / name).read_text() == text, name
+    patroni = yaml.safe_load((ROOT / "docker/patroni/patroni.yml").read_text())
+    dcs = patroni["bootstrap"]["dcs"]
+    assert dcs["synchronous_mode"] is True and dcs["synchronous_mode_strict"] is True
+    assert dcs == dcs_settings(archive=True)  # the suite's set: the same plus its disposable fsync and buffers
+    assert "pgbackrest" in patroni["postgresql"]["parameters"]["archive_command"]
+    assert patroni["bootstrap"]["post_bootstrap"] == "/usr/local/bin/casino-post-bootstrap"
+    dockerfile = (ROOT / "docker/patroni/Dockerfile").read_text()
+    assert "COPY patroni/post-bootstrap.sh /usr/local/bin/casino-post-bootstrap" in dockerfile
+    assert "patroni pgbackrest" in dockerfile and 'CMD ["patroni", "/etc/patroni/patroni.yml"]' in dockerfile
 
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    primary, standby = services["db"], services["db-standby"]
-    assert "synchronous_standby_names=db_standby" in primary["command"]
-    assert "synchronous_commit=on" in primary["command"] and "wal_level=replica" in primary["command"]
-    script = standby["command"][-1]
-    assert "pg_basebackup -h db -U replicator" in script and '"application_name=db_standby"' in script
-    assert "synchronous_standby_names=" in script  # once promoted, it waits for no standby of its own
-    assert standby["depends_on"]["db"]["condition"] == "service_healthy" and "healthcheck" in standby
-    assert "DB_REPLICATION_PASSWORD" in primary["environment"]
-    roles_script = (ROOT / "docker/postgres-initdb/10-casino-roles.sh").read_text()
-    assert "LOGIN REPLICATION NOSUPERUSER" in roles_script and "host replication" in roles_script
+    assert services["etcd"]["image"].startswith("quay.io/coreos/etcd:")
+    for member in COMPOSE_MEMBERS:
+        env = services[member]["environment"]
+        assert env["PATRONI_NAME"] == member and env["PATRONI_ETCD3_HOSTS"] == "etcd:2379"
+        assert env["PATRONI_POSTGRESQL_CONNECT_ADDRESS"] == f"{member}:5432"
+        assert services[member]["build"] == {"context": "docker", "dockerfile": "patroni/Dockerfile"}
+        assert "pgbackrest:/var/lib/pgbackrest" in services[member]["volumes"]  # the shared repository
+        assert services[member]["depends_on"]["etcd"]["condition"] == "service_healthy"
+    proxy = services["db"]
+    assert proxy["image"].startswith("haproxy:") and set(proxy["depends_on"]) == set(COMPOSE_MEMBERS)
+    assert "./docker/haproxy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro" in proxy["volumes"]
     urls = [compose["x-app-env"]["DATABASE_URL"], services["migrate"]["environment"]["MIGRATE_DATABASE_URL"],
             services["signer"]["environment"]["DATABASE_URL"]]  # fmt: skip
     for url in (re.sub(r"\$\{[^}]*\}", "secret", url) for url in urls):  # (as compose substitutes them)
-        assert [host for host, _ in dburl.hosts_of(url)] == ["db", "db-standby"], url
+        assert dburl.hosts_of(url) == [("db", "5432")], url
         assert url.endswith("?target_session_attrs=read-write"), url
-    # nothing starts before the standby streams (until then the primary's commits wait): directly or after migrate
-    assert services["migrate"]["depends_on"]["db-standby"]["condition"] == "service_healthy"
-    for name in ("web", "live", "worker", "beat", "signer", "lab-worker"):
-        assert {"db-standby", "migrate"} & set(services[name]["depends_on"]), name
+    for name in ("migrate", "web", "live", "worker", "beat", "signer", "lab-worker"):
+        assert {"db", "migrate"} & set(services[name]["depends_on"]), name

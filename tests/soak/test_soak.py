@@ -55,6 +55,13 @@ def test_a_short_soak_under_every_kind_of_fault_keeps_every_invariant() -> None:
         failover = summary["recovery"][kind]
         assert failover["count"] == 1 and failover["down_median_s"] > 0
         assert failover["ready_median_s"] < 30  # measured: back within seconds
+    # the restore drill (issue 47): pgBackRest restored a scratch cluster to the moment T taken mid-run, and every
+    # closed hand and signed checkpoint seen at T is there and verifies
+    assert summary["checks"]["a restore to a moment T verifies (pgBackRest)"] == "ok"
+    restore = summary["restore"]
+    assert restore["hands_restored"] >= restore["hands_at_t"] > 0
+    assert restore["checkpoints_restored"] >= restore["checkpoints_at_t"]
+    assert 0 < restore["recovery_time_s"] < 120
 
 
 def test_the_soak_refuses_too_few_faults_before_starting_anything() -> None:
