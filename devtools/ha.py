@@ -1,7 +1,8 @@
 """The high-availability set on this machine: etcd and PostgreSQL members under Patroni, each in a network namespace
 of its own (docs/reliability.md, "Failover"; docs/operations.md, "High availability").
 
-    python -m devtools.ha up [--dir DIR] [--members 3]   # bring the set up, print the URL, run until Ctrl-C
+    python -m devtools.ha up [--dir DIR] [--members 3]   # (make ha) bring the set up, print the URL, until Ctrl-C
+    python -m devtools.ha compose                        # write compose's docker/patroni/patroni.yml, haproxy.cfg
 
 Patroni (Debian's ``patroni``) elects the primary through etcd (Debian's ``etcd-server``, the v3 API), promotes
 a standby when the primary's leader key expires and demotes a primary that cannot renew it; replication is
@@ -13,15 +14,16 @@ The network: a bridge in the root namespace (``10.47.<n>.1/24``, ``n`` chosen pe
 meet), etcd at ``10.47.<n>.10`` and the members at ``.11``, ``.12``, ... each in its own namespace
 (``ip netns``), joined to the bridge by a veth pair. Every member listens on its namespace's own port 5432
 (never the machine's) and its REST API on 8008. The programs, in the root namespace, reach the primary through
-the multi-host URL (``target_session_attrs=read-write``, kit/dburl.py). A partition is real: the member's links
-go down while its Patroni and PostgreSQL keep running.
+HAProxy on a free port of 127.0.0.1, which asks each member's Patroni ``GET /primary`` (the multi-host URL,
+kit/dburl.py, also names the set: :meth:`HaSet.multi_host_url`, slow under a partition). A partition is real: the
+member's links go down while its Patroni and PostgreSQL keep running.
 
 WAL archiving and backups: pgBackRest (Debian's ``pgbackrest``), a repository in the set's directory shared by
 the members (on one machine; elsewhere a shared volume or an object store), ``archive_command`` set through
 Patroni's parameters. :class:`Backups` takes full and incremental backups and restores a scratch cluster to a
 chosen moment.
 
-Everything is cleaned up by :meth:`HaSet.down` (namespaces, bridge, processes), and a set whose owner died is swept
+Everything is cleaned up by :meth:`HaSet.shutdown` (namespaces, bridge, processes), and a set whose owner died is swept
 by the next one that starts (``/run/casino-ha``).
 """
 

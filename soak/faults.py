@@ -186,6 +186,7 @@ class Injector(threading.Thread):
     def _pg_crash(self, fault: Fault, ha: HaSet) -> None:
         """kill -9 the primary's postmaster and backends; its Patroni, alive, starts it again in place."""
         with self.database_lock:
+            self._wait_whole(ha)
             window = self.record.open_window("database", fault.kind)
             fault.at = time.monotonic()  # (the lock may have kept it waiting behind another database fault)
             name = ha.kill_postmaster()
@@ -194,6 +195,13 @@ class Injector(threading.Thread):
             fault.down_s = window.down_to - fault.at
             self._database_back(fault, window)
         fault.detail = f"kill -9 the primary's postmaster ({name}); Patroni starts it again (crash recovery)"
+
+    def _wait_whole(self, ha: HaSet) -> None:
+        """Wait until the set is whole (a synchronous standby streaming): the next database fault may then be a
+        dead primary. Right after a primary's restart its standbys reconnect, and until one is synchronous again
+        Patroni may promote none of them (docs/reliability.md, "Failover")."""
+        if not wait_until(ha.whole, 90, 0.2):
+            self.record.violation(f"the Patroni set is not whole: {ha.cluster()}")
 
     def _wait_writes(self, ha: HaSet) -> float:
         """Wait until the set commits again: the start of the last attempt that failed (surely down until then:
@@ -222,15 +230,18 @@ class Injector(threading.Thread):
         ha = self.stack.postgres
         assert isinstance(ha, HaSet)
         with self.database_lock:
+            self._wait_whole(ha)
             window = self.record.open_window("database", fault.kind)
             fault.at = time.monotonic()  # (the lock may have kept it waiting behind another database fault)
             old = ha.kill_primary()
             window.down_from = time.monotonic()
-            new, window.down_to = ha.wait_new_primary(old)
-            fault.down_s = time.monotonic() - fault.at
-            self._database_back(fault, window)
-            time.sleep(1 + 2 * u)
-            ha.restart_member(old)
+            try:
+                new, window.down_to = ha.wait_new_primary(old)
+                fault.down_s = time.monotonic() - fault.at
+                self._database_back(fault, window)
+                time.sleep(1 + 2 * u)
+            finally:
+                ha.restart_member(old)  # (also when no standby was promoted: the machine's return ends the outage)
             whole = wait_until(ha.whole, 90, 0.2)
         fault.detail = f"kill -9 the primary's machine ({old}): Patroni promoted {new}; {old} back as a standby"
         if not whole:
@@ -243,6 +254,7 @@ class Injector(threading.Thread):
         ha = self.stack.postgres
         assert isinstance(ha, HaSet)
         with self.database_lock:
+            self._wait_whole(ha)
             window = self.record.open_window("database", fault.kind)
             fault.at = time.monotonic()  # (the lock may have kept it waiting behind another database fault)
             old = ha.partition_primary()

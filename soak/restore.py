@@ -23,6 +23,7 @@ from kit import dburl
 from soak.log import say
 from soak.record import Record
 from soak.stack import Stack
+from soak.timing import wait_until
 
 MARKS = "CREATE TABLE IF NOT EXISTS restore_marks (name text PRIMARY KEY, at timestamptz NOT NULL)"
 
@@ -40,22 +41,24 @@ class Moment:
 class RestoreDrill:
     """The backups during the run and the restore after it; see the module's text."""
 
-    def __init__(self, stack: Stack, record: Record) -> None:
+    def __init__(self, stack: Stack, record: Record, lock: threading.Lock) -> None:
         assert isinstance(stack.postgres, HaSet)
         self.stack = stack
         self.ha = stack.postgres
         self.record = record
-        self.lock = threading.Lock()  # the injector's database lock (mark_later): no failover during a backup
+        self.lock = lock  # the injector's database lock: no database fault during a backup
         self.moment = Moment()
         self.figures: dict[str, Any] = {}
+        self.thread: threading.Thread | None = None
 
     def _superuser(self, database: str) -> str:
         return libpq(self.ha.url(database))
 
     def full_backup(self) -> None:
-        started = time.monotonic()
-        self.ha.backups.backup("full")
-        self.figures["full_backup_s"] = round(time.monotonic() - started, 2)
+        with self.lock:
+            started = time.monotonic()
+            self.ha.backups.backup("full")
+            self.figures["full_backup_s"] = round(time.monotonic() - started, 2)
         say(f"pgBackRest: full backup in {self.figures['full_backup_s']} s")
 
     def mark(self) -> None:
@@ -63,6 +66,7 @@ class RestoreDrill:
         import psycopg
 
         with self.lock:
+            wait_until(self.ha.whole, 90, 0.2)  # (a primary to back up, after the last database fault)
             started = time.monotonic()
             self.ha.backups.backup("incr")
             self.figures["incremental_backup_s"] = round(time.monotonic() - started, 2)
@@ -84,25 +88,29 @@ class RestoreDrill:
             f"({len(self.moment.hands)} closed hands, {len(self.moment.checkpoints)} signed checkpoints)"
         )
 
-    def mark_later(self, delay: float, lock: threading.Lock) -> threading.Thread:
-        """:meth:`mark` in ``delay`` seconds, on a thread of its own, holding ``lock`` (the fault injector's)."""
-        self.lock = lock
+    def start(self, mark_at: float) -> threading.Thread:
+        """On a thread of its own: the full backup now (the database faults come later, in the run's middle
+        third, and wait for it), then :meth:`mark` ``mark_at`` seconds from now."""
+        started = time.monotonic()
 
         def run() -> None:
-            time.sleep(delay)
             try:
+                self.full_backup()
+                time.sleep(max(0.0, started + mark_at - time.monotonic()))
                 self.mark()
             except Exception as exc:
                 self.record.violation(f"the restore drill's backup failed: {exc.__class__.__name__}: {exc}")
 
-        thread = threading.Thread(target=run, name="backup", daemon=True)
-        thread.start()
-        return thread
+        self.thread = threading.Thread(target=run, name="backup", daemon=True)
+        self.thread.start()
+        return self.thread
 
     def restore_and_check(self) -> str:
         """Restore to T and check the restored database; the verdict ("ok" or "FAILED")."""
         from soak.checks import run_command
 
+        if self.thread is not None:
+            self.thread.join(300)
         say("restore drill: a scratch cluster restored to T")
         if not self.moment.target:
             self.record.violation("the restore drill has no moment T (its backup failed)")

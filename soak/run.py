@@ -70,13 +70,11 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
     seats = _start_stack(stack, args)
     stop_bots = threading.Event()
     bots = _seat_bots(stack, record, seats, args, stop_bots)
+    watchers = Watchers.start(stack, record, bots, args)
     drill = None
     if isinstance(stack.postgres, HaSet) and stack.postgres.archive:  # pgBackRest: the restore drill
-        drill = RestoreDrill(stack, record)
-        drill.full_backup()  # (before the first fault)
-    watchers = Watchers.start(stack, record, bots, args)
-    if drill is not None:
-        drill.mark_later(args.seconds / 2, watchers.injector.database_lock)
+        drill = RestoreDrill(stack, record, watchers.injector.database_lock)
+        drill.start(args.seconds / 2)
     _play(args, record, bots)
     stuck = _wind_down(stack, record, bots, stop_bots, watchers)
     findings = check_all(stack, record, stuck)
