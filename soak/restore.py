@@ -5,7 +5,8 @@ backup, then the moment T: what the casino's database holds then (closed hands, 
 committed just before and just after T. After the checks, a scratch cluster is restored to T from the repository
 (the latest backup before T and the archived WAL after it, across every failover's timeline) and checked: the
 mark before T is there and the one after it is not, every closed hand and signed checkpoint seen at T is there,
-``verify_hands --all`` (commitment, shuffle, replay, ledger, chain, checkpoints) and ``reconcile`` pass on it.
+``verify_hands --all`` (commitment, shuffle, replay, ledger, chain, checkpoints) and ``reconcile`` pass on it,
+and three hands exported from it pass the outside verifier (tools/verify_hand.py).
 Measured: how long the restore took until the restored cluster accepted connections (recovery time), and how
 far the restore point is from T (the mark's time before T).
 """
@@ -20,6 +21,7 @@ from typing import Any
 from devtools.ha import HaSet
 from devtools.pgcluster import libpq
 from kit import dburl
+from soak.checks import run_command
 from soak.log import say
 from soak.record import Record
 from soak.stack import Stack
@@ -105,9 +107,48 @@ class RestoreDrill:
         self.thread.start()
         return self.thread
 
+    def _outside_verifier(self, env: dict[str, str], hands: list[int]) -> bool:
+        """A few hands closed at T (the first, the middle, the last), exported from the restored database as
+        ``GET /hands/{id}/export`` answers their player, checked by the outside verifier (tools/verify_hand.py,
+        standard library only) with the casino's public checkpoint keys: whether every one verifies."""
+        import subprocess
+        import sys
+
+        from soak.services import ROOT
+
+        chosen = sorted({hands[0], hands[len(hands) // 2], hands[-1]}) if hands else []
+        directory = self.stack.workdir / "exports"
+        directory.mkdir(exist_ok=True)
+        code = (
+            "import json\n"
+            "from rest_framework.test import APIClient\n"
+            "from tables.models import HandParticipant\n"
+            f"for hand_id in {chosen!r}:\n"
+            "    client = APIClient()\n"
+            "    client.force_authenticate(HandParticipant.objects.filter(hand_id=hand_id).first().user)\n"
+            "    answer = client.get(f'/api/v1/hands/{hand_id}/export', HTTP_HOST='localhost')\n"
+            "    assert answer.status_code == 200, (hand_id, answer.status_code, answer.content[:500])\n"
+            f"    open(f'{directory}/hand-{{hand_id}}.json', 'w').write(json.dumps(answer.json()))\n"
+        )
+        ok, output = run_command(self.stack, "shell", "-c", code, env=env)
+        if not ok:
+            self.record.violation(f"restored to T, exporting hands {chosen} failed:\n{output[-3000:]}")
+            return False
+        keys = [f"--public-key={line.strip()}" for line in env.get("CHECKPOINT_PUBLIC_KEYS", "").splitlines() if line]
+        verified = 0
+        for hand_id in chosen:
+            done = subprocess.run(
+                [sys.executable, "tools/verify_hand.py", str(directory / f"hand-{hand_id}.json"), *keys],
+                cwd=ROOT, capture_output=True, text=True, check=False, timeout=120,
+            )  # fmt: skip
+            verified += done.returncode == 0
+            if done.returncode:
+                self.record.violation(f"restored to T, tools/verify_hand.py on hand {hand_id}:\n{done.stdout[-2000:]}")
+        self.figures["exported_hands_verified"] = f"{verified} of {len(chosen)}"
+        return verified == len(chosen)
+
     def restore_and_check(self) -> str:
         """Restore to T and check the restored database; the verdict ("ok" or "FAILED")."""
-        from soak.checks import run_command
 
         if self.thread is not None:
             self.thread.join(300)
@@ -150,6 +191,7 @@ class RestoreDrill:
                 verdicts.append(ok)
                 if not ok:
                     self.record.violation(f"restored to T, {' '.join(command)} failed:\n{output[-3000:]}")
+            verdicts.append(self._outside_verifier(env, sorted(self.moment.hands)))
             self.figures.update(
                 target=self.moment.target,
                 restore_s=round(restored.restore_s, 2),
