@@ -226,7 +226,7 @@ class Injector(threading.Thread):
     def pg_failover(self, fault: Fault, u: float) -> None:
         """kill -9 every process of the primary's machine (Patroni and PostgreSQL): its leader key expires and
         Patroni promotes the synchronous standby. The machine comes back 1-3 s later: its Patroni starts it again
-        as a standby of the new primary. The clients' multi-host URL finds the new primary by itself."""
+        as a standby of the new primary. HAProxy sends the clients to the new primary by itself."""
         ha = self.stack.postgres
         assert isinstance(ha, HaSet)
         with self.database_lock:
