@@ -222,6 +222,7 @@ class Network:
             except FileExistsError:
                 continue
             if Path(f"/sys/class/net/h47b{number}").exists():  # someone else's, unrecorded
+                (OWNERS / str(number)).unlink()
                 continue
             return cls(number)
         raise Unavailable("no free subnet for an HA set")
@@ -264,8 +265,22 @@ class Network:
     def exec(self, host: str, *argv: str) -> list[str]:
         return ["ip", "netns", "exec", self.namespace(host), *argv]
 
+    def own(self, pid: int) -> None:
+        """Record a process of the set that runs outside its namespaces (HAProxy), for :meth:`remove`."""
+        with (OWNERS / str(self.number)).open("a") as f:
+            f.write(f"{pid}\n")
+
     def remove(self) -> None:
-        """Kill every process of every namespace of the set, delete them and the bridge, release the number."""
+        """Kill every process of every namespace of the set and the ones it recorded (:meth:`own`), delete the
+        namespaces and the bridge, release the number."""
+        import psutil
+
+        with contextlib.suppress(OSError, ValueError):
+            for pid in (OWNERS / str(self.number)).read_text().split()[1:]:
+                with contextlib.suppress(psutil.Error):
+                    process = psutil.Process(int(pid))
+                    if "haproxy" in process.name():  # (the pid may have been reused since)
+                        process.kill()
         prefix = f"casino-ha{self.number}-"
         listed = sh("ip", "netns", "list", check=False).stdout.split("\n")
         names = [line.split()[0] for line in listed if line.startswith(prefix)]
@@ -463,6 +478,8 @@ class HaSet:
             self.haproxy = subprocess.Popen(
                 ["haproxy", "-db", "-f", str(config)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True
             )
+        assert self.network is not None
+        self.network.own(self.haproxy.pid)
         time.sleep(1.5)
 
     def patroni_config(self, member: Member) -> dict[str, Any]:
