@@ -801,13 +801,17 @@ def main(argv: list[str] | None = None) -> int:
         stop = True
 
     signal.signal(signal.SIGTERM, interrupt)
-    with ha_set(directory, args.members) as ha:
-        print(f"HA set up in {directory}: primary {ha.primary.name}")
-        print(f"DATABASE_URL={ha.url('postgres')}")
-        print("Ctrl-C takes it down (processes, namespaces, bridge).", flush=True)
-        with contextlib.suppress(KeyboardInterrupt):
-            while not stop:
-                time.sleep(1)
+    try:
+        with ha_set(directory, args.members) as ha:
+            print(f"HA set up in {directory}: primary {ha.primary.name}")
+            print(f"DATABASE_URL={ha.url('postgres')}")
+            print("Ctrl-C takes it down (processes, namespaces, bridge).", flush=True)
+            with contextlib.suppress(KeyboardInterrupt):
+                while not stop:
+                    time.sleep(1)
+    finally:
+        if not args.dir:  # (a directory of its own: its data goes with it)
+            shutil.rmtree(directory, ignore_errors=True)
     return 0
 
 
