@@ -109,8 +109,14 @@ def haproxy_config(bind: str, servers: list[tuple[str, str]], *, docker_dns: boo
         "    option httpchk GET /primary\n    http-check expect status 200\n"
         "    default-server inter 500ms fastinter 250ms downinter 500ms fall 2 rise 1 "
         "on-marked-down shutdown-sessions\n"
-    ) + listed
+    ) + listed + (STATS if docker_dns else "")
 
+
+# compose's healthcheck of HAProxy reads its statistics (a server UP: there is a primary behind it)
+STATS = "listen stats\n    mode http\n    bind 127.0.0.1:8404\n    stats enable\n    stats uri /stats\n"
+HAPROXY_HEALTHCHECK = (
+    "exec 3<>/dev/tcp/127.0.0.1/8404 && printf 'GET /stats;csv HTTP/1.0\\r\\n\\r\\n' >&3 && grep -q ',UP,' <&3"
+)
 
 COMPOSE_MEMBERS = ("db-a", "db-b", "db-c")
 

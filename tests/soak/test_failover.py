@@ -31,7 +31,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backoffice import dbprovision
-from devtools.ha import COMPOSE_MEMBERS, HaSet, compose_files, dcs_settings, ha_set, missing
+from devtools.ha import COMPOSE_MEMBERS, HAPROXY_HEALTHCHECK, HaSet, compose_files, dcs_settings, ha_set, missing
 from devtools.pgcluster import libpq
 from kit import dburl
 from soak.timing import wait_until
@@ -242,6 +242,7 @@ def test_compose_runs_the_same_patroni_set_and_every_url_goes_through_haproxy():
     proxy = services["db"]
     assert proxy["image"].startswith("haproxy:") and set(proxy["depends_on"]) == set(COMPOSE_MEMBERS)
     assert "./docker/haproxy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro" in proxy["volumes"]
+    assert proxy["healthcheck"]["test"] == ["CMD", "bash", "-c", HAPROXY_HEALTHCHECK]  # a primary behind it
     urls = [compose["x-app-env"]["DATABASE_URL"], services["migrate"]["environment"]["MIGRATE_DATABASE_URL"],
             services["signer"]["environment"]["DATABASE_URL"]]  # fmt: skip
     for url in (re.sub(r"\$\{[^}]*\}", "secret", url) for url in urls):  # (as compose substitutes them)
@@ -249,3 +250,4 @@ def test_compose_runs_the_same_patroni_set_and_every_url_goes_through_haproxy():
         assert url.endswith("?target_session_attrs=read-write"), url
     for name in ("migrate", "web", "live", "worker", "beat", "signer", "lab-worker"):
         assert {"db", "migrate"} & set(services[name]["depends_on"]), name
+    assert services["migrate"]["depends_on"]["db"]["condition"] == "service_healthy"
