@@ -38,7 +38,7 @@ class Moment:
     before_at: float = 0.0  # seconds between the "before" mark's commit time and T
     hands: set[int] = field(default_factory=set)
     checkpoints: set[int] = field(default_factory=set)
-    signed_hands: set[int] = field(default_factory=set)  # closed hands a signed checkpoint covered at T
+    signed_hands: set[int] = field(default_factory=set)  # settled hands a signed checkpoint covered at T
 
 
 class RestoreDrill:
@@ -78,9 +78,10 @@ class RestoreDrill:
                 c.execute("INSERT INTO restore_marks VALUES ('before', clock_timestamp())")
                 with psycopg.connect(self._superuser(self.stack.database), connect_timeout=5) as db:
                     hands = db.execute("SELECT id FROM tables_hand WHERE status <> 'in_play'").fetchall()
-                    signed = db.execute(  # closed hands whose end a signed checkpoint already covers
-                        "SELECT h.id FROM tables_hand h WHERE h.status <> 'in_play' AND EXISTS (SELECT 1 FROM "
-                        "tables_checkpoint c WHERE c.table_id = h.table_id AND c.version >= h.closed_version)"
+                    signed = db.execute(  # settled hands, with a player, whose end a signed checkpoint covers
+                        "SELECT h.id FROM tables_hand h WHERE h.status = 'settled' AND EXISTS (SELECT 1 FROM "
+                        "tables_checkpoint c WHERE c.table_id = h.table_id AND c.version >= h.closed_version) "
+                        "AND EXISTS (SELECT 1 FROM tables_handparticipant p WHERE p.hand_id = h.id)"
                     ).fetchall()
                     checkpoints = db.execute("SELECT id FROM tables_checkpoint").fetchall()
                 row = c.execute(
@@ -114,7 +115,7 @@ class RestoreDrill:
         return self.thread
 
     def _outside_verifier(self, env: dict[str, str], hands: list[int]) -> bool:
-        """A few hands signed by T (the first, the middle, the last), exported from the restored database as
+        """A few settled hands signed by T (the first, the middle, the last), exported from the restored database as
         ``GET /hands/{id}/export`` answers their player, checked by the outside verifier (tools/verify_hand.py,
         standard library only) with the casino's public checkpoint keys: whether every one verifies."""
         import subprocess
