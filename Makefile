@@ -1,6 +1,6 @@
 # The two commands of the README: `make run` and `make test` (and `make manage` beside a running `make run`).
 # All bootstrap .venv first.
-.PHONY: run test lint install manage
+.PHONY: run test lint install manage ha
 
 PY = $(shell scripts/bootstrap.sh)
 
@@ -12,6 +12,10 @@ run:
 
 test:
 	@$(PY) -m devtools.devenv test $(ARGS)
+
+# the high-availability set on this machine (root): etcd, three PostgreSQL members under Patroni, HAProxy, until Ctrl-C
+ha:
+	@$(PY) -m devtools.ha up $(ARGS)
 
 # any manage.py command against the running `make run`: make manage ARGS="verify_hands --all"
 manage:

@@ -1,5 +1,6 @@
-"""One throwaway PostgreSQL cluster of our own on this machine (the soak's private servers, the failover drill's
-pair: devtools/replication.py, the tests of an outage), never the machine's shared server.
+"""One throwaway PostgreSQL cluster of our own on this machine (the soak's private server where the Patroni set
+cannot run, the restore drill's scratch cluster: devtools/ha.py, the tests of an outage), never the machine's
+shared server.
 
 ``initdb`` (Debian's PostgreSQL 15, else pgserver's binaries) into a directory given by the caller, listening on a
 free port of 127.0.0.1, trust authentication, run as the ``postgres`` OS user when we are root (PostgreSQL refuses

@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from devtools.replication import ReplicationPair
+from devtools.ha import HaSet
 from soak.record import Record, Request, is_final
 from soak.services import ROOT
 from soak.stack import Stack
@@ -200,27 +200,29 @@ def check_http(record: Record) -> dict[str, int]:
 
 
 def check_fenced(stack: Stack, record: Record) -> str:
-    """After a failover: the old primary, started again (as a supervisor would), is a read-only standby, and the
-    programs' multi-host URL still reaches the new primary."""
-    pair = stack.postgres
-    if not isinstance(pair, ReplicationPair) or not pair.failovers:
+    """After a failover (a killed or a partitioned primary): the set is whole again, every fallen primary that is
+    not the primary now is a read-only standby, and the programs' multi-host URL reaches the primary."""
+    ha = stack.postgres
+    if not isinstance(ha, HaSet) or not ha.fallen:
         return "ok (no failover)"
     import psycopg
 
-    old = pair.standby
     try:
-        old.start()
-        fenced = wait_until(old.in_recovery, 30, 0.2)
+        if not wait_until(ha.whole, 60, 0.2):
+            record.violation(f"after the failovers the set is not whole: {ha.cluster()}")
+            return "FAILED"
+        primary = ha.primary
+        writable = [name for name in set(ha.fallen) - {primary.name} if not ha.members[name].in_recovery()]
         with psycopg.connect(stack.admin_url.replace("postgres://", "postgresql://"), connect_timeout=5) as c:
-            port = c.info.port
+            host = str(c.execute("SELECT host(inet_server_addr())").fetchone()[0])  # (through HAProxy)
     except Exception as exc:
-        record.violation(f"the old primary after the failover: {exc.__class__.__name__}: {exc}")
+        record.violation(f"the old primaries after the failovers: {exc.__class__.__name__}: {exc}")
         return "FAILED"
-    if not fenced:
-        record.violation(f"the old primary ({old.name}) came back accepting writes after the failover")
-    if port != pair.primary.port:
-        record.violation(f"after the failover the programs' URL reached port {port}, not the new primary's")
-    return "ok" if fenced and port == pair.primary.port else "FAILED"
+    for name in writable:
+        record.violation(f"the old primary {name} came back accepting writes after the failover")
+    if host != primary.address:
+        record.violation(f"after the failover the programs' URL reached {host}, not the primary ({primary.address})")
+    return "ok" if not writable and host == primary.address else "FAILED"
 
 
 def check_redis_keys(stack: Stack, record: Record) -> dict[str, int]:
@@ -244,11 +246,13 @@ def check_redis_keys(stack: Stack, record: Record) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def run_command(stack: Stack, *args: str) -> tuple[bool, str]:
-    """A management command against the soak's database: (exit code 0, its stdout or, if it failed, all)."""
+def run_command(stack: Stack, *args: str, env: dict[str, str] | None = None) -> tuple[bool, str]:
+    """A management command against the soak's database (or ``env``'s): (exit code 0, its stdout or, if it
+    failed, all)."""
     done = subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=stack.env, capture_output=True, text=True, check=False
-    )
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env or stack.env, capture_output=True, text=True,
+        check=False,
+    )  # fmt: skip
     return done.returncode == 0, done.stdout.strip() if done.returncode == 0 else done.stdout + done.stderr
 
 

@@ -9,10 +9,10 @@ import threading
 import time
 from collections.abc import Callable
 
-from devtools.replication import ReplicationPair
+from devtools.ha import HaSet
 from soak.bots import Bot
 from soak.log import say
-from soak.record import Fault, Record
+from soak.record import Fault, Record, Window
 from soak.stack import Stack
 from soak.timing import wait_until
 
@@ -26,8 +26,11 @@ FAULT_KINDS = (
     "client_drop",
 )
 PG_RESTART = "pg_restart"
-PG_FAILOVER = "pg_failover"  # once per run too: the standby becomes the primary (devtools/replication.py)
-ONCE_PER_RUN = (PG_RESTART, PG_FAILOVER)
+# once per run too, on the Patroni set (devtools/ha.py): the primary's machine dies, or is cut off the network
+PG_FAILOVER = "pg_failover"
+PG_PARTITION = "pg_partition"
+ONCE_PER_RUN = (PG_RESTART, PG_FAILOVER, PG_PARTITION)
+FAILOVER_KINDS = (PG_FAILOVER, PG_PARTITION)
 
 
 class Injector(threading.Thread):
@@ -69,8 +72,8 @@ class Injector(threading.Thread):
             return "live" in self.stack.processes
         if kind == PG_RESTART:
             return self.stack.postgres.restartable
-        if kind == PG_FAILOVER:
-            return isinstance(self.stack.postgres, ReplicationPair)
+        if kind in FAILOVER_KINDS:
+            return isinstance(self.stack.postgres, HaSet)
         return True
 
     def run(self) -> None:
@@ -172,21 +175,103 @@ class Injector(threading.Thread):
         self._service_outage(fault, "redis", self.stack.redis.kill, self.stack.redis.start, 1 + 2 * u, 60)
 
     def pg_restart(self, fault: Fault, u: float) -> None:
-        fault.detail = "PostgreSQL immediate shutdown (a crash), started again (recovery)"
         postgres = self.stack.postgres
+        if isinstance(postgres, HaSet):
+            self._pg_crash(fault, postgres)
+            return
+        fault.detail = "PostgreSQL immediate shutdown (a crash), started again (recovery)"
         with self.database_lock:
             self._service_outage(fault, "database", lambda: postgres.stop("immediate"), postgres.start, 2 + 2 * u, 120)
 
-    def pg_failover(self, fault: Fault, u: float) -> None:
-        """kill -9 the primary; 1-3 s later (a failover manager noticing) fence it and promote the standby
-        (devtools/replication.py). The clients' multi-host URL finds the new primary by itself."""
-        pair = self.stack.postgres
-        assert isinstance(pair, ReplicationPair)
-        old = pair.primary.name
+    def _pg_crash(self, fault: Fault, ha: HaSet) -> None:
+        """kill -9 the primary's postmaster and backends; its Patroni, alive, starts it again in place."""
         with self.database_lock:
-            self._service_outage(fault, "database", pair.kill_primary, pair.promote, 1 + 2 * u, 120)
-        new = pair.primary.name
-        fault.detail = f"kill -9 the primary ({old}), fence it, promote the synchronous standby ({new})"
+            self._wait_whole(ha)
+            window = self.record.open_window("database", fault.kind)
+            fault.at = time.monotonic()  # (the lock may have kept it waiting behind another database fault)
+            name = ha.kill_postmaster()
+            window.down_from = time.monotonic()
+            window.down_to = self._wait_writes(ha)
+            fault.down_s = window.down_to - fault.at
+            self._database_back(fault, window)
+        fault.detail = f"kill -9 the primary's postmaster ({name}); Patroni starts it again (crash recovery)"
+
+    def _wait_whole(self, ha: HaSet) -> None:
+        """Wait until the set is whole (a synchronous standby streaming): the next database fault may then be a
+        dead primary. Right after a primary's restart its standbys reconnect, and until one is synchronous again
+        Patroni may promote none of them (docs/reliability.md, "Failover")."""
+        if not wait_until(ha.whole, 90, 0.2):
+            self.record.violation(f"the Patroni set is not whole: {ha.cluster()}")
+
+    def _wait_writes(self, ha: HaSet) -> float:
+        """Wait until the set commits again: the start of the last attempt that failed (surely down until then:
+        the server comes back once)."""
+        down_to = time.monotonic()
+        deadline = down_to + 120
+        while time.monotonic() < deadline:
+            asked = time.monotonic()
+            if ha.accepts_writes():
+                return down_to
+            down_to = asked
+            time.sleep(0.1)
+        raise RuntimeError("the database did not come back")
+
+    def _database_back(self, fault: Fault, window: Window) -> None:
+        fault.back = time.monotonic()
+        wait_until(self.stack.healthy, 60, 0.1)
+        window.end = time.monotonic()
+        fault.ready_s = window.end - fault.back
+        self.record.timers_up_since = max(self.record.timers_up_since, window.end)
+
+    def pg_failover(self, fault: Fault, u: float) -> None:
+        """kill -9 every process of the primary's machine (Patroni and PostgreSQL): its leader key expires and
+        Patroni promotes the synchronous standby. The machine comes back 1-3 s later: its Patroni starts it again
+        as a standby of the new primary. HAProxy sends the clients to the new primary by itself."""
+        ha = self.stack.postgres
+        assert isinstance(ha, HaSet)
+        with self.database_lock:
+            self._wait_whole(ha)
+            window = self.record.open_window("database", fault.kind)
+            fault.at = time.monotonic()  # (the lock may have kept it waiting behind another database fault)
+            old = ha.kill_primary()
+            window.down_from = time.monotonic()
+            try:
+                new, window.down_to = ha.wait_new_primary(old)
+                fault.down_s = time.monotonic() - fault.at
+                self._database_back(fault, window)
+                time.sleep(1 + 2 * u)
+            finally:
+                ha.restart_member(old)  # (also when no standby was promoted: the machine's return ends the outage)
+            whole = wait_until(ha.whole, 90, 0.2)
+        fault.detail = f"kill -9 the primary's machine ({old}): Patroni promoted {new}; {old} back as a standby"
+        if not whole:
+            self.record.violation(f"after {fault.kind}, {old} did not rejoin as a standby")
+
+    def pg_partition(self, fault: Fault, u: float) -> None:
+        """Cut the primary's links while it runs: its Patroni, unable to renew the leader key, demotes it; the key
+        expires and the synchronous standby is promoted. While still cut off, the old primary must be read-only.
+        The links come back 1-3 s after the new primary serves; the old one rejoins as a standby (pg_rewind)."""
+        ha = self.stack.postgres
+        assert isinstance(ha, HaSet)
+        with self.database_lock:
+            self._wait_whole(ha)
+            window = self.record.open_window("database", fault.kind)
+            fault.at = time.monotonic()  # (the lock may have kept it waiting behind another database fault)
+            old = ha.partition_primary()
+            window.down_from = time.monotonic()
+            try:
+                new, window.down_to = ha.wait_new_primary(old)
+                fault.down_s = time.monotonic() - fault.at
+                self._database_back(fault, window)
+                if not wait_until(lambda: ha.members[old].in_recovery(), 30, 0.2):
+                    self.record.violation(f"the partitioned old primary ({old}) still accepts writes")
+                time.sleep(1 + 2 * u)
+            finally:
+                ha.heal(old)
+            whole = wait_until(ha.whole, 90, 0.2)
+        fault.detail = f"partition the primary ({old}): Patroni demoted it and promoted {new}; healed, it rejoined"
+        if not whole:
+            self.record.violation(f"after {fault.kind}, {old} did not rejoin as a standby")
 
     def pg_terminate(self, fault: Fault, u: float) -> None:
         with self.database_lock:

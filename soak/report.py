@@ -161,6 +161,16 @@ def render(summary: dict[str, Any]) -> str:
     polls = summary["long_polls"]
     polled = ", ".join(f"{k} {v}" for k, v in sorted(polls.items())) or "none"
     lines.append(f"  long-polls on the live server (answers by status): {polled}")
+    restore = summary.get("restore")
+    if restore and "recovery_time_s" in restore:
+        lines.append(
+            f"  restore to T ({restore['target']}): ready in {restore['recovery_time_s']:.2f}s (files "
+            f"{restore['restore_s']:.2f}s; backups: full {restore['full_backup_s']:.1f}s, incremental "
+            f"{restore['incremental_backup_s']:.1f}s); {restore['hands_restored']} closed hands "
+            f"({restore['hands_at_t']} seen at T), {restore['checkpoints_restored']} checkpoints "
+            f"({restore['checkpoints_at_t']} at T); restore point {restore['recovery_point_gap_s']:.3f}s before T; "
+            f"exported hands the outside verifier passes: {restore.get('exported_hands_verified', 'none')}"
+        )
     lines.append("  invariants:")
     lines += [f"    {'ok ' if v.startswith('ok') else 'BAD'} {name}: {v}" for name, v in summary["checks"].items()]
     if summary["violations"]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from devtools.ha import HaSet
 from kit.progress import progress
 from soak.bots import Bot
 from soak.checks import check_all, closed_hands
@@ -25,6 +26,7 @@ from soak.log import say
 from soak.monitors import HealthMonitor, TimerWatchdog
 from soak.record import Record
 from soak.report import summarise, write_timeline
+from soak.restore import RestoreDrill
 from soak.seating import setup_tables
 from soak.stack import Stack
 from soak.timing import SWEEP_GRACE_S, SWEEP_INTERVAL_S, TURN_TIMEOUT_S
@@ -69,14 +71,23 @@ def _soak(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
     stop_bots = threading.Event()
     bots = _seat_bots(stack, record, seats, args, stop_bots)
     watchers = Watchers.start(stack, record, bots, args)
+    drill = None
+    if isinstance(stack.postgres, HaSet) and stack.postgres.archive:  # pgBackRest: the restore drill
+        drill = RestoreDrill(stack, record, watchers.injector.database_lock)
+        drill.start(args.seconds / 2)
     _play(args, record, bots)
     stuck = _wind_down(stack, record, bots, stop_bots, watchers)
     findings = check_all(stack, record, stuck)
+    if drill is not None:
+        findings.checks["a restore to a moment T verifies (pgBackRest)"] = drill.restore_and_check()
     if args.keep:  # the timeline, for whoever investigates a failure
         write_timeline(record, stack.workdir / "timeline.json")
-    return summarise(
+    summary = summarise(
         args, record, bots, findings, hands_closed=closed_hands(stack), behind_proxy=stack.edge_port is not None
     )
+    if drill is not None:
+        summary["restore"] = drill.figures
+    return summary
 
 
 def _start_stack(stack: Stack, args: argparse.Namespace) -> list[tuple[str, int, str, int]]:

@@ -1,6 +1,6 @@
-"""The services the soak starts and breaks: a PostgreSQL given to it (its own primary and standby are
-devtools/replication.py's), a Redis of its own, and the casino's processes (each in its own process group, its
-output in a log file)."""
+"""The services the soak starts and breaks: a PostgreSQL given to it (its own servers are devtools/ha.py's Patroni
+set or devtools/pgcluster.py's cluster), a Redis of its own, and the casino's processes (each in its own process
+group, its output in a log file)."""
 
 from __future__ import annotations
 

@@ -13,9 +13,11 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from devtools.ha import HaSet
+from devtools.ha import missing as ha_missing
 from devtools.nginx import configuration as nginx_configuration
 from devtools.nginx import nginx_binary
-from devtools.replication import ReplicationPair
+from devtools.pgcluster import Cluster
 from soak.log import say
 from soak.services import ROOT, GivenPostgres, PrivateRedis, Process, free_port
 from soak.timing import SWEEP_GRACE_S, SWEEP_INTERVAL_S, wait_until
@@ -85,10 +87,17 @@ class Stack:
         self.workdir = workdir
         self.logdir = workdir / "logs"
         self.logdir.mkdir(parents=True, exist_ok=True)
-        # a private server is a primary with a synchronous standby (the pg_failover fault); a given one is alone
-        self.postgres: ReplicationPair | GivenPostgres = (
-            GivenPostgres(database_url, pgdata) if database_url else ReplicationPair(workdir / "pg")
-        )
+        # private servers are a Patroni set (devtools/ha.py: a primary, a synchronous standby and a second standby,
+        # each in its network namespace; the pg_failover and pg_partition faults), else one cluster (where the set
+        # cannot run: ``ha_unavailable`` says why); a given server is alone
+        self.ha_unavailable = "" if database_url else ha_missing()
+        self.postgres: HaSet | Cluster | GivenPostgres
+        if database_url:
+            self.postgres = GivenPostgres(database_url, pgdata)
+        elif not self.ha_unavailable:
+            self.postgres = HaSet(workdir / "pg", members=3, archive=True)
+        else:
+            self.postgres = Cluster(workdir / "pg")
         self.redis = PrivateRedis(workdir / "redis")
         self.web_port = free_port()
         self.live_port = free_port() if live_server_command() else None
@@ -108,9 +117,11 @@ class Stack:
         return self.postgres.url(self.database)
 
     def start_services(self) -> None:
-        if isinstance(self.postgres, ReplicationPair):
-            ports = " and ".join(str(c.port) for c in self.postgres.clusters)
-            say(f"initdb + PostgreSQL ({self.postgres.bindir}), primary and synchronous standby on :{ports}")
+        if isinstance(self.postgres, HaSet):
+            count, bindir = self.postgres.count, self.postgres.bindir
+            say(f"etcd + {count} PostgreSQL ({bindir}) under Patroni, each in a network namespace")
+        elif isinstance(self.postgres, Cluster):
+            say(f"initdb + PostgreSQL ({self.postgres.bindir}) on :{self.postgres.port} alone: {self.ha_unavailable}")
         else:
             restart = "restarted once" if self.postgres.restartable else "never restarted (no --pgdata)"
             say(f"the given PostgreSQL, database {self.database} (dropped afterwards); the server is {restart}")
@@ -276,13 +287,16 @@ class Stack:
             return sum(bool(c.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone()[0]) for pid in pids)
 
     def shutdown(self) -> None:
+        self.restarting.update(self.processes)  # (a run that failed early has its supervisor still watching)
         for name in ("edge", "beat", "signer", "worker", "live", "web"):
             process = self.processes.get(name)
             if process is not None and process.alive():
                 process.stop()
         self.redis.kill()
-        if isinstance(self.postgres, ReplicationPair):
+        if isinstance(self.postgres, HaSet):
             self.postgres.shutdown()
+        elif isinstance(self.postgres, Cluster):
+            self.postgres.stop("immediate")
         else:
             import psycopg
 

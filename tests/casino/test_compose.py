@@ -16,11 +16,17 @@ COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
 
 
+MEMBERS = ("db-a", "db-b", "db-c")  # PostgreSQL under Patroni; db is HAProxy in front (docs/reliability.md)
+
+
 def test_compose_has_the_production_services():
-    assert {"db", "redis", "migrate", "web", "live", "worker", "beat"} <= set(SERVICES)
-    assert int(SERVICES["db"]["image"].split(":")[1]) >= 16
-    assert "healthcheck" in SERVICES["db"] and "healthcheck" in SERVICES["redis"]
-    assert any(v.endswith(":/var/lib/postgresql/data") for v in SERVICES["db"]["volumes"])
+    assert {"db", "etcd", *MEMBERS, "redis", "migrate", "web", "live", "worker", "beat"} <= set(SERVICES)
+    image = (ROOT / "docker/patroni/Dockerfile").read_text().split("\nFROM postgres:")[1].split("-")[0]
+    assert int(image) >= 16
+    assert "healthcheck" in SERVICES["redis"]
+    for member in MEMBERS:
+        assert "healthcheck" in SERVICES[member]
+        assert any(v.endswith(":/var/lib/postgresql/data") for v in SERVICES[member]["volumes"])
 
 
 def test_web_serves_rest_with_threads():
@@ -101,9 +107,11 @@ def test_dockerfile_default_command_is_a_real_entry_point():
 
 def test_the_app_connects_as_a_limited_role_and_only_migrate_as_the_owner():
     """Issue #12: the image's superuser only administers; the init script creates the owner and the app role."""
-    db_env = SERVICES["db"]["environment"]
-    superuser = db_env["POSTGRES_USER"]
-    assert any(v.endswith(":/docker-entrypoint-initdb.d:ro") for v in SERVICES["db"]["volumes"])
+    db_env = SERVICES["db-a"]["environment"]
+    superuser = db_env["PATRONI_SUPERUSER_USERNAME"]
+    # Patroni's post_bootstrap runs the roles script once, on the first primary
+    assert "COPY postgres-initdb/10-casino-roles.sh" in (ROOT / "docker/patroni/Dockerfile").read_text()
+    assert "casino-roles" in (ROOT / "docker/patroni/post-bootstrap.sh").read_text()
     script = (ROOT / "docker/postgres-initdb/10-casino-roles.sh").read_text()
     assert "NOSUPERUSER" in script and {"DB_OWNER_PASSWORD", "DB_APP_PASSWORD"} <= set(db_env)
     migrate = SERVICES["migrate"]["environment"]
@@ -131,7 +139,7 @@ def test_only_the_signer_holds_the_signing_keys_and_connects_as_its_own_role():
         assert "CHECKPOINT_SIGNING_KEYS" not in env, name
         assert env.get("CHECKPOINT_SIGNER") == "signer" and "CHECKPOINT_PUBLIC_KEYS" in env, name
     assert SERVICES["migrate"]["environment"]["DATABASE_SIGNER_ROLE"] == "casino_signer"
-    assert "DB_SIGNER_PASSWORD" in SERVICES["db"]["environment"]
+    assert "DB_SIGNER_PASSWORD" in SERVICES["db-a"]["environment"]
 
 
 def test_only_the_processes_that_deal_and_the_signer_hold_the_sealing_key():

@@ -1,25 +1,28 @@
-"""A database failover that loses nothing (issue 34; docs/reliability.md, "Failover").
+"""A database failover that loses nothing (issues 34 and 47; docs/reliability.md, "Failover").
 
-A primary with a synchronous standby (devtools/replication.py: two private clusters on this machine), the programs
-connecting with one multi-host URL (``target_session_attrs=read-write``), and the drill: while bots play, kill -9
-the primary, promote the standby, fence the old primary. Afterwards every action a client saw accepted is there
-exactly once, every hand verifies, the ledger reconciles, every waiting table moves on, and the time without
-service is measured (the soak's checks, soak/checks.py). Here: the pair, its roles, the fence and the wiring; the
-drill itself runs as the ``pg_failover`` fault of the suite's short soak (tests/soak/test_soak.py), which asserts
-its checks.
+Patroni and etcd (devtools/ha.py: etcd and three PostgreSQL members on this machine, each in its own network
+namespace) elect the primary, with synchronous replication in strict mode; the programs connect with one multi-host
+URL (``target_session_attrs=read-write``). Here: the URL's wiring, the set itself under a writer (the primary's
+machine killed, then the new primary partitioned), and compose's description of the same services. The drill under
+load runs as the ``pg_failover`` and ``pg_partition`` faults of the suite's short soak (tests/soak/test_soak.py),
+which asserts its checks: every action a client saw accepted is there exactly once, every hand verifies, the ledger
+reconciles, every waiting table moves on, and the time without service is measured per fault kind.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psycopg
@@ -28,9 +31,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backoffice import dbprovision
-from devtools.pgcluster import Cluster, libpq
-from devtools.replication import ReplicationPair
+from devtools.ha import COMPOSE_MEMBERS, HAPROXY_HEALTHCHECK, HaSet, compose_files, dcs_settings, ha_set, missing
+from devtools.pgcluster import libpq
 from kit import dburl
+from soak.timing import wait_until
 from tests.conftest import ROOT, wait_for
 
 
@@ -105,113 +109,145 @@ def test_the_settings_connect_through_a_multi_host_url(child_env):
     assert int(port_line) == int(hosts[0][1])
 
 
-def only(url: str, cluster: Cluster) -> str:
-    """``url`` (a role's, of the pair) naming one server of the pair, whatever it accepts."""
-    return libpq(dburl.with_hosts(url, [("127.0.0.1", str(cluster.port))]).split("?")[0])
+HA_MISSING = missing()
+needs_ha = pytest.mark.skipif(bool(HA_MISSING), reason=f"the Patroni set cannot run here: {HA_MISSING}")
 
 
 @pytest.fixture
-def pair() -> Iterator[ReplicationPair]:
-    directory = Path(tempfile.mkdtemp(prefix="casino-pair-"))
-    os.chmod(directory, 0o755)  # the servers run as the postgres OS user when we are root
-    servers = ReplicationPair(directory)
+def ha() -> Iterator[HaSet]:
+    directory = Path(tempfile.mkdtemp(prefix="casino-ha-"))
+    os.chmod(directory, 0o755)  # the servers run as the postgres OS user
+    number = None
     try:
-        servers.init()
-        yield servers
+        with ha_set(directory, members=3, archive=False) as servers:
+            assert servers.network is not None
+            number = servers.network.number
+            yield servers
     finally:
-        servers.shutdown()
         shutil.rmtree(directory, ignore_errors=True)
+    # taken down whole, whatever happened: no namespace, bridge or veth of the set is left
+    left = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert f"casino-ha{number}-" not in namespaces
+    assert not [name for name in (f"h47b{number}", *(f"h47{number}{h}" for h in ("etcd", "a", "b", "c")))
+                if f": {name}:" in left or f": {name}@" in left]  # fmt: skip
 
 
-def test_the_standby_is_synchronous_has_the_roles_takes_over_the_old_primary_stays_fenced_and_rejoins(pair):
-    assert pair.replication() == [(pair.standby.name, "streaming", "sync")]
-    superuser = pair.url("postgres")
-    with psycopg.connect(libpq(superuser), autocommit=True) as conn:
-        conn.execute("CREATE DATABASE casino_pair")
-    roles = dbprovision.provision(pair.url("casino_pair"), b"test secret")
+class Writer(threading.Thread):
+    """Inserts 0, 1, 2 ... one commit each, through the set's multi-host URL (as the application's role),
+    reconnecting after every failure; ``acknowledged``: the numbers whose COMMIT returned."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(daemon=True)
+        self.url = url
+        self.acknowledged: list[int] = []
+        self.attempted = 0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        # a partitioned server sends no reset: the socket gives up on its own (as casino/settings.py's options do)
+        options = {"connect_timeout": 2, "keepalives_idle": 1, "keepalives_interval": 1, "keepalives_count": 2,
+                   "tcp_user_timeout": 4000}  # fmt: skip
+        conn = None
+        while not self.done.is_set():
+            try:
+                if conn is None:
+                    conn = psycopg.connect(self.url, **options)
+                n = self.attempted
+                self.attempted += 1
+                conn.execute("INSERT INTO accepted VALUES (%s)", [n])
+                conn.commit()
+                self.acknowledged.append(n)
+            except psycopg.Error:
+                with contextlib.suppress(Exception):
+                    conn.close()  # type: ignore[union-attr]
+                conn = None
+                time.sleep(0.1)
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self.done.set()
+        self.join(30)
+
+
+def stored(ha: HaSet, url: str) -> set[int]:
+    with psycopg.connect(url, connect_timeout=5) as conn:
+        return {int(r[0]) for r in conn.execute("SELECT n FROM accepted").fetchall()}
+
+
+@needs_ha
+@pytest.mark.slow
+def test_patroni_fails_over_a_partitioned_primary_which_is_read_only_and_loses_no_acknowledged_commit(ha):
+    """Patroni elects, promotes and demotes: the primary is cut off the network while it runs, as a writer keeps
+    committing through HAProxy. Every commit the writer saw acknowledged is on the new primary, and the cut-off
+    primary is read-only while still cut off (its Patroni demoted it): never two primaries. (The kill of the
+    primary's machine, and this partition, under the bots' load: tests/soak/test_soak.py.)"""
+    config = json.load(urllib.request.urlopen(f"http://{ha.primary.address}:8008/config", timeout=5))
+    assert config["synchronous_mode"] is True and config["synchronous_mode_strict"] is True
+    assert sorted(m["role"] for m in ha.cluster()) == ["leader", "replica", "sync_standby"]
+    with psycopg.connect(libpq(ha.url("postgres")), autocommit=True) as conn:
+        conn.execute("CREATE DATABASE casino_ha")
+    roles = dbprovision.provision(ha.url("casino_ha"), b"test secret")
     with psycopg.connect(libpq(roles.owner_url)) as conn:
-        conn.execute("CREATE TABLE accepted (n int)")
+        conn.execute("CREATE TABLE accepted (n int PRIMARY KEY)")
         conn.execute(f"GRANT SELECT, INSERT ON accepted TO {roles.app}")
-    with psycopg.connect(libpq(roles.app_url)) as conn:
-        for n in range(50):  # each commit acknowledged: on the standby too
-            conn.execute("INSERT INTO accepted VALUES (%s)", [n])
-            conn.commit()
+    app_url = libpq(roles.app_url)
 
-    # the roles (the catalog is replicated physically) are on the standby, and it serves them read-only (a commit
-    # returns once the standby has flushed it; replaying it there follows within moments)
-    def replayed() -> bool:
-        names = {r[0] for r in pair.standby.query("SELECT rolname FROM pg_roles")}
-        return {roles.owner, roles.app, roles.signer} <= names and pair.standby.query(
-            "SELECT pg_last_wal_replay_lsn() >= pg_last_wal_receive_lsn()"
-        )[0][0]
-
-    assert wait_for(replayed, timeout=20, interval=0.1)
-    with psycopg.connect(only(roles.app_url, pair.standby)) as conn:
-        assert conn.execute("SELECT count(*) FROM accepted").fetchone() == (50,)
-        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
-            conn.execute("INSERT INTO accepted VALUES (-1)")
-
-    # synchronous: with the standby stopped, a commit is not acknowledged; it is once the standby is back
-    pair.standby.stop("fast")
-    with ThreadPoolExecutor(1) as pool, psycopg.connect(libpq(roles.app_url)) as conn:
-        conn.execute("INSERT INTO accepted VALUES (49)")
-        commit = pool.submit(conn.commit)
-        time.sleep(1.5)
-        assert not commit.done()
-        pair.standby.start()
-        commit.result(timeout=30)
-    assert pair.wait_synchronous(30)
-
-    old, new = pair.primary, pair.standby
-    times = pair.failover()
-    assert times.promote_s < 30
-    with psycopg.connect(libpq(roles.app_url)) as conn:  # the same URL: now the promoted standby
-        assert conn.info.port == new.port
-        assert conn.execute("SELECT count(*) FROM accepted").fetchone() == (51,)  # nothing acknowledged is lost
-        conn.execute("INSERT INTO accepted VALUES (50)")
-        conn.commit()
-
-    old.start()  # a supervisor starts the old primary again: it comes back a read-only standby
-    assert old.in_recovery()
-    with psycopg.connect(only(roles.app_url, old)) as conn, pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
-        conn.execute("INSERT INTO accepted VALUES (-1)")
-    with psycopg.connect(libpq(roles.app_url)) as conn:  # it is listed first, and still never chosen
-        assert conn.info.port == new.port
-
-    # rebuilt (pg_rewind) as the new primary's synchronous standby, the pair can fail over again, back to the first
-    pair.rejoin()
-    assert pair.replication() == [(old.name, "streaming", "sync")]
-    with psycopg.connect(libpq(roles.app_url)) as conn:
-        conn.execute("INSERT INTO accepted VALUES (51)")
-        conn.commit()
-    pair.failover()
-    with psycopg.connect(libpq(roles.app_url)) as conn:
-        assert conn.info.port == old.port
-        assert conn.execute("SELECT count(*) FROM accepted").fetchone() == (53,)
+    writer = Writer(app_url)
+    writer.start()
+    assert wait_for(lambda: len(writer.acknowledged) >= 10, timeout=30, interval=0.1)
+    old = ha.partition_primary()
+    new, _ = ha.wait_new_primary(old, timeout=90)
+    assert wait_until(ha.members[old].in_recovery, 20, 0.2)  # still cut off, and read-only: demoted
+    before = len(writer.acknowledged)
+    assert wait_for(lambda: len(writer.acknowledged) > before + 5, timeout=30, interval=0.1)
+    writer.stop()
+    assert set(writer.acknowledged) <= stored(ha, app_url)  # nothing acknowledged is lost
+    assert stored(ha, app_url) <= set(range(writer.attempted))
+    with psycopg.connect(app_url) as conn:  # HAProxy sends the same URL to the new primary
+        assert conn.execute("SELECT host(inet_server_addr())").fetchone() == (ha.members[new].address,)
+    ha.heal(old)  # the links are back: it rejoins as a standby (pg_rewind if its WAL went further)
+    ha.wait(ha.whole, 90, f"{old} did not rejoin")
+    assert ha.members[old].in_recovery()
 
 
-def test_compose_runs_the_pair_and_every_url_names_both():
-    """docker-compose.yml documents the pair (Docker is not runnable here: statically)."""
+def test_compose_runs_the_same_patroni_set_and_every_url_goes_through_haproxy():
+    """docker-compose.yml describes devtools/ha.py's set (Docker is not runnable here: statically): etcd, three
+    members under Patroni with the same settings (docker/'s generated files are what devtools/ha.py makes now),
+    HAProxy in front as ``db``, and every process's URL naming ``db``."""
     import yaml
+
+    for name, text in compose_files().items():  # `python -m devtools.ha compose` was run after the last change
+        assert (ROOT / name).read_text() == text, name
+    patroni = yaml.safe_load((ROOT / "docker/patroni/patroni.yml").read_text())
+    dcs = patroni["bootstrap"]["dcs"]
+    assert dcs["synchronous_mode"] is True and dcs["synchronous_mode_strict"] is True
+    assert dcs == dcs_settings(archive=True)  # the suite's set: the same plus its disposable fsync and buffers
+    assert "pgbackrest" in patroni["postgresql"]["parameters"]["archive_command"]
+    assert patroni["bootstrap"]["post_bootstrap"] == "/usr/local/bin/casino-post-bootstrap"
+    dockerfile = (ROOT / "docker/patroni/Dockerfile").read_text()
+    assert "COPY patroni/post-bootstrap.sh /usr/local/bin/casino-post-bootstrap" in dockerfile
+    assert "patroni pgbackrest" in dockerfile and 'CMD ["patroni", "/etc/patroni/patroni.yml"]' in dockerfile
 
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    primary, standby = services["db"], services["db-standby"]
-    assert "synchronous_standby_names=db_standby" in primary["command"]
-    assert "synchronous_commit=on" in primary["command"] and "wal_level=replica" in primary["command"]
-    script = standby["command"][-1]
-    assert "pg_basebackup -h db -U replicator" in script and '"application_name=db_standby"' in script
-    assert "synchronous_standby_names=" in script  # once promoted, it waits for no standby of its own
-    assert standby["depends_on"]["db"]["condition"] == "service_healthy" and "healthcheck" in standby
-    assert "DB_REPLICATION_PASSWORD" in primary["environment"]
-    roles_script = (ROOT / "docker/postgres-initdb/10-casino-roles.sh").read_text()
-    assert "LOGIN REPLICATION NOSUPERUSER" in roles_script and "host replication" in roles_script
+    assert services["etcd"]["image"].startswith("quay.io/coreos/etcd:")
+    for member in COMPOSE_MEMBERS:
+        env = services[member]["environment"]
+        assert env["PATRONI_NAME"] == member and env["PATRONI_ETCD3_HOSTS"] == "etcd:2379"
+        assert env["PATRONI_POSTGRESQL_CONNECT_ADDRESS"] == f"{member}:5432"
+        assert services[member]["build"] == {"context": "docker", "dockerfile": "patroni/Dockerfile"}
+        assert "pgbackrest:/var/lib/pgbackrest" in services[member]["volumes"]  # the shared repository
+        assert services[member]["depends_on"]["etcd"]["condition"] == "service_healthy"
+    proxy = services["db"]
+    assert proxy["image"].startswith("haproxy:") and set(proxy["depends_on"]) == set(COMPOSE_MEMBERS)
+    assert "./docker/haproxy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro" in proxy["volumes"]
+    assert proxy["healthcheck"]["test"] == ["CMD", "bash", "-c", HAPROXY_HEALTHCHECK]  # a primary behind it
     urls = [compose["x-app-env"]["DATABASE_URL"], services["migrate"]["environment"]["MIGRATE_DATABASE_URL"],
             services["signer"]["environment"]["DATABASE_URL"]]  # fmt: skip
     for url in (re.sub(r"\$\{[^}]*\}", "secret", url) for url in urls):  # (as compose substitutes them)
-        assert [host for host, _ in dburl.hosts_of(url)] == ["db", "db-standby"], url
+        assert dburl.hosts_of(url) == [("db", "5432")], url
         assert url.endswith("?target_session_attrs=read-write"), url
-    # nothing starts before the standby streams (until then the primary's commits wait): directly or after migrate
-    assert services["migrate"]["depends_on"]["db-standby"]["condition"] == "service_healthy"
-    for name in ("web", "live", "worker", "beat", "signer", "lab-worker"):
-        assert {"db-standby", "migrate"} & set(services[name]["depends_on"]), name
+    for name in ("migrate", "web", "live", "worker", "beat", "signer", "lab-worker"):
+        assert {"db", "migrate"} & set(services[name]["depends_on"]), name
+    assert services["migrate"]["depends_on"]["db"]["condition"] == "service_healthy"
