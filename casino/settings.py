@@ -208,6 +208,22 @@ SIGNER_DATABASE_URL = os.environ.get("SIGNER_DATABASE_URL", "")
 DATABASE_SIGNER_ROLE = os.environ.get("DATABASE_SIGNER_ROLE") or (
     str(dburl.parse(SIGNER_DATABASE_URL).get("USER") or "") if SIGNER_DATABASE_URL else ""
 )
+# The cashier's role (issue #43, ledger/cashier_role.py): deposits, withdrawals and corrections are written through a
+# connection of their own (alias "cashier") as CASHIER_DATABASE_URL's user, on the same database as DATABASE_URL;
+# the application's role may not insert a ledger transaction. Only the processes that serve the cashier get it.
+CASHIER_DATABASE_URL = os.environ.get("CASHIER_DATABASE_URL", "")
+_cashier = dburl.parse(CASHIER_DATABASE_URL) if CASHIER_DATABASE_URL else None
+if _cashier:
+    DATABASES["cashier"] = {
+        **{key: value for key, value in _db.items() if key != "TEST"},
+        "USER": _cashier["USER"],
+        "PASSWORD": _cashier["PASSWORD"],
+        "TEST": {"MIRROR": "default"},
+    }
+DATABASE_CASHIER_ROLE = os.environ.get("DATABASE_CASHIER_ROLE") or (str(_cashier.get("USER") or "") if _cashier else "")
+# Tests only (casino/settings_test.py): (cashier role, application role) that a test's connection switches between
+# with SET ROLE, so a cashier entry shares the test's transaction.
+DATABASE_CASHIER_SET_ROLE: tuple[str, str] | None = None
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis and Celery ----------------------------------------------------------------------------------------

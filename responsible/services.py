@@ -253,10 +253,11 @@ def deposit(
     now: int | None = None,
 ) -> Transaction:
     """A cashier deposit that passes the player's deposit limits (409 ``limit_reached``), in the transaction
-    that locks his account: two deposits at once cannot together pass a limit."""
-    now = now_ms() if now is None else now
+    that locks his account: two deposits at once cannot together pass a limit. The clock is read under the lock
+    (issue #43): read before it, a deposit committed while this one waited would have looked like the future."""
     with transaction.atomic():
         loaded = lock_account(_uid(user))
+        now = now_ms() if now is None else now
         if any(k.startswith("deposit:") for k in loaded.state.limits):
             usages = deposit_usages(loaded.state.limits, deposit_facts(loaded.user_id, since=_since(now)), now_ms=now)
             over = binding(u for u in usages if u.used + amount > u.limit)
