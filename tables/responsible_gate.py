@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from gamemath.enums import StakeMode
 from responsible import account as acc
 from responsible.errors import RealityCheckDue, excluded, limit_reached
 from responsible.policy import (
@@ -175,9 +176,24 @@ def _session_usage(state: acc.AccountState, now_ms: int) -> Usage:
     return Usage(Kind.SESSION, None, minutes, acc.session_elapsed_ms(state, now_ms) // 60_000)
 
 
+def _least_stake(state: TableState) -> int | None:
+    """The least stake at the table: what a timeout stakes for a punter who owes a bet (RULES.md 7), S under
+    ``bank_fixed``, else the minimum bet."""
+    config = state.config
+    if config is None:
+        return None
+    if config.rules.stake_mode == StakeMode.BANK_FIXED:
+        stake = state.hand.stake if state.hand is not None else state.stake
+        if stake is not None:
+            return stake
+    return config.min_bet
+
+
 def open_gate(*, state: TableState, actor_id: int | None, events: Sequence[Event], now_ms: int) -> Gate:
     """Lock the accounts of everyone the command concerns (creating those of players sitting down) and work out
-    the loss rooms of those with a loss limit."""
+    the loss rooms of those with a loss limit. A player whose stake limit is below the table's least stake may
+    stake nothing here (blocked: room 0), so no timeout stakes the minimum for him, and he does not hold the bank
+    either (a bank risks more than any stake)."""
     users = {int(s.player_id) for s in state.seats}
     sitting = {int(e.player_id) for e in events if isinstance(e, SeatTaken)}
     if actor_id is not None:
@@ -185,8 +201,12 @@ def open_gate(*, state: TableState, actor_id: int | None, events: Sequence[Event
     accounts = lock_accounts(users | sitting, create=bool(sitting))
     gate = Gate(now_ms=now_ms, accounts=accounts)
     since = datetime.fromtimestamp((now_ms - LONGEST_PERIOD_MS) / 1000, tz=UTC)
+    least = _least_stake(state)
     for uid, loaded in accounts.items():
         block = _block(loaded.state, now_ms)
+        over = stake_refusal(loaded.state.limits, least) if block is None and least is not None else None
+        if over is not None:  # a stake limit below the least stake: no timeout stakes the minimum for him (#43)
+            block = limit_reached(over, f"The least stake here ({least}) passes your stake limit ({over.limit}).")
         if block is not None:
             gate.blocked[uid] = block
         if any(key.startswith(f"{Kind.LOSS}:") for key in loaded.state.limits):

@@ -484,3 +484,25 @@ def test_no_timeout_stakes_for_a_player_whose_reality_check_is_due(
         assert not by_timeout and "limit_reached" in skipped
     else:
         assert by_timeout  # the control: the rules stake the minimum for a punter who lets his bet time out
+
+
+@pytest.mark.parametrize("limit", [5, 10])
+def test_no_timeout_stakes_the_minimum_past_a_stake_limit(
+    limit: int, as_staff: APIClient, player: Any, fund: Any, client_for: Callable[[Any], APIClient]
+) -> None:
+    """Issue #43: the stake limit applies to the minimum a timed-out punter is staked (10 at this table). With a
+    limit of 5 nobody stakes him 10; with 10 (the control) the rules stake the minimum as before."""
+    fund(player, 1000)
+    client = client_for(player)
+    ok(set_limit(client, "stake", limit))
+    table_id = house_table(as_staff, "spanish")
+    sit(client, table_id)
+    for _ in range(10):
+        state = loader.load_table(table_id).state
+        if state.awaiting is None or any(e.type == "HandSettled" for e in load_stream(table_id)):
+            break
+        now = max(state.awaiting.deadline_ms, rg.now_ms())
+        table_services.table_timeout(table_id=table_id, version=state.version, now_ms=now)
+    by_timeout = [e for e in load_stream(table_id) if e.type == "BetPlaced" and e.data.get("by_timeout")]
+    assert bool(by_timeout) == (limit >= 10)
+    assert all(e.data["amount"] <= limit for e in by_timeout)
