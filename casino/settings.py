@@ -224,6 +224,8 @@ DATABASE_CASHIER_ROLE = os.environ.get("DATABASE_CASHIER_ROLE") or (str(_cashier
 # Tests only (casino/settings_test.py): (cashier role, application role) that a test's connection switches between
 # with SET ROLE, so a cashier entry shares the test's transaction.
 DATABASE_CASHIER_SET_ROLE: tuple[str, str] | None = None
+# Four eyes (issue #43, backoffice/credits.py): an operator's deposit above this many chips waits for a second operator.
+CASHIER_SECOND_OPERATOR_ABOVE = env_int("CASHIER_SECOND_OPERATOR_ABOVE", 100_000)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis and Celery ----------------------------------------------------------------------------------------

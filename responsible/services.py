@@ -259,7 +259,9 @@ def deposit(
         loaded = lock_account(_uid(user))
         now = now_ms() if now is None else now
         if any(k.startswith("deposit:") for k in loaded.state.limits):
-            usages = deposit_usages(loaded.state.limits, deposit_facts(loaded.user_id, since=_since(now)), now_ms=now)
+            usages = deposit_usages(
+                loaded.state.limits, deposit_facts(loaded.user_id, since=_since(now), now_ms=now), now_ms=now
+            )
             over = binding(u for u in usages if u.used + amount > u.limit)
             if over is not None:
                 raise limit_reached(over, f"A deposit of {amount} passes the player's {over.period}ly deposit limit.")

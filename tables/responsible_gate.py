@@ -210,7 +210,7 @@ def open_gate(*, state: TableState, actor_id: int | None, events: Sequence[Event
         if block is not None:
             gate.blocked[uid] = block
         if any(key.startswith(f"{Kind.LOSS}:") for key in loaded.state.limits):
-            settled, at_risk = loss_facts(uid, since=since)
+            settled, at_risk = loss_facts(uid, since=since, now_ms=now_ms)
             usage = binding(loss_usages(loaded.state.limits, settled, at_risk=at_risk, now_ms=now_ms))
             room = loss_room(loaded.state.limits, settled, at_risk=at_risk, now_ms=now_ms)
             if usage is not None and room is not None:

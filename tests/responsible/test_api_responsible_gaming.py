@@ -506,3 +506,41 @@ def test_no_timeout_stakes_the_minimum_past_a_stake_limit(
     by_timeout = [e for e in load_stream(table_id) if e.type == "BetPlaced" and e.data.get("by_timeout")]
     assert bool(by_timeout) == (limit >= 10)
     assert all(e.data["amount"] <= limit for e in by_timeout)
+
+
+def _settle_by_timeouts(table_id: int, *, ahead_ms: int) -> None:
+    """Play the table's hand to its settlement by timeouts, with a clock ``ahead_ms`` ahead of this one (another
+    process's command whose clock read later)."""
+    for _ in range(10):
+        state = loader.load_table(table_id).state
+        if state.awaiting is None or any(e.type == "HandSettled" for e in load_stream(table_id)):
+            return
+        now = max(state.awaiting.deadline_ms, rg.now_ms()) + ahead_ms
+        table_services.table_timeout(table_id=table_id, version=state.version, now_ms=now)
+
+
+def test_a_loss_settled_at_one_table_while_a_stake_is_decided_at_another_counts(
+    as_staff: APIClient, make_user: Callable[..., Any], fund: Any, client_for: Callable[[Any], APIClient]
+) -> None:
+    """Issue #43: a losing settlement at table A whose command's clock ran ahead (it read its clock later, and
+    committed before the stake's command at table B read the facts) was counted nowhere: no longer at risk, and
+    "in the future" of B's clock. Loss used 20 of a limit of 10. Now it counts at B's clock: the stake is refused.
+    The outcome at A is the cards': rounds until the player loses there (a win is the control: B is accepted)."""
+    for _ in range(30):
+        player = make_user("loser")
+        fund(player, 1000)
+        client = client_for(player)
+        ok(set_limit(client, "loss", 10, "day"))
+        first, second = house_table(as_staff), house_table(as_staff)
+        sit(client, first)
+        ok(bet(client, first, 10))
+        _settle_by_timeouts(first, ahead_ms=600_000)
+        settled = next(e for e in load_stream(first) if e.type == "HandSettled")
+        net = sum(r["net"] for r in settled.data["results"] if r["player_id"] == str(player.pk))
+        sit(client, second)
+        if net < 0:
+            details = assert_error(bet(client, second, 10), 409, "limit_reached")
+            assert details["used"] == 10 and details["remaining"] == 0
+            return
+        ok(bet(client, second, 10))  # the control: a win or a push leaves the whole limit
+    pytest.fail("the player never lost in 30 hands")
