@@ -268,6 +268,25 @@ def deposit(
         return ledger.deposit(user=user, amount=amount, reference=reference, operator=operator, cause=cause)
 
 
+def record_session_block(loaded: Loaded, now_ms: int) -> None:
+    """The session limit used up: no new session before a day after this one began (recorded once, when the
+    player leaves a table or the sweep releases his seats)."""
+    state = loaded.state
+    if acc.session_limit_reached(state, now_ms) and not acc.session_blocked(state, now_ms):
+        until = acc.session_block_until(state)
+        append(loaded, [acc.AccountEvent(type="session_limit_reached", at_ms=now_ms, data={"until_ms": until})])
+
+
+def session_end(*, user: AbstractBaseUser | int, now: int | None = None) -> None:
+    """The player signed out: his session, if one is running, ends (API.md v1.3); the next stake starts one."""
+    with transaction.atomic():
+        loaded = lock_account(_uid(user))
+        now = now_ms() if now is None else now
+        if loaded.state.session_started_ms is not None:
+            record_session_block(loaded, now)
+            append(loaded, [acc.AccountEvent(type="session_ended", at_ms=now)])
+
+
 def sweep(*, seated: Collection[int], now: int | None = None) -> tuple[dict[str, int], list[int]]:
     """The periodic duties (beat): lapse expired requests and end exclusions that are over. Returns the counts
     (``lapsed``, ``ended``) and, of the ``seated`` players, those whose seats must be released: excluded, or their
@@ -291,5 +310,6 @@ def sweep(*, seated: Collection[int], now: int | None = None) -> tuple[dict[str,
                 append(loaded, [acc.AccountEvent(type="exclusion_ended", at_ms=now)])
                 counts["ended"] += 1
             if user_id in seated and (state.excluded(now) or acc.session_limit_reached(state, now)):
+                record_session_block(loaded, now)
                 release.append(user_id)
     return counts, release

@@ -30,6 +30,7 @@ from responsible.policy import (
     loss_usages,
     stake_refusal,
 )
+from responsible.services import record_session_block
 from responsible.store import Loaded, append, lock_accounts, loss_facts
 from rules import (
     BankPassed,
@@ -44,7 +45,6 @@ from rules import (
     TableState,
 )
 from rules import LimitReached as CoreLimitReached
-from tables.models import TableSeat
 
 _TRIGGERS = (BetPlaced, StakeRaised, HandSplit, HandOpened, BankPassed, FirstBankerDrawn, SeatTaken, SeatLeft)
 _STAKES = (BetPlaced, StakeRaised, HandSplit)
@@ -131,26 +131,19 @@ class Gate:
                 raise limit_reached(over, f"A stake of {e.amount} passes your stake limit ({over.limit}).")
 
     def record(self, *, table_id: int, events: Sequence[Event]) -> None:
-        """Start the session of a player who sits down holding no seat; end it when he leaves his last one."""
+        """A stake starts the player's session when none is running (API.md v1.3: from the first stake after
+        signing in; leaving a table or sitting at another restarts neither it nor the reality check's clock) and
+        now and then records it as active; leaving a table when the session limit is used up records the block
+        until the next day."""
         for e in events:
-            if isinstance(e, SeatTaken):
+            if isinstance(e, _STAKES):
                 loaded = self.accounts.get(int(e.player_id))
-                if loaded is not None and loaded.state.session_started_ms is None:
-                    append(loaded, [acc.AccountEvent(type="session_started", at_ms=self.now_ms)])
+                if loaded is not None:
+                    append(loaded, acc.session_stake_events(loaded.state, self.now_ms))
             elif isinstance(e, SeatLeft):
                 loaded = self.accounts.get(int(e.player_id))
-                if loaded is None or loaded.state.session_started_ms is None:
-                    continue
-                if TableSeat.objects.filter(user_id=loaded.user_id).exclude(table_id=table_id).exists():
-                    continue
-                ended: list[acc.AccountEvent] = []
-                if acc.session_limit_reached(loaded.state, self.now_ms):
-                    until = acc.session_block_until(loaded.state)
-                    ended.append(
-                        acc.AccountEvent(type="session_limit_reached", at_ms=self.now_ms, data={"until_ms": until})
-                    )
-                ended.append(acc.AccountEvent(type="session_ended", at_ms=self.now_ms))
-                append(loaded, ended)
+                if loaded is not None:
+                    record_session_block(loaded, self.now_ms)
 
 
 def _block(state: acc.AccountState, now: int) -> Exception | None:

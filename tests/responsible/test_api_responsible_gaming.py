@@ -64,6 +64,13 @@ def view(client: APIClient, table_id: int) -> dict[str, Any]:
     return ok(client.get(f"/api/v1/tables/{table_id}"))
 
 
+def play_a_hand(client: APIClient, table_id: int) -> None:
+    """Bet the minimum and stand (a hand that ends by itself needs no stand): the stake starts or continues the
+    player's session (API.md v1.3)."""
+    ok(bet(client, table_id, 10))
+    client.post(f"/api/v1/tables/{table_id}/actions", {"action": "stand"}, format="json")
+
+
 def set_limit(client: APIClient, kind: str, amount: int | None, period: str | None = None) -> Any:
     body: dict[str, Any] = {"kind": kind, "amount": amount}
     if period is not None:
@@ -217,6 +224,7 @@ def test_a_reality_check_falls_due_and_blocks_stakes_until_acknowledged(
     ok(set_limit(client, "reality_check", 15))
     table_id = house_table(as_staff)
     sit(client, table_id)
+    play_a_hand(client, table_id)  # the session starts with the first stake
     assert view(client, table_id)["you"]["limits"]["reality_check_due"] is False
     clock.shift(timedelta(minutes=16))
     due = view(client, table_id)["you"]["limits"]["reality_check_due"]
@@ -225,7 +233,8 @@ def test_a_reality_check_falls_due_and_blocks_stakes_until_acknowledged(
     shown = ok(client.post("/api/v1/me/reality-check"))
     assert shown["acknowledged"] is True
     ok(bet(client, table_id, 10))
-    assert [e.type for e in stream(player.pk)][-2:] == ["reality_check_shown", "reality_check_acknowledged"]
+    recorded = [e.type for e in stream(player.pk) if e.type != "session_active"]  # (the stake's activity record)
+    assert recorded[-2:] == ["reality_check_shown", "reality_check_acknowledged"]
 
 
 def test_the_session_limit_releases_the_seats_and_refuses_new_ones_until_the_next_day(
@@ -236,8 +245,11 @@ def test_the_session_limit_releases_the_seats_and_refuses_new_ones_until_the_nex
     ok(set_limit(client, "session", 30))
     table_id = house_table(as_staff)
     sit(client, table_id)
+    assert view(client, table_id)["you"]["limits"]["remaining_session_s"] == 30 * 60  # no stake yet: no session
+    play_a_hand(client, table_id)
     clock.shift(timedelta(minutes=20))
     assert 0 < view(client, table_id)["you"]["limits"]["remaining_session_s"] <= 600
+    play_a_hand(client, table_id)  # still staking: the session goes on
     clock.shift(timedelta(minutes=11))
     details = assert_error(bet(client, table_id, 10), 409, "limit_reached")
     assert details["kind"] == "session" and details["limit"] == 30
@@ -246,6 +258,45 @@ def test_the_session_limit_releases_the_seats_and_refuses_new_ones_until_the_nex
     assert_error(client.post(f"/api/v1/tables/{table_id}/seats", {}, format="json"), 409, "limit_reached")
     clock.shift(timedelta(days=1))
     sit(client, table_id)
+
+
+def test_leaving_and_sitting_again_restarts_neither_the_session_limit_nor_the_reality_check(
+    as_staff: APIClient, player: Any, fund: Any, client_for: Callable[[Any], APIClient], clock: Any
+) -> None:
+    """Issue #43 (API.md v1.3): the session runs from the first stake after signing in, whatever tables are left or
+    joined; it ends at sign-out (the next stake starts a new one)."""
+    fund(player, 1000)
+    client = client_for(player)
+    ok(set_limit(client, "session", 30))
+    first, second = house_table(as_staff), house_table(as_staff)
+    sit(client, first)
+    play_a_hand(client, first)
+    clock.shift(timedelta(minutes=20))
+    play_a_hand(client, first)
+    client.delete(f"/api/v1/tables/{first}/seats/me")  # leaving (between hands, or after the one in play)
+    sit(client, second)  # sitting at another table: the same session
+    assert view(client, second)["you"]["limits"]["remaining_session_s"] <= 600
+    clock.shift(timedelta(minutes=11))
+    details = assert_error(bet(client, second, 10), 409, "limit_reached")
+    assert details["kind"] == "session"
+    started = [e.type for e in stream(player.pk)].count("session_started")
+    assert started == 1
+
+
+def test_the_sign_out_ends_the_session_and_the_next_stake_starts_one(
+    as_staff: APIClient, player: Any, fund: Any, client_for: Callable[[Any], APIClient]
+) -> None:
+    fund(player, 1000)
+    client = client_for(player)
+    table_id = house_table(as_staff)
+    sit(client, table_id)
+    play_a_hand(client, table_id)
+    assert client.post("/api/v1/auth/logout", {}, format="json").status_code == 204
+    assert read_account(player.pk).session_started_ms is None
+    again = client_for(player)
+    play_a_hand(again, table_id)
+    types = [e.type for e in stream(player.pk)]
+    assert types.count("session_started") == 2 and types.count("session_ended") == 1
 
 
 # --- breaks and self-exclusion --------------------------------------------------------------------------------------
@@ -467,8 +518,11 @@ def test_no_timeout_stakes_for_a_player_whose_reality_check_is_due(
     fund(player, 1000)
     client = client_for(player)
     ok(set_limit(client, "reality_check", 15))
+    first = house_table(as_staff)
+    sit(client, first)
+    play_a_hand(client, first)  # the session starts with a stake, at another table
     table_id = house_table(as_staff, "spanish")
-    sit(client, table_id)  # the session starts
+    sit(client, table_id)
     if due:
         clock.shift(timedelta(minutes=16))  # his reality check falls due while the table waits for his bet
     for _ in range(10):
