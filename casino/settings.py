@@ -16,6 +16,7 @@ Required in production: SECRET_KEY, DATABASE_URL, REDIS_URL, ALLOWED_HOSTS. `mak
 
 from __future__ import annotations
 
+import copy
 import os
 import warnings
 from datetime import timedelta
@@ -215,7 +216,7 @@ CASHIER_DATABASE_URL = os.environ.get("CASHIER_DATABASE_URL", "")
 _cashier = dburl.parse(CASHIER_DATABASE_URL) if CASHIER_DATABASE_URL else None
 if _cashier:
     DATABASES["cashier"] = {
-        **{key: value for key, value in _db.items() if key != "TEST"},
+        **copy.deepcopy({key: value for key, value in _db.items() if key != "TEST"}),  # a pool of its own
         "USER": _cashier["USER"],
         "PASSWORD": _cashier["PASSWORD"],
         "TEST": {"MIRROR": "default"},
