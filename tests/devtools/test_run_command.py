@@ -140,6 +140,7 @@ def test_run_serves_everything_the_readme_tour_works_and_ctrl_c_stops_it(tmp_pat
     assert "operator" in output and "alice" in output, "demo credentials were not printed"
     assert password in output, "the demo password was not printed"
     assert f"{base}/api/docs/" in output
+
     def still_running() -> list[psutil.Process]:
         alive = []
         for process in tree:
