@@ -232,8 +232,9 @@ class PendingCreditAdmin(ViewOnlyAdmin):
     def has_module_permission(self, request: HttpRequest) -> bool:
         return self.has_view_permission(request)
 
-    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
-        return super().get_actions(request) if request.user.has_perm(CASHIER_PERMISSION) else {}
+    def has_cashier_permission(self, request: HttpRequest) -> bool:
+        """Who may approve or reject (the actions' ``permissions=["cashier"]``)."""
+        return bool(request.user.has_perm(CASHIER_PERMISSION))
 
     def _decide(self, request: HttpRequest, queryset: QuerySet[PendingCredit], approve: bool) -> None:
         for pending in queryset.order_by("id"):
@@ -247,11 +248,11 @@ class PendingCreditAdmin(ViewOnlyAdmin):
             else:
                 messages.success(request, f"Credit #{pending.pk} {'approved' if approve else 'rejected'}.")
 
-    @admin.action(description="Approve the selected credits (a second operator)")
+    @admin.action(description="Approve the selected credits (a second operator)", permissions=["cashier"])
     def approve(self, request: HttpRequest, queryset: QuerySet[PendingCredit]) -> None:
         self._decide(request, queryset, approve=True)
 
-    @admin.action(description="Reject the selected credits")
+    @admin.action(description="Reject the selected credits", permissions=["cashier"])
     def reject(self, request: HttpRequest, queryset: QuerySet[PendingCredit]) -> None:
         self._decide(request, queryset, approve=False)
 
