@@ -216,11 +216,13 @@ CASHIER_DATABASE_URL = os.environ.get("CASHIER_DATABASE_URL", "")
 _cashier = dburl.parse(CASHIER_DATABASE_URL) if CASHIER_DATABASE_URL else None
 if _cashier:
     DATABASES["cashier"] = {
-        **copy.deepcopy({key: value for key, value in _db.items() if key != "TEST"}),  # a pool of its own
+        **copy.deepcopy({key: value for key, value in _db.items() if key != "TEST"}),
         "USER": _cashier["USER"],
         "PASSWORD": _cashier["PASSWORD"],
+        "CONN_MAX_AGE": 0,  # a connection per request that writes an entry: no pool (a few entries a minute)
         "TEST": {"MIRROR": "default"},
     }
+    DATABASES["cashier"]["OPTIONS"].pop("pool", None)
 DATABASE_CASHIER_ROLE = os.environ.get("DATABASE_CASHIER_ROLE") or (str(_cashier.get("USER") or "") if _cashier else "")
 # Tests only (casino/settings_test.py): (cashier role, application role) that a test's connection switches between
 # with SET ROLE, so a cashier entry shares the test's transaction.
