@@ -38,7 +38,8 @@ from kit.admin_lookups import DeclaredLookupsOnly, ViewOnlyAdmin
 from kit.serializers import MAX_CHIP_AMOUNT
 from ledger import services as ledger
 from ledger.errors import LedgerError
-from ledger.models import Account, Balance
+from ledger.models import Account, Balance, PendingCredit
+from responsible import credits
 from responsible import services as responsible
 from rules import DomainError
 from tables.models import Dispute, HandParticipant
@@ -177,6 +178,16 @@ class PlayerAdmin(ViewOnlyAdmin):  # players register through the API
         if not form.is_valid():
             return self._page(request, player, form)
         operation = form.cleaned_data["operation"]
+        if operation == "deposit" and credits.needs_second_operator(form.cleaned_data["amount"]):  # four eyes
+            pending = credits.request_credit(
+                user=player,
+                amount=form.cleaned_data["amount"],
+                reference=form.cleaned_data["reference"],
+                operator=request.user,
+                cause=form.cause(),
+            )
+            messages.info(request, f"Credit #{pending.pk} of {pending.amount} chips waits for a second operator.")
+            return HttpResponseRedirect(reverse("admin:casino_player_change", args=[player.pk]))
         post = responsible.deposit if operation == "deposit" else ledger.withdraw  # deposits within the limits
         try:
             entry = post(
@@ -201,6 +212,49 @@ class PlayerAdmin(ViewOnlyAdmin):  # players register through the API
         )
         messages.success(request, message)
         return HttpResponseRedirect(reverse("admin:casino_player_change", args=[player.pk]))
+
+
+@admin.register(PendingCredit)
+class PendingCreditAdmin(ViewOnlyAdmin):
+    """Four eyes (issue #43): the credits above ``CASHIER_SECOND_OPERATOR_ABOVE`` chips that one operator asked
+    for; another operator with the cashier's permission approves (posts) or rejects them here."""
+
+    list_display = ("id", "requested_at", "user", "amount", "reference", "requested_by", "status", "decided_by")
+    list_filter = ("status",)
+    ordering = ("-requested_at", "-id")
+    list_select_related = ("user", "requested_by", "decided_by")
+    actions = ("approve", "reject")
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """The cashier's holders (who decide them) and whoever may view them."""
+        return request.user.has_perm(CASHIER_PERMISSION) or super().has_view_permission(request, obj)
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return self.has_view_permission(request)
+
+    def has_cashier_permission(self, request: HttpRequest) -> bool:
+        """Who may approve or reject (the actions' ``permissions=["cashier"]``)."""
+        return bool(request.user.has_perm(CASHIER_PERMISSION))
+
+    def _decide(self, request: HttpRequest, queryset: QuerySet[PendingCredit], approve: bool) -> None:
+        for pending in queryset.order_by("id"):
+            try:
+                if approve:
+                    credits.approve_credit(pending_id=pending.pk, approver=request.user)
+                else:
+                    credits.reject_credit(pending_id=pending.pk, operator=request.user)
+            except (credits.CreditRefused, LedgerError, DomainError) as exc:
+                messages.error(request, str(getattr(exc, "message", exc)))
+            else:
+                messages.success(request, f"Credit #{pending.pk} {'approved' if approve else 'rejected'}.")
+
+    @admin.action(description="Approve the selected credits (a second operator)", permissions=["cashier"])
+    def approve(self, request: HttpRequest, queryset: QuerySet[PendingCredit]) -> None:
+        self._decide(request, queryset, approve=True)
+
+    @admin.action(description="Reject the selected credits", permissions=["cashier"])
+    def reject(self, request: HttpRequest, queryset: QuerySet[PendingCredit]) -> None:
+        self._decide(request, queryset, approve=False)
 
 
 @admin.register(LogEntry)

@@ -93,8 +93,7 @@ def _frame(chart_id: str, label: str, y_ticks: list[float], x_labels: list[tuple
 
 def _svg(chart_id: str, label: str, body: str) -> SafeString:
     return format_html(
-        '<svg id="{}" class="chart" viewBox="0 0 {} {}" role="img" aria-label="{}" preserveAspectRatio="none">'
-        "{}</svg>",
+        '<svg id="{}" class="chart" viewBox="0 0 {} {}" role="img" aria-label="{}" preserveAspectRatio="none">{}</svg>',
         chart_id,
         WIDTH,
         HEIGHT,

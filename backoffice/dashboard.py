@@ -107,13 +107,9 @@ def _hours(start: datetime, count: int) -> list[datetime]:
 def _chips() -> Chips:
     # every account but the players' (the house's and the tables' escrows: user_id IS NULL, through the unique
     # index on user_id), summed by kind
-    totals = dict(
-        Balance.objects.filter(account__user__isnull=True).values_list("kind").annotate(total=Sum("balance"))
-    )
+    totals = dict(Balance.objects.filter(account__user__isnull=True).values_list("kind").annotate(total=Sum("balance")))
     escrow, bankroll, cage, fees = (int(totals.get(kind, 0)) for kind in ("escrow", "bankroll", "cage", "fees"))
-    return Chips(
-        wallets=-(cage + bankroll + fees + escrow), escrow=escrow, bankroll=bankroll, fees=fees, cage=cage
-    )
+    return Chips(wallets=-(cage + bankroll + fees + escrow), escrow=escrow, bankroll=bankroll, fees=fees, cage=cage)
 
 
 def build(now: datetime | None = None) -> Dashboard:
@@ -136,9 +132,7 @@ def build(now: datetime | None = None) -> Dashboard:
     )
     for hour, preset, house_banked, n in rows:
         per_hour[series_name(preset, house_banked)][hour] = n
-    hands_per_hour = {
-        name: [(h, counts.get(h, 0)) for h in hours] for name, counts in sorted(per_hour.items())
-    }
+    hands_per_hour = {name: [(h, counts.get(h, 0)) for h in hours] for name, counts in sorted(per_hour.items())}
 
     per_day: dict[str, dict[datetime, int]] = defaultdict(dict)
     net_rows = (
@@ -164,7 +158,9 @@ def build(now: datetime | None = None) -> Dashboard:
         net_per_day=net_per_day,
         net_total={name: sum(nets.values()) for name, nets in per_day.items()},
         open_disputes=Dispute.objects.filter(status=DisputeStatus.OPEN).count(),
-        latest_disputes=list(Dispute.objects.filter(status=DisputeStatus.OPEN).select_related("user").order_by("-id")[:LATEST]),
+        latest_disputes=list(
+            Dispute.objects.filter(status=DisputeStatus.OPEN).select_related("user").order_by("-id")[:LATEST]
+        ),
         chips=_chips(),
         timeouts_per_hour=[(h, timeouts.get(h, 0)) for h in timeout_hours],
         failures=list(VerificationFailure.objects.order_by("-at", "-id")[:LATEST]),

@@ -28,6 +28,11 @@ class Roles:
     app_url: str
     signer: str = ""
     signer_url: str = ""
+    cashier: str = ""
+    cashier_url: str = ""
+    #: the test suite's login (``make test`` only): a member of the application's and the cashier's roles, which
+    #: becomes the application's role on connecting and the cashier's for a cashier entry (ledger/cashier_role.py)
+    tests_url: str = ""
 
 
 def role_names(database: str) -> tuple[str, str]:
@@ -38,6 +43,16 @@ def role_names(database: str) -> tuple[str, str]:
 def signer_role_name(database: str) -> str:
     """The checkpoint signer's role for ``database``."""
     return f"{database}_signer"[:63]
+
+
+def cashier_role_name(database: str) -> str:
+    """The cashier's role for ``database`` (deposits, withdrawals, corrections: issue #43)."""
+    return f"{database}_cashier"[:63]
+
+
+def tests_role_name(database: str) -> str:
+    """The test suite's login role for ``database`` (see :class:`Roles`)."""
+    return f"{database}_tests"[:63]
 
 
 def role_password(secret: bytes, role: str) -> str:
@@ -83,12 +98,16 @@ def provision(superuser_url: str, secret: bytes) -> Roles:
     signer = signer_role_name(database)
     owner_password, app_password = role_password(secret, owner), role_password(secret, app)
     signer_password = role_password(secret, signer)
+    cashier, tests = cashier_role_name(database), tests_role_name(database)
+    cashier_password, tests_password = role_password(secret, cashier), role_password(secret, tests)
     with psycopg.connect(_libpq(superuser_url), connect_timeout=5) as conn, conn.cursor() as cur:
         cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"backoffice.dbroles:{database}"])
         for role, password, extra in (
             (owner, owner_password, "CREATEDB"),
             (app, app_password, "NOCREATEDB"),
             (signer, signer_password, "NOCREATEDB"),
+            (cashier, cashier_password, "NOCREATEDB"),
+            (tests, tests_password, "NOCREATEDB NOINHERIT"),
         ):
             cur.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role])
             verb = "ALTER" if cur.fetchone() else "CREATE"
@@ -96,6 +115,7 @@ def provision(superuser_url: str, secret: bytes) -> Roles:
                 f"{verb} ROLE {quote_ident(role)} LOGIN NOSUPERUSER NOCREATEROLE NOREPLICATION NOBYPASSRLS {extra} "
                 f"PASSWORD '{password}'"
             )
+        cur.execute(f"GRANT {quote_ident(app)}, {quote_ident(cashier)} TO {quote_ident(tests)}")
         cur.execute(f"ALTER DATABASE {quote_ident(database)} OWNER TO {quote_ident(owner)}")
         cur.execute(f"ALTER SCHEMA public OWNER TO {quote_ident(owner)}")
         cur.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
@@ -104,7 +124,7 @@ def provision(superuser_url: str, secret: bytes) -> Roles:
         if cur.fetchone():
             cur.execute(f"ALTER DATABASE {quote_ident('test_' + database)} OWNER TO {quote_ident(owner)}")
         cur.execute(f"SET LOCAL ROLE {quote_ident(owner)}")
-        grant_app_privileges(cur, app, signer_role=signer)  # (and again after every migrate)
+        grant_app_privileges(cur, app, signer_role=signer, cashier_role=cashier)  # (and again after every migrate)
     return Roles(
         owner=owner,
         app=app,
@@ -112,6 +132,9 @@ def provision(superuser_url: str, secret: bytes) -> Roles:
         app_url=url_as(superuser_url, app, app_password),
         signer=signer,
         signer_url=url_as(superuser_url, signer, signer_password),
+        cashier=cashier,
+        cashier_url=url_as(superuser_url, cashier, cashier_password),
+        tests_url=url_as(superuser_url, tests, tests_password),
     )
 
 

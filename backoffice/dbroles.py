@@ -45,7 +45,13 @@ from typing import Any, Protocol
 #: - ``knox_authtoken``: read and revoked; a token is inserted only by ``accounts_issue_token`` (SECURITY
 #:   DEFINER: never for staff, superusers or inactive accounts);
 #: - the audit log and the verification alerts: appended, never changed or deleted.
+#: - ``ledger_transaction``, ``ledger_posting``: read only (issue #43, DESIGN.md principle 17): the game's entries
+#:   are written by ``ledger_hand_entry`` (SECURITY DEFINER), which posts only what the stored event its cause
+#:   names moves (tables/migrations/0017), and the sweep by ``ledger_sweep_bankroll``; deposits, withdrawals and
+#:   corrections by the cashier's role (:func:`cashier_statements`).
 EXPLICIT_PRIVILEGES = {
+    "ledger_transaction": "SELECT",
+    "ledger_posting": "SELECT",
     "ledger_balance": "SELECT, INSERT, UPDATE (kind)",
     "ledger_account": "SELECT, INSERT",
     "django_migrations": "SELECT",
@@ -146,13 +152,17 @@ def _revoke_partitions(cursor: Cursor, role: str) -> list[str]:
     return [f"REVOKE ALL ON TABLE {', '.join(partitions)} FROM {role}"] if partitions else []
 
 
-def grant_app_privileges(cursor: Cursor, app_role: str, *, signer_role: str = "") -> None:
+def grant_app_privileges(cursor: Cursor, app_role: str, *, signer_role: str = "", cashier_role: str = "") -> None:
     """Give ``app_role`` exactly its privileges on the current schema (run by the owner, after migrate); with a
-    ``signer_role``, checkpoints are the signer's to write, and it gets its own privileges."""
+    ``signer_role``, checkpoints are the signer's to write, and it gets its own privileges; with a
+    ``cashier_role``, it gets the cashier's (:func:`cashier_statements`)."""
     cursor.execute("SELECT current_schema()")
     (schema,) = cursor.fetchall()[0]
     if signer_role:
         for statement in signer_statements(cursor, signer_role):
+            cursor.execute(statement)
+    if cashier_role:
+        for statement in cashier_statements(cursor, cashier_role):
             cursor.execute(statement)
     for statement in grant_statements(cursor, app_role, signer=bool(signer_role)):
         cursor.execute(statement)
@@ -174,12 +184,13 @@ def grant_app_privileges(cursor: Cursor, app_role: str, *, signer_role: str = ""
     cursor.execute(f"GRANT CONNECT ON DATABASE {quote_ident(database)} TO {role}")
 
 
-def signer_statements(cursor: Cursor, signer_role: str) -> list[str]:
-    """The signer's privileges: read what a hand's verification reads (not credentials, sessions or sign-in
-    records; of the users only id and username), insert checkpoints and verification failures, nothing else."""
+def _own_role_start(cursor: Cursor, own_role: str) -> tuple[str, list[str], set[str], list[str]]:
+    """For a role of its own (the signer's, the cashier's): its quoted name, the schema's tables and sequences, and
+    the statements that start its privileges: connect, use the schema, nothing on any partition, table or
+    sequence, and of the users only their id and username."""
     cursor.execute(_RELATIONS)
     rows = cursor.fetchall()
-    role = quote_ident(signer_role)
+    role = quote_ident(own_role)
     tables = [name for name, kind, _ in rows if kind != "S"]
     sequences = {name for name, kind, _ in rows if kind == "S"}
     cursor.execute("SELECT current_database(), current_schema()")
@@ -191,15 +202,48 @@ def signer_statements(cursor: Cursor, signer_role: str) -> list[str]:
     ]
     if tables:
         statements.append(f"REVOKE ALL ON TABLE {', '.join(quote_ident(t) for t in tables)} FROM {role}")
-        readable = [quote_ident(t) for t in tables if t not in SIGNER_HIDDEN]
-        statements.append(f"GRANT SELECT ON TABLE {', '.join(readable)} TO {role}")
     if "auth_user" in tables:
         statements.append(f"GRANT SELECT (id, username) ON TABLE auth_user TO {role}")
     if sequences:
         statements.append(f"REVOKE ALL ON SEQUENCE {', '.join(quote_ident(q) for q in sorted(sequences))} FROM {role}")
+    return role, tables, sequences, statements
+
+
+def signer_statements(cursor: Cursor, signer_role: str) -> list[str]:
+    """The signer's privileges: read what a hand's verification reads (not credentials, sessions or sign-in
+    records; of the users only id and username), insert checkpoints and verification failures, nothing else."""
+    role, tables, sequences, statements = _own_role_start(cursor, signer_role)
+    if tables:
+        readable = [quote_ident(t) for t in tables if t not in SIGNER_HIDDEN]
+        statements.append(f"GRANT SELECT ON TABLE {', '.join(readable)} TO {role}")
     for table in SIGNER_WRITES:
         if table in tables:
             statements.append(f"GRANT INSERT ON TABLE {quote_ident(table)} TO {role}")
+        if f"{table}_id_seq" in sequences:
+            statements.append(f"GRANT USAGE ON SEQUENCE {quote_ident(table + '_id_seq')} TO {role}")
+    return statements
+
+
+#: what the cashier's role reads (the accounts, the users they belong to) and writes: deposits, withdrawals and
+#: corrections are balanced transactions it inserts itself (ledger/cashier.py, ledger/corrections.py), creating the
+#: accounts they name; it runs no game and reads nothing else
+CASHIER_READS = ("ledger_account", "ledger_balance", "ledger_transaction", "ledger_posting")
+CASHIER_INSERTS = ("ledger_account", "ledger_balance", "ledger_transaction", "ledger_posting")
+
+
+def cashier_statements(cursor: Cursor, cashier_role: str) -> list[str]:
+    """The cashier's privileges (issue #43): read the ledger and the users' ids and names, insert accounts,
+    transactions and postings (the ledger's triggers bind it as they bind everyone), nothing else."""
+    role, tables, sequences, statements = _own_role_start(cursor, cashier_role)
+    present = [t for t in CASHIER_READS if t in tables]
+    if present:
+        statements.append(f"GRANT SELECT ON TABLE {', '.join(present)} TO {role}")
+    present = [t for t in CASHIER_INSERTS if t in tables]
+    if present:
+        statements.append(f"GRANT INSERT ON TABLE {', '.join(present)} TO {role}")
+    if "ledger_balance" in tables:  # SELECT ... FOR UPDATE needs UPDATE on some column; the trigger refuses kind
+        statements.append(f"GRANT UPDATE (kind) ON TABLE ledger_balance TO {role}")
+    for table in CASHIER_INSERTS:
         if f"{table}_id_seq" in sequences:
             statements.append(f"GRANT USAGE ON SEQUENCE {quote_ident(table + '_id_seq')} TO {role}")
     return statements

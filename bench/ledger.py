@@ -157,8 +157,9 @@ def load_postings(owner: Any, account_id: int, cage_id: int, count: int, batch: 
             cursor.execute(
                 """
                 WITH tx AS (
-                    INSERT INTO ledger_transaction (kind, memo, cause, fingerprint, details)
-                    SELECT 'deposit', 'bench load', 'bench:load:' || g, '', '{}'
+                    INSERT INTO ledger_transaction (kind, memo, cause, fingerprint, details, actor_id)
+                    SELECT 'deposit', 'bench load', 'bench:load:' || g, '', '{}',
+                           (SELECT id FROM auth_user WHERE username = 'bench-cashier')  -- a staff member's entry
                       FROM generate_series(%s, %s) g  -- causes numbered by the account's balance: unique
                     RETURNING id
                 ), legs AS (

@@ -16,6 +16,7 @@ Required in production: SECRET_KEY, DATABASE_URL, REDIS_URL, ALLOWED_HOSTS. `mak
 
 from __future__ import annotations
 
+import copy
 import os
 import warnings
 from datetime import timedelta
@@ -209,6 +210,26 @@ SIGNER_DATABASE_URL = os.environ.get("SIGNER_DATABASE_URL", "")
 DATABASE_SIGNER_ROLE = os.environ.get("DATABASE_SIGNER_ROLE") or (
     str(dburl.parse(SIGNER_DATABASE_URL).get("USER") or "") if SIGNER_DATABASE_URL else ""
 )
+# The cashier's role (issue #43, ledger/cashier_role.py): deposits, withdrawals and corrections are written through a
+# connection of their own (alias "cashier") as CASHIER_DATABASE_URL's user, on the same database as DATABASE_URL;
+# the application's role may not insert a ledger transaction. Only the processes that serve the cashier get it.
+CASHIER_DATABASE_URL = os.environ.get("CASHIER_DATABASE_URL", "")
+_cashier = dburl.parse(CASHIER_DATABASE_URL) if CASHIER_DATABASE_URL else None
+if _cashier:
+    DATABASES["cashier"] = {
+        **copy.deepcopy({key: value for key, value in _db.items() if key != "TEST"}),
+        "USER": _cashier["USER"],
+        "PASSWORD": _cashier["PASSWORD"],
+        "CONN_MAX_AGE": 0,  # a connection per request that writes an entry: no pool (a few entries a minute)
+        "TEST": {"MIRROR": "default"},
+    }
+    DATABASES["cashier"]["OPTIONS"].pop("pool", None)
+DATABASE_CASHIER_ROLE = os.environ.get("DATABASE_CASHIER_ROLE") or (str(_cashier.get("USER") or "") if _cashier else "")
+# Tests only (casino/settings_test.py): (cashier role, application role) that a test's connection switches between
+# with SET ROLE, so a cashier entry shares the test's transaction.
+DATABASE_CASHIER_SET_ROLE: tuple[str, str] | None = None
+# Four eyes (issue #43, backoffice/credits.py): an operator's deposit above this many chips waits for a second operator.
+CASHIER_SECOND_OPERATOR_ABOVE = env_int("CASHIER_SECOND_OPERATOR_ABOVE", 100_000)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis and Celery ----------------------------------------------------------------------------------------

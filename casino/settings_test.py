@@ -21,7 +21,8 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("REDIS_KEY_PREFIX", f"test.{os.environ['PYTEST_XDIST_WORKER']}.")
 
 from casino.settings import *  # noqa: F403
-from casino.settings import DATABASES
+from casino.settings import DATABASE_APP_ROLE, DATABASE_CASHIER_ROLE, DATABASES
+from kit import dburl
 
 DEBUG = False
 ALLOWED_HOSTS = ["localhost", "127.0.0.1", "testserver"]
@@ -32,6 +33,16 @@ DATABASES["default"]["CONN_MAX_AGE"] = 0
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Django's flush between transactional tests empties the append-only tables as the owner role (casino/testing_db).
 DATABASES["default"]["ENGINE"] = "devtools.testing_db"
+# The cashier's writes (ledger/cashier_role.py) share the test's transaction: the tests log in as the suite's own role
+# (TESTS_DATABASE_URL, made by `make test`: a member of the application's and the cashier's roles), which becomes the
+# application's role on connecting (devtools/testing_db) and the cashier's for a cashier entry; no "cashier" alias.
+DATABASES.pop("cashier", None)
+DATABASE_TESTS_ROLE = ""
+if os.environ.get("TESTS_DATABASE_URL") and DATABASE_CASHIER_ROLE and DATABASE_APP_ROLE.endswith("_app"):
+    _tests = dburl.parse(os.environ["TESTS_DATABASE_URL"])
+    DATABASES["default"].update(USER=_tests["USER"], PASSWORD=_tests["PASSWORD"])
+    DATABASE_TESTS_ROLE = str(_tests["USER"])
+    DATABASE_CASHIER_SET_ROLE = (DATABASE_CASHIER_ROLE, DATABASE_APP_ROLE)
 # ... and its `flush` command skips post_migrate while the content types and permissions it keeps are all there
 INSTALLED_APPS = ["devtools.testing_db", *INSTALLED_APPS]  # noqa: F405
 # Throttling is exercised by its own tests (they set their rates); the rest of the suite must not trip it.

@@ -68,6 +68,8 @@ def database_roles(url: str) -> dict[str, str]:
         "DATABASE_URL": roles.app_url,
         "MIGRATE_DATABASE_URL": roles.owner_url,
         "SIGNER_DATABASE_URL": roles.signer_url,
+        "CASHIER_DATABASE_URL": roles.cashier_url,
+        "TESTS_DATABASE_URL": roles.tests_url,
         "DATABASE_SUPERUSER_URL": url,
     }
 
@@ -180,6 +182,8 @@ def cmd_bench(args: list[str]) -> int:
             svc["DATABASE_URL"] = svc.pop("DATABASE_SUPERUSER_URL")
             svc.pop("MIGRATE_DATABASE_URL")
             svc.pop("SIGNER_DATABASE_URL", None)
+            svc.pop("CASHIER_DATABASE_URL", None)
+            svc.pop("TESTS_DATABASE_URL", None)
         env = {**dev_keys(), **os.environ, **svc, "PYTHONPATH": str(ROOT)}
         return _run([sys.executable, *args], env)
 
@@ -220,7 +224,8 @@ def _run_secrets(svc: dict[str, str]) -> dict[str, str]:
         "SECRET_KEY": os.environ.get("SECRET_KEY") or local_secret(),
         "DEMO_PASSWORD": os.environ.get("DEMO_PASSWORD") or local_secret("demo_password", nbytes=12),
     }
-    secrets.pop("DATABASE_SUPERUSER_URL", None)  # the programs get the two roles' URLs only
+    secrets.pop("DATABASE_SUPERUSER_URL", None)  # the programs get the roles' URLs only
+    secrets.pop("TESTS_DATABASE_URL", None)  # (the test suite's alone)
     return secrets
 
 
@@ -250,6 +255,8 @@ def _run_environment(redis_url: str, secrets: dict[str, str], *, port: str, live
         base["CHECKPOINT_PUBLIC_KEYS"] = public_key_lines(signing)
     if secrets.get("SIGNER_DATABASE_URL"):  # its name only: migrate grants it
         base["DATABASE_SIGNER_ROLE"] = urlsplit(secrets["SIGNER_DATABASE_URL"]).username or ""
+    if secrets.get("CASHIER_DATABASE_URL"):  # likewise
+        base["DATABASE_CASHIER_ROLE"] = urlsplit(secrets["CASHIER_DATABASE_URL"]).username or ""
     return base
 
 
@@ -289,7 +296,7 @@ def _announce(base: dict[str, str], *, demo_password: str) -> None:
     log(f"  live (ASGI: WebSocket and long-polls) ws://{live}/ws/v1/tables/<id>")
     log(f"                                        http://{live}/api/v1/tables/<id>/events?wait=30")
     log(f"  play       {base_url}/play/ (the player client: sign in as alice, bob, carol or dave)")
-    log("  the production proxy in front of both (optional, Debian's nginx; docs/operations.md, \"The proxy\"):")
+    log('  the production proxy in front of both (optional, Debian\'s nginx; docs/operations.md, "The proxy"):')
     log(f"    .venv/bin/python -m devtools.nginx --port <free port> --web 127.0.0.1:{port} --live {live}")
     log(f"  demo accounts operator, auditor, alice, bob, carol, dave: password {demo_password}")
     log("  (kept in .local/demo_password; listening on 127.0.0.1 only: HOST=0.0.0.0 make run to open it)")

@@ -27,10 +27,13 @@ NOT_DEALING = frozenset({"beat", "lab"})
 #: the checkpoint signer's process (Procfile ``signer``): its own database role, the signing key, and the sealing
 #: key to open the face-down cards of the hands it replays (tables/fairness.py); it deals nothing
 SIGNER = "signer"
+#: the processes that serve the cashier's requests (web: its API and admin; manage and the demo's seeding: its
+#: deposits) and so get the cashier role's URL (ledger/cashier_role.py); no worker, live server or beat has it
+CASHIERS = frozenset({"web", "manage", "seed_demo"})
 #: every variable a process of the run may get through this file (the rest of the environment holds none)
 SECRET_VARIABLES = frozenset(
-    {*DJANGO, *SEALING, *SIGNING, "MIGRATE_DATABASE_URL", "SIGNER_DATABASE_URL", "DEMO_PASSWORD",
-     "DATABASE_SUPERUSER_URL"}
+    {*DJANGO, *SEALING, *SIGNING, "MIGRATE_DATABASE_URL", "SIGNER_DATABASE_URL", "CASHIER_DATABASE_URL",
+     "DEMO_PASSWORD", "DATABASE_SUPERUSER_URL", "TESTS_DATABASE_URL"}
 )  # fmt: skip
 
 
@@ -46,6 +49,8 @@ def variables_for(name: str, secrets: Mapping[str, str], *, signer: bool = True)
     # inline signing: the dealing processes sign, and write the checkpoints as the signer's role (tables/signer.py)
     inline = () if signer else (*SIGNING, "SIGNER_DATABASE_URL")
     wanted = DJANGO if name in NOT_DEALING else (*DJANGO, *SEALING, *inline)
+    if name in CASHIERS:
+        wanted = (*wanted, "CASHIER_DATABASE_URL")
     return {key: secrets[key] for key in wanted if secrets.get(key)}
 
 

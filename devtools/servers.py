@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,6 +90,22 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _require_passwords(server: Any, hba: Path) -> str:
+    """The embedded server asks for passwords like the real one (issue #43): its superuser gets a generated password
+    (``.local/pg_superuser_password``, kept like the other development secrets) and every ``trust`` line of
+    ``pg_hba.conf`` that pgserver's ``initdb`` wrote becomes ``scram-sha-256`` (once; a reload applies it). Returns
+    the superuser's password."""
+    from devtools.localfiles import local_secret
+
+    password = local_secret("pg_superuser_password", nbytes=24)  # URL-safe characters only
+    text = hba.read_text()
+    if re.search(r"\btrust\s*$", text, re.M):
+        server.psql(f"ALTER ROLE postgres PASSWORD '{password}';")  # the last connection without one
+        hba.write_text(re.sub(r"\btrust(\s*)$", r"scram-sha-256\1", text, flags=re.M))
+        server.psql("SELECT pg_reload_conf();")  # (this connection is still let in by the old rules)
+    return password
+
+
 @contextlib.contextmanager
 def embedded_postgres() -> Iterator[str]:
     """Start (or join) the embedded PostgreSQL under .local/pgdata; yield its DATABASE_URL."""
@@ -100,10 +118,11 @@ def embedded_postgres() -> Iterator[str]:
     server = pgserver.get_server(LOCAL / "pgdata", cleanup_mode="stop")
     uri = server.get_uri()  # postgresql://postgres:@/postgres?host=/socket/dir
     socket_dir = uri.split("host=", 1)[1]
-    url = f"postgres://postgres@{quote(socket_dir, safe='')}/casino"
+    password = _require_passwords(server, LOCAL / "pgdata" / "pg_hba.conf")
+    url = f"postgres://postgres:{quote(password, safe='')}@{quote(socket_dir, safe='')}/casino"
     try:
-        if "casino" not in server.psql("SELECT datname FROM pg_database;").split():
-            server.psql("CREATE DATABASE casino;")
+        if not database_answers(url, timeout=5):  # (creates the casino database the first time)
+            raise RuntimeError("the embedded PostgreSQL does not answer with its password")
         yield url
     finally:
         log("stopping embedded PostgreSQL")

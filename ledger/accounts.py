@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 
 from ledger.errors import InvalidEntry, UnknownAccount
 from ledger.models import Account, AccountKind
@@ -137,9 +137,10 @@ def key_for_code(code: str) -> AccountKey:
     raise InvalidEntry(f"unknown account code {code!r}")
 
 
-def create_missing(keys: Iterable[AccountKey]) -> None:
+def create_missing(keys: Iterable[AccountKey], *, using: str = DEFAULT_DB_ALIAS) -> None:
     """Create the accounts (and their zero balance rows) of these keys that do not exist yet, in one
     statement. Concurrent creators do not conflict: the loser's insert does nothing."""
+    connection = connections[using]
     keys = list(keys)
     user_ids = [int(k.ref) for k in keys if k.kind == "wallet"]
     table_ids = [int(k.ref) for k in keys if k.kind == "escrow"]
@@ -178,15 +179,15 @@ def create_missing(keys: Iterable[AccountKey]) -> None:
         )
 
 
-def lock_accounts(keys: Iterable[AccountKey]) -> dict[AccountKey, LockedAccount]:
+def lock_accounts(keys: Iterable[AccountKey], *, using: str = DEFAULT_DB_ALIAS) -> dict[AccountKey, LockedAccount]:
     """Lock the balance rows of these accounts, in ascending account id order (every writer does the same,
     so concurrent entries wait for each other instead of deadlocking), creating missing accounts first.
     Returns each account with its balance as of the lock."""
     wanted = set(keys)
-    found = _select_for_update(wanted)
+    found = _select_for_update(wanted, using)
     if len(found) < len(wanted):
-        create_missing(wanted - found.keys())
-        found = _select_for_update(wanted)
+        create_missing(wanted - found.keys(), using=using)
+        found = _select_for_update(wanted, using)
     missing = wanted - found.keys()
     if missing:
         raise UnknownAccount(
@@ -196,11 +197,11 @@ def lock_accounts(keys: Iterable[AccountKey]) -> dict[AccountKey, LockedAccount]
     return found
 
 
-def _select_for_update(keys: set[AccountKey]) -> dict[AccountKey, LockedAccount]:
+def _select_for_update(keys: set[AccountKey], using: str) -> dict[AccountKey, LockedAccount]:
     user_ids = [int(k.ref) for k in keys if k.kind == "wallet"]
     table_ids = [int(k.ref) for k in keys if k.kind == "escrow"]
     codes = [str(k.ref) for k in keys if k.kind == "house"]
-    with connection.cursor() as cursor:
+    with connections[using].cursor() as cursor:
         cursor.execute(
             """
             SELECT a.id, a.kind, a.code, a.user_id, a.table_id, b.balance

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-
-from django.db import transaction
+from typing import Any
 
 from ledger.accounts import UserRef, check_int, key_for_code, lock_accounts, user_id_of
+from ledger.cashier_role import cashier_session
 from ledger.errors import InsufficientFunds, InvalidEntry
 from ledger.journal import Entry, find_repeat, fingerprint, write
 from ledger.models import NON_NEGATIVE_KINDS, Transaction, TransactionKind
 from ledger.validation import check_cause
 
 
-@transaction.atomic
 def post_correction(
     *, cause: str, operator: UserRef, entries: Mapping[str, int], memo: str, dispute_id: int | None = None
 ) -> Transaction:
@@ -40,13 +39,26 @@ def post_correction(
         "dispute_id": dispute_id,
     }
     content_hash = fingerprint(content)
-    if (repeat := find_repeat(cause, content_hash)) is not None:
-        return repeat
-
     keyed = {key_for_code(code): (code, amount) for code, amount in entries.items()}
     if len(keyed) != len(entries):
         raise InvalidEntry("two entries name the same account", {"field": "entries"})
-    accounts = lock_accounts(keyed)
+    with cashier_session() as using:  # as the cashier's role (ledger/cashier_role.py)
+        if (repeat := find_repeat(cause, content_hash, using=using)) is not None:
+            return repeat
+        return _write_correction(cause, operator_id, keyed, entries, memo, dispute_id, content_hash, using)
+
+
+def _write_correction(
+    cause: str,
+    operator_id: int,
+    keyed: dict[Any, tuple[str, int]],
+    entries: Mapping[str, int],
+    memo: str,
+    dispute_id: int | None,
+    content_hash: str,
+    using: str,
+) -> Transaction:
+    accounts = lock_accounts(keyed, using=using)
     legs = []
     for key, (code, amount) in keyed.items():
         account = accounts[key]
@@ -64,4 +76,4 @@ def post_correction(
         actor_id=operator_id,
         details={"entries": dict(entries), "dispute_id": dispute_id},
     )
-    return write(entry, sorted(legs))
+    return write(entry, sorted(legs), using=using)

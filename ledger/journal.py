@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 
 from ledger.errors import IdempotencyConflict, InvalidEntry
 from ledger.models import Posting, Transaction
@@ -29,11 +29,11 @@ def fingerprint(content: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def find_repeat(cause: str, content_hash: str) -> Transaction | None:
+def find_repeat(cause: str, content_hash: str, *, using: str = DEFAULT_DB_ALIAS) -> Transaction | None:
     """The transaction already posted for this cause, if any; raises :class:`IdempotencyConflict` if it was
-    posted with different content."""
+    posted with different content. ``using``: the connection's alias (the cashier's: ``ledger.cashier_role``)."""
     # the common case is "not posted yet": one plain index lookup, no model built
-    with connection.cursor() as cursor:
+    with connections[using].cursor() as cursor:
         cursor.execute("SELECT id, fingerprint FROM ledger_transaction WHERE cause = %s", [cause])
         row = cursor.fetchone()
     if row is None:
@@ -43,7 +43,7 @@ def find_repeat(cause: str, content_hash: str) -> Transaction | None:
             f"{cause!r} was already posted with different content",
             {"cause": cause, "transaction_id": row[0]},
         )
-    existing = Transaction.objects.get(pk=row[0])
+    existing = Transaction.objects.using(using).get(pk=row[0])
     existing.posted = list(existing.postings.order_by("id"))
     return existing
 
@@ -62,12 +62,13 @@ class Entry:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def write(entry: Entry, legs: Sequence[tuple[int, int]]) -> Transaction:
+def write(entry: Entry, legs: Sequence[tuple[int, int]], *, using: str = DEFAULT_DB_ALIAS) -> Transaction:
     """Insert the transaction and its postings ``(account_id, amount)`` in order. The caller holds the
     balance rows of every account in ``legs`` locked; the posting trigger updates them and sets each
     posting's ``balance_after``. If the cause was posted meanwhile, returns that transaction instead (or
-    raises :class:`IdempotencyConflict`) and writes nothing."""
-    with connection.cursor() as cursor:
+    raises :class:`IdempotencyConflict`) and writes nothing. The application's role may not insert either (only
+    the cashier's role writes through here: ``ledger.cashier_role``)."""
+    with connections[using].cursor() as cursor:
         cursor.execute(
             """
             INSERT INTO ledger_transaction
@@ -89,7 +90,7 @@ def write(entry: Entry, legs: Sequence[tuple[int, int]]) -> Transaction:
         )
         inserted = cursor.fetchone()
         if inserted is None:
-            repeat = find_repeat(entry.cause, entry.content_hash)
+            repeat = find_repeat(entry.cause, entry.content_hash, using=using)
             assert repeat is not None, "ON CONFLICT without a conflicting row"
             return repeat
         transaction_id, created_at = inserted
@@ -104,7 +105,7 @@ def write(entry: Entry, legs: Sequence[tuple[int, int]]) -> Transaction:
             [transaction_id, [a for a, _ in legs], [m for _, m in legs]],
         )
         posted = cursor.fetchall()
-    return built(entry, transaction_id, created_at, posted)
+    return built(entry, transaction_id, created_at, posted, using=using)
 
 
 def built(
@@ -114,6 +115,7 @@ def built(
     posted: Sequence[tuple[int, int, int, int]],
     *,
     details: dict[str, Any] | None = None,
+    using: str = DEFAULT_DB_ALIAS,
 ) -> Transaction:
     """The Transaction (with ``posted``: ``(id, account_id, amount, balance_after)`` in order) just written."""
     transaction = Transaction(
@@ -129,12 +131,12 @@ def built(
         details=entry.details if details is None else details,
     )
     transaction._state.adding = False
-    transaction._state.db = connection.alias
+    transaction._state.db = using
     transaction.posted = [
         Posting(id=pk, transaction_id=transaction_id, account_id=account_id, amount=amount, balance_after=after)
         for pk, account_id, amount, after in posted
     ]
     for posting in transaction.posted:
         posting._state.adding = False
-        posting._state.db = connection.alias
+        posting._state.db = using
     return transaction

@@ -160,3 +160,41 @@ class Posting(models.Model):
 
     def __str__(self) -> str:
         return f"{self.account_id} {self.amount:+d}"
+
+
+class PendingCredit(models.Model):
+    """A deposit above ``CASHIER_SECOND_OPERATOR_ABOVE`` chips that waits for a second operator (issue #43, four
+    eyes): asked by one operator, approved (posted through the cashier) or rejected by another, in the admin.
+    ``responsible.credits`` writes it; its lines in the audit log say who did what."""
+
+    PENDING, APPROVED, REJECTED = "pending", "approved", "rejected"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    amount = models.PositiveBigIntegerField()
+    reference = models.CharField(max_length=200)
+    cause = models.CharField(max_length=200, unique=True)  # the request's: a repeat asks once
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField(db_default=Now())
+    status = models.CharField(max_length=10, default=PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    transaction_id = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+        default_permissions = ("view",)
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=["pending", "approved", "rejected"]), name="casino_credit_status_valid"
+            ),
+            # four eyes in the database too: whoever decides is not who asked
+            models.CheckConstraint(
+                condition=models.Q(decided_by__isnull=True) | ~models.Q(decided_by=models.F("requested_by")),
+                name="casino_credit_second_operator",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"credit #{self.pk}: {self.amount} chips ({self.status})"

@@ -25,6 +25,7 @@ CHECK_NAMES = (
     "no negative wallets",
     "escrow only holds hands in play",
     "settled hands match their results",
+    "every transaction accounted for by its cause",
 )
 
 
@@ -48,6 +49,7 @@ def _run(limit: int, on_check: Callable[[str], None] | None) -> Report:
         lambda cursor: _no_negative_wallets(cursor, limit),
         lambda cursor: _escrow(cursor, limit),
         lambda cursor: _settled_hands(cursor, limit),
+        lambda cursor: _accounted_for(cursor, limit),
     ]
     with connection.cursor() as cursor:
         cursor.execute(
@@ -271,3 +273,53 @@ def _hand_differences(details_json: str, bankers_json: str | None, moves_json: s
             name = names.get(party, party)
             differences.append(f"{name} changed by {actual.get(party, 0)}, its result says {expected.get(party, 0)}")
     return differences
+
+
+# Each transaction's postings as its cause explains them (issue #43): a hand entry moves exactly what the stored event
+# its cause names moves (``ledger_event_moves``, the function ``ledger_hand_entry`` checks with: parties' legs, the
+# escrow taking the rest); a deposit or withdrawal moves chips between the cage and a wallet, and it and a correction
+# name the staff member who made them; a sweep moves chips between house bankrolls only.
+_UNACCOUNTED = """
+WITH entries AS (
+    SELECT t.id, t.kind, t.cause, t.table_id, t.actor_id,
+           coalesce(jsonb_agg(jsonb_build_array(CASE WHEN a.kind = 'wallet' THEN a.user_id END, p.amount)
+                              ORDER BY CASE WHEN a.kind = 'wallet' THEN a.user_id END NULLS FIRST, p.amount)
+                    FILTER (WHERE a.kind <> 'escrow'), '[]'::jsonb) AS legs,
+           bool_and(a.kind = 'wallet' OR a.code IN ('escrow:table:' || t.table_id,
+                                                    'house:bankroll:table:' || t.table_id)) AS hand_accounts,
+           bool_and(a.kind = 'wallet' OR a.code = 'house:cage') AS cage_accounts,
+           bool_and(a.kind = 'bankroll') AS bankrolls_only
+      FROM ledger_transaction t
+      JOIN ledger_posting p ON p.transaction_id = t.id
+      JOIN ledger_account a ON a.id = p.account_id
+     GROUP BY t.id
+)
+SELECT e.id, e.kind, e.cause FROM entries e LEFT JOIN auth_user u ON u.id = e.actor_id
+ WHERE CASE
+        WHEN e.kind IN ('stake_reserve', 'hand_settlement') THEN
+             NOT e.hand_accounts
+             OR coalesce(ledger_event_moves(e.table_id, e.cause) ->> 'kind', '') <> e.kind
+             OR ledger_event_moves(e.table_id, e.cause) -> 'legs' <> e.legs
+        WHEN e.kind IN ('deposit', 'withdrawal') THEN NOT e.cage_accounts OR u.id IS NULL OR NOT u.is_staff
+        WHEN e.kind = 'correction' THEN u.id IS NULL OR NOT u.is_staff
+        WHEN e.kind = 'bankroll_sweep' THEN NOT e.bankrolls_only OR e.cause NOT LIKE 'sweep:%%'
+        ELSE true
+       END
+ ORDER BY e.id
+"""
+
+
+def _accounted_for(cursor: Any, limit: int) -> Check:
+    """Every transaction's postings are what its cause explains (:data:`_UNACCOUNTED`): one written by a role that
+    may bypass the functions and privileges (the owner, a superuser) without a cause that accounts for it is
+    listed."""
+    check = Check("every transaction accounted for by its cause")
+    cursor.execute(_UNACCOUNTED)
+    for transaction_id, kind, cause in cursor.fetchall():
+        check.add(f"transaction #{transaction_id} ({kind}, {cause}) is not what its cause moves", limit)
+    check.summary = (
+        "every transaction is what its event or its staff member's entry moves"
+        if check.ok
+        else f"{check.total_differences} transaction(s) unaccounted for"
+    )
+    return check

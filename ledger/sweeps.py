@@ -6,16 +6,17 @@ another table touches. Now and then (beat, ``LEDGER_SWEEP_INTERVAL_S``) each tab
 ``house:bankroll`` by a ``bankroll_sweep`` entry of its own, in a transaction of its own: the only entries that
 touch both a table's rows and the shared one, each holding the two balance rows for one statement's time.
 
-The sweep changes no total: the house bankroll is the sum of every ``bankroll`` account before and after.
+The sweep changes no total: the house bankroll is the sum of every ``bankroll`` account before and after. It is
+the database function ``ledger_sweep_bankroll`` (migration 0007), which reads the amount under the locks: the
+application's role inserts no transaction itself (issue #43).
 """
 
 from __future__ import annotations
 
 from django.db import connection, transaction
 
-from ledger.accounts import BANKROLL, TABLE_BANKROLL_PREFIX, AccountKey, lock_accounts
-from ledger.journal import Entry, fingerprint, write
-from ledger.models import Transaction, TransactionKind
+from ledger.accounts import BANKROLL, TABLE_BANKROLL_PREFIX, AccountKey, create_missing
+from ledger.models import Transaction
 
 
 @transaction.atomic
@@ -23,24 +24,15 @@ def sweep_table_bankroll(table_id: int) -> Transaction | None:
     """Move the whole balance of table ``table_id``'s house bankroll into ``house:bankroll`` (either sign); None
     if it holds nothing. Idempotent: the cause names the sub-account and its last posting swept
     (``sweep:house:bankroll:table:<id>:<posting id>``), and a second sweep finds nothing left."""
-    part_key, bankroll_key = AccountKey.table_bankroll(table_id), AccountKey.house(BANKROLL)
-    locked = lock_accounts([part_key, bankroll_key])  # ascending account id, as every writer locks
-    part, bankroll = locked[part_key], locked[bankroll_key]
-    if part.balance == 0:
-        return None
+    create_missing([AccountKey.table_bankroll(table_id), AccountKey.house(BANKROLL)])
     with connection.cursor() as cursor:
-        cursor.execute("SELECT max(id) FROM ledger_posting WHERE account_id = %s", [part.id])
-        (through,) = cursor.fetchone()
-    content = {"kind": TransactionKind.BANKROLL_SWEEP, "table": table_id, "amount": part.balance, "through": through}
-    entry = Entry(
-        kind=TransactionKind.BANKROLL_SWEEP,
-        cause=f"sweep:{part.code}:{through}",
-        content_hash=fingerprint(content),
-        memo=f"{part.code} swept into {BANKROLL}",
-        table_id=table_id,
-        details={"amount": part.balance, "through_posting": through},
-    )
-    return write(entry, sorted([(part.id, -part.balance), (bankroll.id, part.balance)]))
+        cursor.execute("SELECT ledger_sweep_bankroll(%s)", [table_id])
+        (transaction_id,) = cursor.fetchone()
+    if transaction_id is None:
+        return None
+    swept = Transaction.objects.get(pk=transaction_id)
+    swept.posted = list(swept.postings.order_by("id"))
+    return swept
 
 
 def tables_to_sweep() -> list[int]:

@@ -34,7 +34,9 @@ class AccountState:
     reality_check_minutes: int = REALITY_CHECK_DEFAULT_MINUTES
     exclusion_kind: str | None = None
     excluded_until_ms: int | None = None
-    session_started_ms: int | None = None  # None: no session (the player holds no seat)
+    # the session (API.md v1.3): from the first stake after signing in to the sign-out or 30 minutes without a stake
+    session_started_ms: int | None = None  # None: no session
+    session_active_ms: int | None = None  # its last stake recorded (at most one record a minute: ACTIVITY_STEP_MS)
     reality_due_ms: int | None = None  # when the next reality check falls due in this session
     session_blocked_until_ms: int | None = None  # the session limit was reached: no new seat before this
 
@@ -94,10 +96,13 @@ def evolve(state: AccountState, event: AccountEvent) -> AccountState:
             return replace(
                 state,
                 session_started_ms=event.at_ms,
+                session_active_ms=event.at_ms,
                 reality_due_ms=event.at_ms + state.reality_check_minutes * 60_000,
             )
+        case "session_active":
+            return replace(state, session_active_ms=event.at_ms)
         case "session_ended":
-            return replace(state, session_started_ms=None, reality_due_ms=None)
+            return replace(state, session_started_ms=None, session_active_ms=None, reality_due_ms=None)
         case "session_limit_reached":
             return replace(state, session_blocked_until_ms=d["until_ms"])
         case "exclusion_started":
@@ -130,14 +135,44 @@ def state_from_json(data: Mapping[str, Any]) -> AccountState:
 # --- session arithmetic --------------------------------------------------------------------------------------------
 
 
+#: a session ends after this long without a stake (API.md v1.3)
+SESSION_IDLE_MS = 30 * 60_000
+#: a stake in a session is recorded (``session_active``) when the last record is at least this old: the idle end is
+#: known to this precision, and a player's stakes write no account event more often than this
+ACTIVITY_STEP_MS = 60_000
+
+
+def session_live(state: AccountState, now_ms: int) -> bool:
+    """A session is running: started (by a stake after signing in), not ended by a sign-out, and its last stake
+    less than :data:`SESSION_IDLE_MS` ago. Leaving a table or sitting at another changes nothing."""
+    if state.session_started_ms is None:
+        return False
+    last = state.session_active_ms if state.session_active_ms is not None else state.session_started_ms
+    return now_ms - last < SESSION_IDLE_MS
+
+
+def session_stake_events(state: AccountState, now_ms: int) -> list[AccountEvent]:
+    """What a stake at ``now_ms`` records: a new session (the last one ended, if it had not), a record of activity
+    when the last one is :data:`ACTIVITY_STEP_MS` old, or nothing."""
+    if not session_live(state, now_ms):
+        ended = [AccountEvent(type="session_ended", at_ms=now_ms)] if state.session_started_ms is not None else []
+        return [*ended, AccountEvent(type="session_started", at_ms=now_ms)]
+    last = state.session_active_ms if state.session_active_ms is not None else state.session_started_ms
+    assert last is not None
+    return [AccountEvent(type="session_active", at_ms=now_ms)] if now_ms - last >= ACTIVITY_STEP_MS else []
+
+
 def session_elapsed_ms(state: AccountState, now_ms: int) -> int:
-    return 0 if state.session_started_ms is None else max(now_ms - state.session_started_ms, 0)
+    if not session_live(state, now_ms):
+        return 0
+    assert state.session_started_ms is not None
+    return max(now_ms - state.session_started_ms, 0)
 
 
 def session_limit_reached(state: AccountState, now_ms: int) -> bool:
     """The session limit is used up (the hand in play finishes; no new stake or seat)."""
     minutes = state.limits.get("session")
-    if minutes is None or state.session_started_ms is None:
+    if minutes is None or not session_live(state, now_ms):
         return False
     return session_elapsed_ms(state, now_ms) >= minutes * 60_000
 
@@ -154,4 +189,4 @@ def session_block_until(state: AccountState) -> int:
 
 
 def reality_check_due(state: AccountState, now_ms: int) -> bool:
-    return state.reality_due_ms is not None and now_ms >= state.reality_due_ms
+    return state.reality_due_ms is not None and now_ms >= state.reality_due_ms and session_live(state, now_ms)

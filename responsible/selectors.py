@@ -50,11 +50,13 @@ def limits_overview(user_id: int, *, now_ms: int) -> dict[str, Any]:
     state = read_account(user_id)
     usage: dict[str, tuple[int, int]] = {}
     if any(k.startswith("loss:") for k in state.limits):
-        settled, at_risk = loss_facts(user_id, since=_since(now_ms))
+        settled, at_risk = loss_facts(user_id, since=_since(now_ms), now_ms=now_ms)
         for u in loss_usages(state.limits, settled, at_risk=at_risk, now_ms=now_ms):
             usage[limit_key(u.kind, u.period)] = (u.used, u.remaining)
     if any(k.startswith("deposit:") for k in state.limits):
-        for u in deposit_usages(state.limits, deposit_facts(user_id, since=_since(now_ms)), now_ms=now_ms):
+        for u in deposit_usages(
+            state.limits, deposit_facts(user_id, since=_since(now_ms), now_ms=now_ms), now_ms=now_ms
+        ):
             usage[limit_key(u.kind, u.period)] = (u.used, u.remaining)
     if "session" in state.limits:
         used_min = acc.session_elapsed_ms(state, now_ms) // 60_000
@@ -107,7 +109,7 @@ def table_limits(user_id: int, *, now_ms: int, account: acc.AccountState | None 
     state = read_account(user_id) if account is None else account
     remaining_loss = None
     if any(k.startswith("loss:") for k in state.limits):
-        settled, at_risk = loss_facts(user_id, since=_since(now_ms))
+        settled, at_risk = loss_facts(user_id, since=_since(now_ms), now_ms=now_ms)
         remaining_loss = min(u.remaining for u in loss_usages(state.limits, settled, at_risk=at_risk, now_ms=now_ms))
     remaining_session_s = None
     minutes = state.limits.get(str(Kind.SESSION))

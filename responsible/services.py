@@ -253,16 +253,38 @@ def deposit(
     now: int | None = None,
 ) -> Transaction:
     """A cashier deposit that passes the player's deposit limits (409 ``limit_reached``), in the transaction
-    that locks his account: two deposits at once cannot together pass a limit."""
-    now = now_ms() if now is None else now
+    that locks his account: two deposits at once cannot together pass a limit. The clock is read under the lock
+    (issue #43): read before it, a deposit committed while this one waited would have looked like the future."""
     with transaction.atomic():
         loaded = lock_account(_uid(user))
+        now = now_ms() if now is None else now
         if any(k.startswith("deposit:") for k in loaded.state.limits):
-            usages = deposit_usages(loaded.state.limits, deposit_facts(loaded.user_id, since=_since(now)), now_ms=now)
+            usages = deposit_usages(
+                loaded.state.limits, deposit_facts(loaded.user_id, since=_since(now), now_ms=now), now_ms=now
+            )
             over = binding(u for u in usages if u.used + amount > u.limit)
             if over is not None:
                 raise limit_reached(over, f"A deposit of {amount} passes the player's {over.period}ly deposit limit.")
         return ledger.deposit(user=user, amount=amount, reference=reference, operator=operator, cause=cause)
+
+
+def record_session_block(loaded: Loaded, now_ms: int) -> None:
+    """The session limit used up: no new session before a day after this one began (recorded once, when the
+    player leaves a table or the sweep releases his seats)."""
+    state = loaded.state
+    if acc.session_limit_reached(state, now_ms) and not acc.session_blocked(state, now_ms):
+        until = acc.session_block_until(state)
+        append(loaded, [acc.AccountEvent(type="session_limit_reached", at_ms=now_ms, data={"until_ms": until})])
+
+
+def session_end(*, user: AbstractBaseUser | int, now: int | None = None) -> None:
+    """The player signed out: his session, if one is running, ends (API.md v1.3); the next stake starts one."""
+    with transaction.atomic():
+        loaded = lock_account(_uid(user))
+        now = now_ms() if now is None else now
+        if loaded.state.session_started_ms is not None:
+            record_session_block(loaded, now)
+            append(loaded, [acc.AccountEvent(type="session_ended", at_ms=now)])
 
 
 def sweep(*, seated: Collection[int], now: int | None = None) -> tuple[dict[str, int], list[int]]:
@@ -288,5 +310,6 @@ def sweep(*, seated: Collection[int], now: int | None = None) -> tuple[dict[str,
                 append(loaded, [acc.AccountEvent(type="exclusion_ended", at_ms=now)])
                 counts["ended"] += 1
             if user_id in seated and (state.excluded(now) or acc.session_limit_reached(state, now)):
+                record_session_block(loaded, now)
                 release.append(user_id)
     return counts, release

@@ -129,9 +129,13 @@ def _ms(at: datetime) -> int:
     return int(at.timestamp() * 1000)
 
 
-def loss_facts(user_id: int, *, since: datetime) -> tuple[list[tuple[int, int]], int]:
+def loss_facts(user_id: int, *, since: datetime, now_ms: int) -> tuple[list[tuple[int, int]], int]:
     """``(settled, at_risk)`` of a player: his net ``(at_ms, net)`` in each hand settled since ``since``, and
-    the chips he has reserved in hands still in play, at every table. One statement."""
+    the chips he has reserved in hands still in play, at every table. One statement.
+
+    A hand settled "after" ``now_ms`` counts at ``now_ms`` (issue #43): another table's command, whose clock read
+    later, settled it before this one read; it is no longer at risk, and counted nowhere it would be forgotten
+    (a loss used 20 of a limit of 10)."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT h.settled_at, p.net, NULL FROM tables_handparticipant p JOIN tables_hand h ON h.id = p.hand_id "
@@ -146,13 +150,14 @@ def loss_facts(user_id: int, *, since: datetime) -> tuple[list[tuple[int, int]],
             [user_id, since, user_id, user_id],
         )
         rows = cursor.fetchall()
-    settled = [(_ms(at), int(net)) for at, net, _ in rows if at is not None]
+    settled = [(min(_ms(at), now_ms), int(net)) for at, net, _ in rows if at is not None]
     at_risk = sum(int(r[2]) for r in rows if r[2] is not None)
     return settled, at_risk
 
 
-def deposit_facts(user_id: int, *, since: datetime) -> list[tuple[int, int]]:
-    """The player's deposits ``(at_ms, amount)`` since ``since``."""
+def deposit_facts(user_id: int, *, since: datetime, now_ms: int) -> list[tuple[int, int]]:
+    """The player's deposits ``(at_ms, amount)`` since ``since``; one committed "after" ``now_ms`` (a clock read
+    earlier than the database's) counts at ``now_ms`` (issue #43)."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT t.created_at, lp.amount FROM ledger_posting lp "
@@ -161,7 +166,7 @@ def deposit_facts(user_id: int, *, since: datetime) -> list[tuple[int, int]]:
             "WHERE t.kind = 'deposit' AND t.created_at > %s",
             [user_id, since],
         )
-        return [(_ms(at), int(amount)) for at, amount in cursor.fetchall()]
+        return [(min(_ms(at), now_ms), int(amount)) for at, amount in cursor.fetchall()]
 
 
 def json_data(value: Any) -> Any:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from gamemath.enums import StakeMode
 from responsible import account as acc
 from responsible.errors import RealityCheckDue, excluded, limit_reached
 from responsible.policy import (
@@ -29,6 +30,7 @@ from responsible.policy import (
     loss_usages,
     stake_refusal,
 )
+from responsible.services import record_session_block
 from responsible.store import Loaded, append, lock_accounts, loss_facts
 from rules import (
     BankPassed,
@@ -43,7 +45,6 @@ from rules import (
     TableState,
 )
 from rules import LimitReached as CoreLimitReached
-from tables.models import TableSeat
 
 _TRIGGERS = (BetPlaced, StakeRaised, HandSplit, HandOpened, BankPassed, FirstBankerDrawn, SeatTaken, SeatLeft)
 _STAKES = (BetPlaced, StakeRaised, HandSplit)
@@ -130,26 +131,19 @@ class Gate:
                 raise limit_reached(over, f"A stake of {e.amount} passes your stake limit ({over.limit}).")
 
     def record(self, *, table_id: int, events: Sequence[Event]) -> None:
-        """Start the session of a player who sits down holding no seat; end it when he leaves his last one."""
+        """A stake starts the player's session when none is running (API.md v1.3: from the first stake after
+        signing in; leaving a table or sitting at another restarts neither it nor the reality check's clock) and
+        now and then records it as active; leaving a table when the session limit is used up records the block
+        until the next day."""
         for e in events:
-            if isinstance(e, SeatTaken):
+            if isinstance(e, _STAKES):
                 loaded = self.accounts.get(int(e.player_id))
-                if loaded is not None and loaded.state.session_started_ms is None:
-                    append(loaded, [acc.AccountEvent(type="session_started", at_ms=self.now_ms)])
+                if loaded is not None:
+                    append(loaded, acc.session_stake_events(loaded.state, self.now_ms))
             elif isinstance(e, SeatLeft):
                 loaded = self.accounts.get(int(e.player_id))
-                if loaded is None or loaded.state.session_started_ms is None:
-                    continue
-                if TableSeat.objects.filter(user_id=loaded.user_id).exclude(table_id=table_id).exists():
-                    continue
-                ended: list[acc.AccountEvent] = []
-                if acc.session_limit_reached(loaded.state, self.now_ms):
-                    until = acc.session_block_until(loaded.state)
-                    ended.append(
-                        acc.AccountEvent(type="session_limit_reached", at_ms=self.now_ms, data={"until_ms": until})
-                    )
-                ended.append(acc.AccountEvent(type="session_ended", at_ms=self.now_ms))
-                append(loaded, ended)
+                if loaded is not None:
+                    record_session_block(loaded, self.now_ms)
 
 
 def _block(state: acc.AccountState, now: int) -> Exception | None:
@@ -175,9 +169,24 @@ def _session_usage(state: acc.AccountState, now_ms: int) -> Usage:
     return Usage(Kind.SESSION, None, minutes, acc.session_elapsed_ms(state, now_ms) // 60_000)
 
 
+def _least_stake(state: TableState) -> int | None:
+    """The least stake at the table: what a timeout stakes for a punter who owes a bet (RULES.md 7), S under
+    ``bank_fixed``, else the minimum bet."""
+    config = state.config
+    if config is None:
+        return None
+    if config.rules.stake_mode == StakeMode.BANK_FIXED:
+        stake = state.hand.stake if state.hand is not None else state.stake
+        if stake is not None:
+            return stake
+    return config.min_bet
+
+
 def open_gate(*, state: TableState, actor_id: int | None, events: Sequence[Event], now_ms: int) -> Gate:
     """Lock the accounts of everyone the command concerns (creating those of players sitting down) and work out
-    the loss rooms of those with a loss limit."""
+    the loss rooms of those with a loss limit. A player whose stake limit is below the table's least stake may
+    stake nothing here (blocked: room 0), so no timeout stakes the minimum for him, and he does not hold the bank
+    either (a bank risks more than any stake)."""
     users = {int(s.player_id) for s in state.seats}
     sitting = {int(e.player_id) for e in events if isinstance(e, SeatTaken)}
     if actor_id is not None:
@@ -185,12 +194,16 @@ def open_gate(*, state: TableState, actor_id: int | None, events: Sequence[Event
     accounts = lock_accounts(users | sitting, create=bool(sitting))
     gate = Gate(now_ms=now_ms, accounts=accounts)
     since = datetime.fromtimestamp((now_ms - LONGEST_PERIOD_MS) / 1000, tz=UTC)
+    least = _least_stake(state)
     for uid, loaded in accounts.items():
         block = _block(loaded.state, now_ms)
+        over = stake_refusal(loaded.state.limits, least) if block is None and least is not None else None
+        if over is not None:  # a stake limit below the least stake: no timeout stakes the minimum for him (#43)
+            block = limit_reached(over, f"The least stake here ({least}) passes your stake limit ({over.limit}).")
         if block is not None:
             gate.blocked[uid] = block
         if any(key.startswith(f"{Kind.LOSS}:") for key in loaded.state.limits):
-            settled, at_risk = loss_facts(uid, since=since)
+            settled, at_risk = loss_facts(uid, since=since, now_ms=now_ms)
             usage = binding(loss_usages(loaded.state.limits, settled, at_risk=at_risk, now_ms=now_ms))
             room = loss_room(loaded.state.limits, settled, at_risk=at_risk, now_ms=now_ms)
             if usage is not None and room is not None:

@@ -25,7 +25,7 @@ from kit.schema import api_errors
 from kit.serializers import StrictCharField, StrictSerializer
 from kit.throttling import AUTH_THROTTLES
 from kit.tokens import issue_token, revoke_token
-from responsible.services import refuse_if_excluded
+from responsible.services import refuse_if_excluded, session_end
 
 PASSWORD_MAX_LENGTH = 128
 
@@ -176,6 +176,8 @@ class LogoutView(APIView):
     @idempotent
     def post(self, request: Request) -> Response:
         self.InputSerializer(data=request.data or {}).is_valid(raise_exception=True)
+        if not request.user.is_staff:  # a player's responsible-gaming session ends at sign-out (API.md v1.3)
+            session_end(user=request.user)
         if isinstance(request.auth, AuthToken):
             revoke_token(request.auth)
         else:

@@ -22,6 +22,7 @@ from kit.schema import api_errors
 from kit.serializers import ChipAmountField, StrictCharField, StrictSerializer
 from ledger import services as ledger
 from ledger.models import Transaction
+from responsible import credits
 from responsible import services as responsible
 
 
@@ -83,6 +84,14 @@ class _CashierView(APIView):
         return Response(out.data, status=status.HTTP_201_CREATED)
 
 
+class PendingCreditOutput(serializers.Serializer):
+    pending_credit_id = serializers.IntegerField()
+    status = serializers.CharField(help_text="`pending`: a second operator approves or rejects it in the admin.")
+
+    class Meta:
+        ref_name = "PendingCredit"
+
+
 class DepositView(_CashierView):
     post_entry = staticmethod(responsible.deposit)  # within the player's deposit limits
     operation = "deposit"
@@ -90,14 +99,29 @@ class DepositView(_CashierView):
     @extend_schema(
         operation_id="cashier_deposit",
         summary="Credit chips to a player (staff)",
-        description="Chips from the cage into the player's wallet. An unknown username is 404 `not_found`.",
+        description="Chips from the cage into the player's wallet. An unknown username is 404 `not_found`. A deposit "
+        "above `CASHIER_SECOND_OPERATOR_ABOVE` chips is not posted: 202 with the credit that waits for a second "
+        "operator, who approves or rejects it in the admin (four eyes).",
         request=CashierEntryInput,
-        responses={201: CashierEntryOutput},
+        responses={201: CashierEntryOutput, 202: PendingCreditOutput},
     )
     @api_errors("not_found", "limit_reached")
     @idempotent
     def post(self, request: Request) -> Response:
-        return self.create_entry(request)
+        serializer = CashierEntryInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        if not credits.needs_second_operator(data["amount"]):
+            return self.create_entry(request)
+        pending = credits.request_credit(
+            user=_player(data["username"]),
+            amount=data["amount"],
+            reference=data["reference"],
+            operator=request.user,
+            cause=request_cause(request),
+        )
+        out = PendingCreditOutput({"pending_credit_id": pending.pk, "status": pending.status})
+        return Response(out.data, status=status.HTTP_202_ACCEPTED)
 
 
 class WithdrawalView(_CashierView):

@@ -27,6 +27,7 @@ from rest_framework.views import APIView
 
 from accounts.views.auth import RegisterView, TokenView
 from kit.tokens import find_token, revoke_token
+from responsible.services import session_end
 
 
 def _csrf(request: Request) -> None:
@@ -80,6 +81,8 @@ class PageSignOutView(APIView):
         _csrf(request)
         token, _ = find_token(request._request.COOKIES.get(settings.PLAY_TOKEN_COOKIE, ""))
         if token is not None:
+            if not token.user.is_staff:  # the player's responsible-gaming session ends at sign-out (API.md v1.3)
+                session_end(user=token.user)
             revoke_token(token)
         response = Response(status=status.HTTP_204_NO_CONTENT)
         response.delete_cookie(settings.PLAY_TOKEN_COOKIE, samesite="Strict")

@@ -132,3 +132,13 @@ class DatabaseOperations(operations.DatabaseOperations):
 
 class DatabaseWrapper(base.DatabaseWrapper):
     ops_class = DatabaseOperations
+
+    def init_connection_state(self) -> None:
+        """A connection as the test suite's login role (``TESTS_DATABASE_URL``, a member of the application's and
+        the cashier's roles) becomes the application's role at once: every test runs as the application role,
+        and a cashier entry switches to the cashier's for its savepoint (ledger/cashier_role.py)."""
+        super().init_connection_state()
+        switch = getattr(settings, "DATABASE_CASHIER_SET_ROLE", None)
+        if switch and self.settings_dict.get("USER") == getattr(settings, "DATABASE_TESTS_ROLE", ""):
+            with self.connection.cursor() as cursor:
+                cursor.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(switch[1])))

@@ -40,6 +40,13 @@ SELECT format('CREATE ROLE %I', :'signer') WHERE NOT EXISTS (SELECT FROM pg_role
 ALTER ROLE :"signer" LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD :'signer_password';
 SQL
 fi
+if [ -n "${DB_CASHIER_PASSWORD:-}" ]; then  # the cashier (ledger/cashier_role.py): deposits, withdrawals, corrections
+  psql -v ON_ERROR_STOP=1 --no-psqlrc --username "${POSTGRES_USER:-postgres}" --dbname "${POSTGRES_DB:-casino}" \
+    --set cashier="${DB_CASHIER_ROLE:-casino_cashier}" --set cashier_password="$DB_CASHIER_PASSWORD" <<'SQL'
+SELECT format('CREATE ROLE %I', :'cashier') WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'cashier') \gexec
+ALTER ROLE :"cashier" LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD :'cashier_password';
+SQL
+fi
 if [ -n "${DB_REPLICATION_PASSWORD:-}" ]; then  # the standby's (docs/reliability.md, "Failover"): replication only
   psql -v ON_ERROR_STOP=1 --no-psqlrc --username "${POSTGRES_USER:-postgres}" --dbname "${POSTGRES_DB:-casino}" \
     --set replicator="${DB_REPLICATION_ROLE:-replicator}" --set replicator_password="$DB_REPLICATION_PASSWORD" <<'SQL'

@@ -5,24 +5,41 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('ledger', '0005_pinned_search_path'),
+        ("ledger", "0005_pinned_search_path"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.RemoveConstraint(
-            model_name='transaction',
-            name='ledger_tx_kind_valid',
+            model_name="transaction",
+            name="ledger_tx_kind_valid",
         ),
         migrations.AlterField(
-            model_name='transaction',
-            name='kind',
-            field=models.CharField(choices=[('deposit', 'deposit at the cage'), ('withdrawal', 'withdrawal at the cage'), ('stake_reserve', 'stake reserved into escrow'), ('hand_settlement', 'hand settled out of escrow'), ('correction', 'operator correction'), ('bankroll_sweep', "table's house bankroll swept into house:bankroll")], max_length=32),
+            model_name="transaction",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("deposit", "deposit at the cage"),
+                    ("withdrawal", "withdrawal at the cage"),
+                    ("stake_reserve", "stake reserved into escrow"),
+                    ("hand_settlement", "hand settled out of escrow"),
+                    ("correction", "operator correction"),
+                    ("bankroll_sweep", "table's house bankroll swept into house:bankroll"),
+                ],
+                max_length=32,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='transaction',
-            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['deposit', 'withdrawal', 'stake_reserve', 'hand_settlement', 'correction', 'bankroll_sweep'])), name='ledger_tx_kind_valid'),
+            model_name="transaction",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "kind__in",
+                        ["deposit", "withdrawal", "stake_reserve", "hand_settlement", "correction", "bankroll_sweep"],
+                    )
+                ),
+                name="ledger_tx_kind_valid",
+            ),
         ),
     ]

@@ -27,6 +27,8 @@ from tests.support.admin_fixtures import PASSWORD, open_dispute, play_table
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ARTIFACTS = ROOT / "artifacts" / "admin"
+
+
 def _sign_in(page: Any, live_server: Any, username: str, landing: str) -> None:
     page.goto(f"{live_server.url}/admin/login/?next={landing}")
     page.fill("#id_username", username)

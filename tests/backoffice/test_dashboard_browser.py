@@ -56,7 +56,7 @@ def _demo_casino() -> dict[str, Any]:
     tampered = Hand.objects.filter(table=italian, status="settled").order_by("number").first()
     with owner_cursor(triggers_off=("tables_event",)) as cursor:
         cursor.execute(
-            "UPDATE tables_event SET metadata = metadata || '{\"request_id\": \"forged\"}' "
+            'UPDATE tables_event SET metadata = metadata || \'{"request_id": "forged"}\' '
             "WHERE stream_id = %s AND version = %s",
             [italian.pk, tampered.opened_version + 1],
         )
@@ -98,9 +98,9 @@ def test_the_dashboard_shows_the_casino_as_the_ledger_and_read_models_say(page, 
 
     # the house's net over 30 days: what the bankrolls gained over the settled house hands' entries
     settled = list(Hand.objects.filter(table=demo["house"], status="settled").values_list("pk", flat=True))
-    bankroll_gain = Posting.objects.filter(
-        account__kind="bankroll", transaction__hand_id__in=settled
-    ).aggregate(s=Sum("amount"))["s"]
+    bankroll_gain = Posting.objects.filter(account__kind="bankroll", transaction__hand_id__in=settled).aggregate(
+        s=Sum("amount")
+    )["s"]
     assert _value(page, "#tile-net-30 .figure") == bankroll_gain
     assert _value(page, "#tile-net-today .figure") == bankroll_gain  # every hand was played today
     assert _value(page, "#net-totals [data-series='classic · house bank']") == bankroll_gain
@@ -108,12 +108,14 @@ def test_the_dashboard_shows_the_casino_as_the_ledger_and_read_models_say(page, 
     assert sum(float(v) for v in bars.evaluate_all("els => els.map(e => e.dataset.value)")) == bankroll_gain
 
     # hands per hour, by preset and bank
-    assert _value(page, "#hands-totals [data-series='classic · house bank']") == Hand.objects.filter(
-        table=demo["house"]
-    ).count()
-    assert _value(page, "#hands-totals [data-series='italian · player bank']") == Hand.objects.filter(
-        table=demo["italian"]
-    ).count()
+    assert (
+        _value(page, "#hands-totals [data-series='classic · house bank']")
+        == Hand.objects.filter(table=demo["house"]).count()
+    )
+    assert (
+        _value(page, "#hands-totals [data-series='italian · player bank']")
+        == Hand.objects.filter(table=demo["italian"]).count()
+    )
     lines = page.locator("#chart-hands-per-hour polyline[data-series]")
     assert lines.count() == Hand.objects.values_list("preset", "house_banked").distinct().count()
 

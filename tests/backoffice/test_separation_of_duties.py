@@ -193,3 +193,25 @@ def _rows(statement: str) -> list[tuple[Any, ...]]:
     with connection.cursor() as cursor:
         cursor.execute(statement)
         return list(cursor.fetchall())
+
+
+def test_the_owner_sets_a_staff_password_with_an_audit_line(operator: Any, monkeypatch: Any) -> None:
+    """The permitted path (issue #43): ``manage.py staff_password`` as the owner role, audited; the application
+    role still may not (``test_the_application_role_changes_no_privilege_and_no_password``)."""
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    monkeypatch.setenv("STAFF_PASSWORD", "a new and long passphrase 7")
+    out = StringIO()
+    call_command("staff_password", operator.username, stdout=out)
+    assert "set" in out.getvalue()
+    stored = get_user_model().objects.get(pk=operator.pk)
+    assert stored.check_password("a new and long passphrase 7") and not stored.check_password(PASSWORD)
+    line = LogEntry.objects.get(user_id=operator.pk, object_id=str(operator.pk))
+    assert line.change_message == "Password set by the owner role (manage.py staff_password)."
+    with pytest.raises(CommandError, match="no staff account"):
+        call_command("staff_password", "nobody-at-all")
+    monkeypatch.setenv("STAFF_PASSWORD", "short")
+    with pytest.raises(CommandError):
+        call_command("staff_password", operator.username)

@@ -25,7 +25,13 @@ def _run_bench(script: str, *args: str, suffix: str, extra: dict[str, str] | Non
     if not superuser:
         pytest.skip("a bench creates its database: needs DATABASE_SUPERUSER_URL (set by `make test`)")
     name = f"{urlsplit(superuser).path.lstrip('/')}_shortrun"  # never a real bench's database
-    roles = ("DATABASE_SUPERUSER_URL", "MIGRATE_DATABASE_URL", "SIGNER_DATABASE_URL")
+    roles = (
+        "DATABASE_SUPERUSER_URL",
+        "MIGRATE_DATABASE_URL",
+        "SIGNER_DATABASE_URL",
+        "CASHIER_DATABASE_URL",
+        "TESTS_DATABASE_URL",
+    )
     env = {
         **{k: v for k, v in os.environ.items() if k not in roles},
         "DATABASE_URL": urlsplit(superuser)._replace(path=f"/{name}").geturl(),

@@ -11,13 +11,18 @@ from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
 from casino import dbpool
+from tests.conftest import child_database_url
 
 pytestmark = pytest.mark.django_db
 
 
 def _pool() -> ConnectionPool[Connection[Any]]:
-    params = {**connection.get_connection_params(), "autocommit": True}
-    return ConnectionPool(kwargs=params, min_size=1, max_size=1, check=dbpool.check_borrowed, open=True)
+    """A pool of the application role's own connections (the test's, the suite's login role become it, would hide
+    their activity from it: a backend's activity is its login role's)."""
+    conninfo = child_database_url().replace("postgres://", "postgresql://", 1)
+    return ConnectionPool(
+        conninfo, kwargs={"autocommit": True}, min_size=1, max_size=1, check=dbpool.check_borrowed, open=True
+    )
 
 
 def _last_query(pid: int) -> str:

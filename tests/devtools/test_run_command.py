@@ -140,6 +140,7 @@ def test_run_serves_everything_the_readme_tour_works_and_ctrl_c_stops_it(tmp_pat
     assert "operator" in output and "alice" in output, "demo credentials were not printed"
     assert password in output, "the demo password was not printed"
     assert f"{base}/api/docs/" in output
+
     def still_running() -> list[psutil.Process]:
         alive = []
         for process in tree:
@@ -174,7 +175,8 @@ def _environments(tree: list[psutil.Process]) -> dict[str, dict[str, str]]:
 def _each_process_holds_only_the_credentials_it_uses(
     environments: dict[str, dict[str, str]], database: str, demo_password: str
 ) -> None:
-    """Issue #26: the owner's URL reaches only `migrate` (gone by now), the demo password only `seed_demo`; the
+    """Issue #26: the owner's URL reaches only `migrate` (gone by now), the demo password only `seed_demo`, the
+    cashier's URL only web (issue #43); the
     processes that deal hold the sealing key, beat and the lab's worker no fairness key; honcho and the shells
     between hold no credential at all."""
     from backoffice import dbprovision
@@ -197,13 +199,15 @@ def _each_process_holds_only_the_credentials_it_uses(
     for process, env in environments.items():
         values = "\n".join(env.values())
         assert owner_password not in values and "MIGRATE_DATABASE_URL" not in env, f"the owner's URL in {process}"
-        assert "DATABASE_SUPERUSER_URL" not in env, process
+        assert "DATABASE_SUPERUSER_URL" not in env and "TESTS_DATABASE_URL" not in env, process
         assert demo_password not in values and "DEMO_PASSWORD" not in env, f"the demo password in {process}"
         role = next((r for marker, r in servers.items() if marker in process and "procenv" not in process), None)
         if role is None:  # honcho, the shells it starts, the redis/postgres helpers: nothing secret
             assert not {"DATABASE_URL", "SECRET_KEY", *keys} & env.keys(), f"credentials in {process}"
             continue
         seen.add(role)
+        # the cashier's role (issue #43): the web server alone of the servers
+        assert ("CASHIER_DATABASE_URL" in env) == (role == "web"), f"{role} and the cashier's URL"
         held = {key for key in keys if key in env}
         if role == "signer":  # its own role, the signing key, the sealing key to open what it replays
             assert f"{database}_signer:" in env.get("DATABASE_URL", ""), process

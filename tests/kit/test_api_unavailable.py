@@ -33,7 +33,8 @@ def _cut_my_database_connection() -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         pid = cursor.fetchone()[0]
-    with psycopg.connect(child_database_url().replace("postgres://", "postgresql://", 1), autocommit=True) as other:
+    params = {k: v for k, v in connection.get_connection_params().items() if k not in ("context", "cursor_factory")}
+    with psycopg.connect(**params, autocommit=True) as other:  # the same login (a backend is its login role's)
         other.execute("SELECT pg_terminate_backend(%s)", [pid])
 
 

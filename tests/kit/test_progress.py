@@ -86,7 +86,7 @@ def test_the_long_commands_print_one_json_document_and_progress_lines_on_stderr(
     out = io.StringIO()
     call_command("reconcile", "--json", stdout=out)
     report = json.loads(out.getvalue())
-    assert [c["ok"] for c in report["checks"]] == [True] * 7 and report["counts"]["postings"] > 0
+    assert [c["ok"] for c in report["checks"]] == [True] * 8 and report["counts"]["postings"] > 0
 
     # a failure: still one document, with the failing check, and the exit code says so
     with owner_cursor(triggers_off=["ledger_balance"]) as cursor:  # as the owner could, behind the trigger

@@ -10,12 +10,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connections
+from django.db import DatabaseError, connections
 
 from ledger import services
 from ledger.errors import IdempotencyConflict, InsufficientFunds
 from ledger.models import Posting, Transaction
 from ledger.reconcile import reconcile
+from tests.support import chip_events
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -73,7 +74,7 @@ def test_crossing_transfers_stakes_and_settlements_neither_deadlock_nor_lose_upd
             elif op in ("hand", "house_hand"):  # a is punter; b (or the house) banks; one shared table escrow
                 banker = b if op == "hand" else None
                 hand_id = thread * 1000 + n
-                services.reserve_stake(
+                chip_events.reserve_stake(
                     cause=f"r{thread}:{n}",
                     table_id=1,
                     hand_id=hand_id,
@@ -83,7 +84,7 @@ def test_crossing_transfers_stakes_and_settlements_neither_deadlock_nor_lose_upd
                     banker_amount=amount,
                 )
                 net = rng.choice([-amount, 0, amount])
-                services.post_settlement(
+                chip_events.post_settlement(
                     cause=f"s{thread}:{n}",
                     table_id=1,
                     hand_id=hand_id,
@@ -136,7 +137,7 @@ def test_the_same_cause_posted_at_once_is_posted_once(make_user, operator):
 
     def work(thread: int) -> Any:
         try:
-            return services.reserve_stake(
+            return chip_events.reserve_stake(
                 cause="event:1:7",
                 table_id=1,
                 hand_id=1,
@@ -147,6 +148,9 @@ def test_the_same_cause_posted_at_once_is_posted_once(make_user, operator):
                 banker_amount=10 if thread % 2 == 0 else 20,
             ).pk
         except IdempotencyConflict:
+            return "conflict"
+        except DatabaseError as refused:  # the event stored first carries the other content
+            assert "is not what its stored event moves" in str(refused)
             return "conflict"
 
     outcomes = run_threads(work)

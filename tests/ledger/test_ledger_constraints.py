@@ -13,6 +13,7 @@ from django.db import IntegrityError, ProgrammingError, transaction
 
 from ledger import services
 from ledger.accounts import wallet_for
+from ledger.cashier_role import cashier_session
 from ledger.models import Account, Balance, Posting, Transaction
 from tests.conftest import owner_cursor
 
@@ -28,19 +29,22 @@ def funded(make_user, operator):
 
 
 def _new_transaction(run_sql, cause: str) -> int:
-    (tx_id,) = run_sql(
-        "INSERT INTO ledger_transaction (kind, memo, cause, fingerprint, details) "
-        "VALUES ('correction', 'test', %s, '', '{}') RETURNING id",
-        [cause],
-    )[0]
+    """A raw transaction row, inserted as the cashier's role (the application's may insert none: issue #43)."""
+    with cashier_session():
+        (tx_id,) = run_sql(
+            "INSERT INTO ledger_transaction (kind, memo, cause, fingerprint, details) "
+            "VALUES ('correction', 'test', %s, '', '{}') RETURNING id",
+            [cause],
+        )[0]
     return tx_id
 
 
 def _post(run_sql, tx_id: int, account_id: int, amount: int) -> None:
-    run_sql(
-        "INSERT INTO ledger_posting (transaction_id, account_id, amount, balance_after) VALUES (%s, %s, %s, 0)",
-        [tx_id, account_id, amount],
-    )
+    with cashier_session():
+        run_sql(
+            "INSERT INTO ledger_posting (transaction_id, account_id, amount, balance_after) VALUES (%s, %s, %s, 0)",
+            [tx_id, account_id, amount],
+        )
 
 
 def as_owner(statement: str, params: list[object] | None = None) -> None:
@@ -143,8 +147,9 @@ def test_a_hand_is_settled_at_most_once(run_sql):
         "INSERT INTO ledger_transaction (kind, memo, cause, fingerprint, details, table_id, hand_id) "
         "VALUES ('hand_settlement', '', %s, '', '{}', 1, 1)"
     )
-    run_sql(insert, ["test:settle:a"])  # no postings: allowed by the database, never by the services
-    with pytest.raises(IntegrityError, match="ledger_tx_one_settlement_per_hand"), transaction.atomic():
+    with cashier_session():  # the only role that inserts transaction rows itself
+        run_sql(insert, ["test:settle:a"])  # no postings: allowed by the database, never by the services
+    with pytest.raises(IntegrityError, match="ledger_tx_one_settlement_per_hand"), cashier_session():
         run_sql(insert, ["test:settle:b"])
 
 

@@ -39,6 +39,7 @@ from ledger.errors import (
     SettlementMismatch,
 )
 from ledger.reconcile import reconcile
+from tests.support import chip_events
 from tests.support.staff import staff_user
 
 PLAYERS = 5
@@ -94,7 +95,7 @@ class LedgerMachine(RuleBasedStateMachine):
     # --- helpers ---------------------------------------------------------------------------------------------
 
     def _cause(self) -> str:
-        return f"prop:{self.table_id}:{next(self.causes)}"
+        return f"event:{self.table_id}:{next(self.causes)}"  # the bridge's form: a hand entry's names its event
 
     def _post(self, service: Any, expected_error: type[LedgerError] | None, **kwargs: Any) -> bool:
         before = _ledger_trace()
@@ -169,7 +170,7 @@ class LedgerMachine(RuleBasedStateMachine):
         elif hand.banker is not None and self.wallets[hand.banker] < banker_amount:
             error = BankCannotCover
         if self._post(
-            services.reserve_stake,
+            chip_events.reserve_stake,
             error,
             cause=self._cause(),
             table_id=self.table_id,
@@ -221,7 +222,7 @@ class LedgerMachine(RuleBasedStateMachine):
             # one chip too few of a payout of 0 is a negative amount, refused before the sums are compared
             error = InvalidEntry if payouts[hand.banker] < 0 else SettlementMismatch
         if self._post(
-            services.post_settlement,
+            chip_events.post_settlement,
             error,
             cause=self._cause(),
             table_id=self.table_id,

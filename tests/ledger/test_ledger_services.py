@@ -18,6 +18,7 @@ from ledger.errors import (
     UnknownAccount,
 )
 from ledger.models import Account, Posting, Transaction
+from tests.support import chip_events
 
 # Inside the test's transaction, as inside the game's command transaction: each service runs in a savepoint.
 # (Commit-time behaviour is covered by the constraint, property and concurrency tests, which really commit.)
@@ -118,7 +119,7 @@ def test_a_repeated_cause_with_other_content_is_an_idempotency_conflict(make_use
 
 
 def test_reserve_with_a_house_bank_takes_the_cover_from_the_bankroll(alice):
-    tx = services.reserve_stake(
+    tx = chip_events.reserve_stake(
         cause="event:7:3", table_id=7, hand_id=70, punter=alice, punter_amount=10, banker=None, banker_amount=10
     )
     assert tx.kind == "stake_reserve" and tx.hand_id == 70 and tx.table_id == 7 and tx.actor_id == alice.pk
@@ -129,7 +130,7 @@ def test_reserve_with_a_house_bank_takes_the_cover_from_the_bankroll(alice):
 
 
 def test_reserve_with_a_player_banker_takes_from_both_wallets(alice, bob):
-    services.reserve_stake(
+    chip_events.reserve_stake(
         cause="event:7:3", table_id=7, hand_id=70, punter=alice, punter_amount=40, banker=bob, banker_amount=50
     )
     assert services.wallet_balances([alice.pk, bob.pk]) == {alice.pk: 60, bob.pk: 0}
@@ -137,12 +138,12 @@ def test_reserve_with_a_player_banker_takes_from_both_wallets(alice, bob):
 
 
 def test_reserve_skips_a_zero_amount(alice, bob):
-    tx = services.reserve_stake(
+    tx = chip_events.reserve_stake(
         cause="event:7:3", table_id=7, hand_id=70, punter=alice, punter_amount=10, banker=bob, banker_amount=0
     )
     assert [p.amount for p in tx.posted] == [-10, 10]
     with pytest.raises(InvalidEntry):
-        services.reserve_stake(
+        chip_events.reserve_stake(
             cause="event:7:4", table_id=7, hand_id=70, punter=alice, punter_amount=0, banker=bob, banker_amount=0
         )
 
@@ -150,7 +151,7 @@ def test_reserve_skips_a_zero_amount(alice, bob):
 def test_a_punter_short_of_chips_is_refused_with_insufficient_funds(alice, bob):
     before = _counts()
     with pytest.raises(InsufficientFunds):
-        services.reserve_stake(
+        chip_events.reserve_stake(
             cause="event:7:3", table_id=7, hand_id=70, punter=alice, punter_amount=101, banker=bob, banker_amount=5
         )
     assert _counts() == before
@@ -160,7 +161,7 @@ def test_a_punter_short_of_chips_is_refused_with_insufficient_funds(alice, bob):
 def test_a_banker_who_cannot_cover_is_refused_with_bank_cannot_cover(alice, bob):
     before = _counts()
     with pytest.raises(BankCannotCover) as refused:
-        services.reserve_stake(
+        chip_events.reserve_stake(
             cause="event:7:3", table_id=7, hand_id=70, punter=alice, punter_amount=20, banker=bob, banker_amount=51
         )
     assert refused.value.code == "bank_cannot_cover"
@@ -169,7 +170,7 @@ def test_a_banker_who_cannot_cover_is_refused_with_bank_cannot_cover(alice, bob)
 
 def test_the_punter_cannot_bank_his_own_stake(alice):
     with pytest.raises(InvalidEntry):
-        services.reserve_stake(
+        chip_events.reserve_stake(
             cause="e", table_id=7, hand_id=70, punter=alice, punter_amount=1, banker=alice, banker_amount=1
         )
 
@@ -177,11 +178,11 @@ def test_the_punter_cannot_bank_his_own_stake(alice):
 def test_all_stakes_of_a_hand_have_the_same_banker(alice, bob, make_user, operator):
     carol = make_user("carol")
     _deposit(carol, 100, operator)
-    services.reserve_stake(
+    chip_events.reserve_stake(
         cause="event:7:3", table_id=7, hand_id=70, punter=alice, punter_amount=5, banker=bob, banker_amount=5
     )
     with pytest.raises(LedgerInvariantError):
-        services.reserve_stake(
+        chip_events.reserve_stake(
             cause="event:7:4", table_id=7, hand_id=70, punter=carol, punter_amount=5, banker=None, banker_amount=5
         )
 
@@ -196,7 +197,7 @@ def hand_in_play(alice, bob, make_user, operator):
     carol = make_user("carol")
     _deposit(carol, 100, operator)
     for n, (punter, stake) in enumerate([(alice, 10), (carol, 20)]):
-        services.reserve_stake(
+        chip_events.reserve_stake(
             cause=f"event:7:{n}",
             table_id=7,
             hand_id=70,
@@ -212,7 +213,7 @@ def test_settlement_pays_out_of_escrow_and_leaves_the_hand_at_zero(hand_in_play)
     alice, bob, carol = hand_in_play
     results = [{"seat": 1, "user_id": alice.pk, "net": 10}, {"seat": 2, "user_id": carol.pk, "net": -20}]
     # alice wins 10: gets 10 + 10; carol loses 20: gets 0; bob: 30 reserved - 10 + 20 = 40.
-    tx = services.post_settlement(
+    tx = chip_events.post_settlement(
         cause="event:7:9", table_id=7, hand_id=70, payouts={alice.pk: 20, bob.pk: 40, carol.pk: 0}, results=results
     )
     assert tx.kind == "hand_settlement" and tx.details["results"] == results and tx.details["banker"] == bob.pk
@@ -223,10 +224,10 @@ def test_settlement_pays_out_of_escrow_and_leaves_the_hand_at_zero(hand_in_play)
 
 def test_settlement_leaves_other_hands_of_the_table_in_escrow(hand_in_play, make_user, operator):
     alice, bob, carol = hand_in_play
-    services.reserve_stake(
+    chip_events.reserve_stake(
         cause="event:7:20", table_id=7, hand_id=71, punter=alice, punter_amount=5, banker=None, banker_amount=5
     )
-    services.post_settlement(
+    chip_events.post_settlement(
         cause="event:7:9",
         table_id=7,
         hand_id=70,
@@ -237,10 +238,10 @@ def test_settlement_leaves_other_hands_of_the_table_in_escrow(hand_in_play, make
 
 
 def test_house_bank_settlement_pays_the_bankroll(alice):
-    services.reserve_stake(
+    chip_events.reserve_stake(
         cause="event:7:1", table_id=7, hand_id=70, punter=alice, punter_amount=10, banker=None, banker_amount=10
     )
-    services.post_settlement(
+    chip_events.post_settlement(
         cause="event:7:2", table_id=7, hand_id=70, payouts={None: 20}, results=[{"user_id": alice.pk, "net": -10}]
     )
     assert services.balance("house:bankroll:table:7") == 10 and services.wallet_balance(alice) == 90
@@ -251,7 +252,7 @@ def test_payouts_must_add_up_to_what_the_hand_holds(hand_in_play):
     alice, bob, carol = hand_in_play
     before = _counts()
     with pytest.raises(SettlementMismatch, match="holds 60"):
-        services.post_settlement(
+        chip_events.post_settlement(
             cause="event:7:9",
             table_id=7,
             hand_id=70,
@@ -264,7 +265,7 @@ def test_payouts_must_add_up_to_what_the_hand_holds(hand_in_play):
 def test_payouts_must_match_the_results(hand_in_play):
     alice, bob, carol = hand_in_play
     with pytest.raises(SettlementMismatch, match="do not match its results") as refused:
-        services.post_settlement(
+        chip_events.post_settlement(
             cause="event:7:9",
             table_id=7,
             hand_id=70,
@@ -283,19 +284,19 @@ def test_a_hand_is_settled_once(hand_in_play):
         "payouts": {alice.pk: 20, bob.pk: 40},
         "results": [{"user_id": alice.pk, "net": 10}, {"user_id": carol.pk, "net": -20}],
     }
-    first = services.post_settlement(cause="event:7:9", **args)
-    assert services.post_settlement(cause="event:7:9", **args).pk == first.pk  # a retried event
+    first = chip_events.post_settlement(cause="event:7:9", **args)
+    assert chip_events.post_settlement(cause="event:7:9", **args).pk == first.pk  # a retried event
     with pytest.raises(HandAlreadySettled):
-        services.post_settlement(cause="event:7:10", **args)
+        chip_events.post_settlement(cause="event:7:10", **args)
     with pytest.raises(HandAlreadySettled):
-        services.reserve_stake(
+        chip_events.reserve_stake(
             cause="event:7:11", table_id=7, hand_id=70, punter=alice, punter_amount=1, banker=bob, banker_amount=0
         )
 
 
 def test_a_hand_without_reserves_cannot_be_settled(alice):
     with pytest.raises(SettlementMismatch, match="no stake reserves"):
-        services.post_settlement(cause="event:7:9", table_id=7, hand_id=70, payouts={}, results=[])
+        chip_events.post_settlement(cause="event:7:9", table_id=7, hand_id=70, payouts={}, results=[])
 
 
 @pytest.mark.parametrize(
@@ -311,7 +312,7 @@ def test_a_hand_without_reserves_cannot_be_settled(alice):
 )
 def test_results_rows_carry_integer_user_id_and_net(hand_in_play, results):
     with pytest.raises(InvalidEntry):
-        services.post_settlement(cause="event:7:9", table_id=7, hand_id=70, payouts={}, results=results)
+        chip_events.post_settlement(cause="event:7:9", table_id=7, hand_id=70, payouts={}, results=results)
 
 
 # --- corrections ----------------------------------------------------------------------------------------------
@@ -372,7 +373,7 @@ def test_a_refusal_inside_a_callers_transaction_rolls_back_only_the_service(alic
     with transaction.atomic():
         _deposit(alice, 5, operator, n=2)
         with pytest.raises(BankCannotCover):
-            services.reserve_stake(
+            chip_events.reserve_stake(
                 cause="event:7:1",
                 table_id=7,
                 hand_id=70,
@@ -381,15 +382,15 @@ def test_a_refusal_inside_a_callers_transaction_rolls_back_only_the_service(alic
                 banker=bob,
                 banker_amount=500,
             )
-        services.reserve_stake(
-            cause="event:7:1", table_id=7, hand_id=70, punter=alice, punter_amount=5, banker=bob, banker_amount=5
+        chip_events.reserve_stake(  # the next event: the refused one's chips are never posted
+            cause="event:7:2", table_id=7, hand_id=70, punter=alice, punter_amount=5, banker=bob, banker_amount=5
         )
     assert services.wallet_balances([alice.pk, bob.pk]) == {alice.pk: 100, bob.pk: 45}
 
 
 def test_a_callers_rollback_takes_the_entries_with_it(alice, bob):
     with pytest.raises(RuntimeError), transaction.atomic():
-        services.reserve_stake(
+        chip_events.reserve_stake(
             cause="event:7:1", table_id=7, hand_id=70, punter=alice, punter_amount=5, banker=bob, banker_amount=5
         )
         raise RuntimeError("the command failed after posting")
@@ -401,13 +402,14 @@ def test_a_callers_rollback_takes_the_entries_with_it(alice, bob):
 
 
 def test_a_stake_reserve_costs_a_handful_of_statements(alice, bob):
-    services.reserve_stake(
+    chip_events.reserve_stake(
         cause="event:7:1", table_id=7, hand_id=70, punter=alice, punter_amount=5, banker=bob, banker_amount=5
     )
+    entry = chip_events.stake_entry(
+        cause="event:7:2", table_id=7, hand_id=70, punter=alice, punter_amount=5, banker=bob, banker_amount=5
+    )
     with CaptureQueriesContext(connection) as captured:
-        services.reserve_stake(
-            cause="event:7:2", table_id=7, hand_id=70, punter=alice, punter_amount=5, banker=bob, banker_amount=5
-        )
+        services.reserve_stake(**entry)
     # one call of ledger_hand_entry (cause lookup, lock, hand state, transaction and postings), no savepoint
     assert [q["sql"][:30] for q in captured.captured_queries] == ["SELECT ledger_hand_entry('stak"]
 
@@ -432,7 +434,7 @@ def test_wallet_balances_is_one_query(alice, bob, make_user, django_assert_num_q
 
 
 def test_account_postings_are_the_me_ledger_rows_newest_first(alice, bob):
-    services.reserve_stake(
+    chip_events.reserve_stake(
         cause="event:7:1",
         table_id=7,
         hand_id=70,

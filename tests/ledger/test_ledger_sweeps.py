@@ -18,16 +18,17 @@ from ledger.sweeps import sweep_table_bankroll, sweep_table_bankrolls, tables_to
 from ledger.tasks import sweep_bankrolls
 from tables.models import Hand
 from tables.verify import verify_hand
+from tests.support import chip_events
 from tests.support.play import make_players, make_table, play_hands
 
 
 def _house_hand(user, table_id: int, hand_id: int, *, punter_net: int) -> None:
     """A house-banked hand of ``user`` at ``table_id``: 10 staked each way, the punter nets ``punter_net``."""
-    services.reserve_stake(
+    chip_events.reserve_stake(
         cause=f"event:{table_id}:{hand_id}:r", table_id=table_id, hand_id=hand_id, punter=user, punter_amount=10,
         banker=None, banker_amount=10,
     )  # fmt: skip
-    services.post_settlement(
+    chip_events.post_settlement(
         cause=f"event:{table_id}:{hand_id}:s", table_id=table_id, hand_id=hand_id,
         payouts={user.pk: 10 + punter_net, None: 10 - punter_net}, results=[{"user_id": user.pk, "net": punter_net}],
     )  # fmt: skip

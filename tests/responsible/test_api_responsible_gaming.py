@@ -64,6 +64,13 @@ def view(client: APIClient, table_id: int) -> dict[str, Any]:
     return ok(client.get(f"/api/v1/tables/{table_id}"))
 
 
+def play_a_hand(client: APIClient, table_id: int) -> None:
+    """Bet the minimum and stand (a hand that ends by itself needs no stand): the stake starts or continues the
+    player's session (API.md v1.3)."""
+    ok(bet(client, table_id, 10))
+    client.post(f"/api/v1/tables/{table_id}/actions", {"action": "stand"}, format="json")
+
+
 def set_limit(client: APIClient, kind: str, amount: int | None, period: str | None = None) -> Any:
     body: dict[str, Any] = {"kind": kind, "amount": amount}
     if period is not None:
@@ -217,6 +224,7 @@ def test_a_reality_check_falls_due_and_blocks_stakes_until_acknowledged(
     ok(set_limit(client, "reality_check", 15))
     table_id = house_table(as_staff)
     sit(client, table_id)
+    play_a_hand(client, table_id)  # the session starts with the first stake
     assert view(client, table_id)["you"]["limits"]["reality_check_due"] is False
     clock.shift(timedelta(minutes=16))
     due = view(client, table_id)["you"]["limits"]["reality_check_due"]
@@ -225,7 +233,8 @@ def test_a_reality_check_falls_due_and_blocks_stakes_until_acknowledged(
     shown = ok(client.post("/api/v1/me/reality-check"))
     assert shown["acknowledged"] is True
     ok(bet(client, table_id, 10))
-    assert [e.type for e in stream(player.pk)][-2:] == ["reality_check_shown", "reality_check_acknowledged"]
+    recorded = [e.type for e in stream(player.pk) if e.type != "session_active"]  # (the stake's activity record)
+    assert recorded[-2:] == ["reality_check_shown", "reality_check_acknowledged"]
 
 
 def test_the_session_limit_releases_the_seats_and_refuses_new_ones_until_the_next_day(
@@ -236,8 +245,11 @@ def test_the_session_limit_releases_the_seats_and_refuses_new_ones_until_the_nex
     ok(set_limit(client, "session", 30))
     table_id = house_table(as_staff)
     sit(client, table_id)
+    assert view(client, table_id)["you"]["limits"]["remaining_session_s"] == 30 * 60  # no stake yet: no session
+    play_a_hand(client, table_id)
     clock.shift(timedelta(minutes=20))
     assert 0 < view(client, table_id)["you"]["limits"]["remaining_session_s"] <= 600
+    play_a_hand(client, table_id)  # still staking: the session goes on
     clock.shift(timedelta(minutes=11))
     details = assert_error(bet(client, table_id, 10), 409, "limit_reached")
     assert details["kind"] == "session" and details["limit"] == 30
@@ -246,6 +258,45 @@ def test_the_session_limit_releases_the_seats_and_refuses_new_ones_until_the_nex
     assert_error(client.post(f"/api/v1/tables/{table_id}/seats", {}, format="json"), 409, "limit_reached")
     clock.shift(timedelta(days=1))
     sit(client, table_id)
+
+
+def test_leaving_and_sitting_again_restarts_neither_the_session_limit_nor_the_reality_check(
+    as_staff: APIClient, player: Any, fund: Any, client_for: Callable[[Any], APIClient], clock: Any
+) -> None:
+    """Issue #43 (API.md v1.3): the session runs from the first stake after signing in, whatever tables are left or
+    joined; it ends at sign-out (the next stake starts a new one)."""
+    fund(player, 1000)
+    client = client_for(player)
+    ok(set_limit(client, "session", 30))
+    first, second = house_table(as_staff), house_table(as_staff)
+    sit(client, first)
+    play_a_hand(client, first)
+    clock.shift(timedelta(minutes=20))
+    play_a_hand(client, first)
+    client.delete(f"/api/v1/tables/{first}/seats/me")  # leaving (between hands, or after the one in play)
+    sit(client, second)  # sitting at another table: the same session
+    assert view(client, second)["you"]["limits"]["remaining_session_s"] <= 600
+    clock.shift(timedelta(minutes=11))
+    details = assert_error(bet(client, second, 10), 409, "limit_reached")
+    assert details["kind"] == "session"
+    started = [e.type for e in stream(player.pk)].count("session_started")
+    assert started == 1
+
+
+def test_the_sign_out_ends_the_session_and_the_next_stake_starts_one(
+    as_staff: APIClient, player: Any, fund: Any, client_for: Callable[[Any], APIClient]
+) -> None:
+    fund(player, 1000)
+    client = client_for(player)
+    table_id = house_table(as_staff)
+    sit(client, table_id)
+    play_a_hand(client, table_id)
+    assert client.post("/api/v1/auth/logout", {}, format="json").status_code == 204
+    assert read_account(player.pk).session_started_ms is None
+    again = client_for(player)
+    play_a_hand(again, table_id)
+    types = [e.type for e in stream(player.pk)]
+    assert types.count("session_started") == 2 and types.count("session_ended") == 1
 
 
 # --- breaks and self-exclusion --------------------------------------------------------------------------------------
@@ -467,8 +518,11 @@ def test_no_timeout_stakes_for_a_player_whose_reality_check_is_due(
     fund(player, 1000)
     client = client_for(player)
     ok(set_limit(client, "reality_check", 15))
+    first = house_table(as_staff)
+    sit(client, first)
+    play_a_hand(client, first)  # the session starts with a stake, at another table
     table_id = house_table(as_staff, "spanish")
-    sit(client, table_id)  # the session starts
+    sit(client, table_id)
     if due:
         clock.shift(timedelta(minutes=16))  # his reality check falls due while the table waits for his bet
     for _ in range(10):
@@ -484,3 +538,63 @@ def test_no_timeout_stakes_for_a_player_whose_reality_check_is_due(
         assert not by_timeout and "limit_reached" in skipped
     else:
         assert by_timeout  # the control: the rules stake the minimum for a punter who lets his bet time out
+
+
+@pytest.mark.parametrize("limit", [5, 10])
+def test_no_timeout_stakes_the_minimum_past_a_stake_limit(
+    limit: int, as_staff: APIClient, player: Any, fund: Any, client_for: Callable[[Any], APIClient]
+) -> None:
+    """Issue #43: the stake limit applies to the minimum a timed-out punter is staked (10 at this table). With a
+    limit of 5 nobody stakes him 10; with 10 (the control) the rules stake the minimum as before."""
+    fund(player, 1000)
+    client = client_for(player)
+    ok(set_limit(client, "stake", limit))
+    table_id = house_table(as_staff, "spanish")
+    sit(client, table_id)
+    for _ in range(10):
+        state = loader.load_table(table_id).state
+        if state.awaiting is None or any(e.type == "HandSettled" for e in load_stream(table_id)):
+            break
+        now = max(state.awaiting.deadline_ms, rg.now_ms())
+        table_services.table_timeout(table_id=table_id, version=state.version, now_ms=now)
+    by_timeout = [e for e in load_stream(table_id) if e.type == "BetPlaced" and e.data.get("by_timeout")]
+    assert bool(by_timeout) == (limit >= 10)
+    assert all(e.data["amount"] <= limit for e in by_timeout)
+
+
+def _settle_by_timeouts(table_id: int, *, ahead_ms: int) -> None:
+    """Play the table's hand to its settlement by timeouts, with a clock ``ahead_ms`` ahead of this one (another
+    process's command whose clock read later)."""
+    for _ in range(10):
+        state = loader.load_table(table_id).state
+        if state.awaiting is None or any(e.type == "HandSettled" for e in load_stream(table_id)):
+            return
+        now = max(state.awaiting.deadline_ms, rg.now_ms()) + ahead_ms
+        table_services.table_timeout(table_id=table_id, version=state.version, now_ms=now)
+
+
+def test_a_loss_settled_at_one_table_while_a_stake_is_decided_at_another_counts(
+    as_staff: APIClient, make_user: Callable[..., Any], fund: Any, client_for: Callable[[Any], APIClient]
+) -> None:
+    """Issue #43: a losing settlement at table A whose command's clock ran ahead (it read its clock later, and
+    committed before the stake's command at table B read the facts) was counted nowhere: no longer at risk, and
+    "in the future" of B's clock. Loss used 20 of a limit of 10. Now it counts at B's clock: the stake is refused.
+    The outcome at A is the cards': rounds until the player loses there (a win is the control: B is accepted)."""
+    for _ in range(30):
+        player = make_user("loser")
+        fund(player, 1000)
+        client = client_for(player)
+        ok(set_limit(client, "loss", 10, "day"))
+        first, second = house_table(as_staff), house_table(as_staff)
+        sit(client, first)
+        ok(bet(client, first, 10))
+        _settle_by_timeouts(first, ahead_ms=600_000)
+        settled = next(e for e in load_stream(first) if e.type == "HandSettled")
+        net = sum(r["net"] for r in settled.data["results"] if r["player_id"] == str(player.pk))
+        sit(client, second)
+        if net < 0:
+            details = assert_error(bet(client, second, 10), 409, "limit_reached")
+            assert details["used"] == 10 and details["remaining"] == 0
+            return
+        ok(bet(client, second, 10))  # the control: a win or a push leaves the whole limit
+    pytest.fail("the player never lost in 30 hands")

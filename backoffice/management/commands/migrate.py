@@ -30,7 +30,9 @@ class Command(DjangoMigrate):
                 return
             # with a signer role, checkpoints are its alone to write, whoever signs them (tables/signer.py)
             signer_role = getattr(settings, "DATABASE_SIGNER_ROLE", "")
+            # with a cashier role, deposits, withdrawals and corrections are its alone to write (ledger/cashier_role)
+            cashier_role = getattr(settings, "DATABASE_CASHIER_ROLE", "")
             with transaction.atomic(using=alias), connections[alias].cursor() as cursor:
-                dbroles.grant_app_privileges(cursor, app_role, signer_role=signer_role)
+                dbroles.grant_app_privileges(cursor, app_role, signer_role=signer_role, cashier_role=cashier_role)
             if options["verbosity"] >= 1:
                 self.stdout.write(f"Granted the application role {app_role!r} its privileges.")
