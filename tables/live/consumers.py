@@ -271,16 +271,14 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
                         break
                     continue
                 text, last_seq = read.message_for(self.user)
-                await pace.take(int(self.user.pk), len(text))
+                # v1.3: after the events, the table as this user sees it at that version (paced with them)
+                view = await read.table_message_for(self.user) if read.reaches_version else ""
+                await pace.take(int(self.user.pk), len(text) + len(view))
                 if self.closing:
                     return
                 await self.send(text_data=text)
                 self.cursor = last_seq
-                if read.reaches_version:  # v1.3: the table as this user sees it at that version
-                    view = await read.table_message_for(self.user)
-                    await pace.take(int(self.user.pk), len(view))
-                    if self.closing:
-                        return
+                if view:
                     await self.send(text_data=view)
                 if len(read.loaded.events) < feed.MAX_FEED_EVENTS and self.resume_to is None:
                     break
