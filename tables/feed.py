@@ -23,10 +23,10 @@ from tables.selectors import MAX_FEED_EVENTS, LoadedEvents, events_read, load_ev
 __all__ = ["MAX_FEED_EVENTS", "LoadedEvents", "censor", "load", "page", "viewer"]
 
 
-def load(table_id: int, after: int, limit: int = MAX_FEED_EVENTS, wallets_of: Iterable[int] = ()) -> LoadedEvents:
-    """Events with ``seq > after`` (at most ``limit``) and the state now (with the wallets of the seated players
-    and of ``wallets_of``, for the table views of the live server). Raises ``not_found``."""
-    return load_events(table_id, after, limit, wallets_of)
+def load(table_id: int, after: int, limit: int = MAX_FEED_EVENTS, watchers: Iterable[int] = ()) -> LoadedEvents:
+    """Events with ``seq > after`` (at most ``limit``) and the state now (with the wallets and accounts of
+    ``watchers``, for the table views of the live server). Raises ``not_found``."""
+    return load_events(table_id, after, limit, watchers)
 
 
 def censor(loaded: LoadedEvents, user: AbstractBaseUser) -> dict[str, Any]:

@@ -259,13 +259,13 @@ class LoadedEvents:
     table: loader.LoadedTable | None = None
 
 
-def load_events(
-    table_id: int, after: int, limit: int = MAX_FEED_EVENTS, wallets_of: Iterable[int] = ()
-) -> LoadedEvents:
-    """Events with ``seq > after`` (at most ``limit``) and the table's state now (with the wallets of its seated
-    players and of ``wallets_of``, read in the same statement). Raises ``not_found``."""
+def load_events(table_id: int, after: int, limit: int = MAX_FEED_EVENTS, watchers: Iterable[int] = ()) -> LoadedEvents:
+    """Events with ``seq > after`` (at most ``limit``) and the table's state now, with the wallets of its seated
+    players and of ``watchers`` and the responsible-gaming accounts of ``watchers`` (user ids: the live server's
+    table views), read in the same statement as the table row. Raises ``not_found``."""
+    ids = list(watchers)
     try:
-        table = loader.load_table(table_id, wallets_of=wallets_of)
+        table = loader.load_table(table_id, wallets_of=ids, accounts_of=ids)
     except TableMissing:
         raise _not_found(table_id) from None
     state = table.state
@@ -275,15 +275,17 @@ def load_events(
     return LoadedEvents(table_id, state, [(s, loader.decode(s)) for s in stored], public, table)
 
 
-def viewer_reads(
-    loaded: LoadedEvents, users: Sequence[AbstractBaseUser], accounts: dict[int, AccountState]
-) -> list[TableRead]:
+def viewer_reads(loaded: LoadedEvents, users: Sequence[AbstractBaseUser]) -> list[TableRead]:
     """The table view's read for each of ``users`` from one load (:func:`load_events`): what
-    :func:`table_read` would read for each, with the wallets read with the table row (any missing, and the name
-    and hand id when the state is newer than the row the load read, in one more statement for all)."""
+    :func:`table_read` would read for each, with the wallets and accounts read with the table row (any missing,
+    and the name and hand id when the state is newer than the row the load read, in one more statement each)."""
     table = loaded.table
     if table is None:
         raise ValueError("a load without the table's row (load_events reads it)")
+    accounts = dict(table.accounts or {})
+    unread = {int(user.pk) for user in users} - accounts.keys()
+    if unread:
+        accounts.update(accounts_of(unread))
     state = loaded.state
     if state.version == table.row_version:
         name, hand_id = table.name, table.current_hand_id

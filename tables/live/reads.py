@@ -8,10 +8,11 @@ kept with the read for each distinct viewer (:func:`tables.feed.viewer`): the ta
 the same viewer, share one censored and serialised copy.
 
 The read also holds what the v1.3 ``table`` message needs (:mod:`tables.live.table_views`): the table row's
-statement reads the wallets of every user watching the table in this process (:meth:`Watch.users`) with the
-seated players', and when the read reaches the table's version, the same worker thread builds every watcher's
-view at that version (once per viewer, encoded once per distinct view). A socket whose user was not watching
-when the read began (it just opened) gets its view built when it asks (:meth:`SharedRead.table_message_for`).
+statement reads the wallets and accounts of every user watching the table in this process (:meth:`Watch.users`)
+with the seated players' wallets, and when the read reaches the table's version, the same worker thread builds
+every watcher's view at that version (once per viewer, encoded once per distinct view). A socket whose user was
+not watching when the read began (it just opened) gets its view built when it asks
+(:meth:`SharedRead.table_message_for`).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class SharedRead:
 def _load_with_views(table_id: int, after: int, users: list[Any]) -> SharedRead:
     """The read (in a worker thread): the events after ``after``, the state, the wallets of ``users``; and when
     the events reach the state's version, the ``table`` message of each of ``users``."""
-    loaded = feed.load(table_id, after, wallets_of=[int(user.pk) for user in users])
+    loaded = feed.load(table_id, after, watchers=[int(user.pk) for user in users])
     read = SharedRead(loaded)
     if users and read.reaches_version:
         read.tables = table_views.messages(loaded, users)

@@ -10,7 +10,7 @@ process's cached one); this module turns that one read into every watcher's view
   each seated player his own, staff the auditor;
 - ``you`` also holds what belongs to the user rather than the viewer: his wallet (``you.balance``) and his
   responsible-gaming limits (``you.limits``, :func:`tables.api.views.your_limits`, from the account states of
-  all the watchers read in one statement). Users whose view and ``you`` come out the same (spectators with the
+  the watchers, read in the table row's statement). Users whose view and ``you`` come out the same (spectators with the
   same balance and limits) share one encoded text: the message is encoded **once per version and distinct
   (viewer, balance, limits)**, with msgspec, and every socket of those users is handed that same string.
 
@@ -70,13 +70,13 @@ def _entry(table_id: int, version: int) -> _Version:
 
 def messages(loaded: selectors.LoadedEvents, users: Sequence[Any]) -> dict[int, str]:
     """The JSON text of the ``table`` message of each of ``users`` (by user id) at the load's version. Runs in a
-    worker thread: may read the wallets and accounts not read yet (one statement each, for all of them)."""
+    worker thread: the wallets and accounts of users the load did not read with the table row (a socket that
+    just opened) are read then, in one statement each for all of them."""
     entry = _entry(loaded.table_id, loaded.state.version)
     with entry.lock:
         missing = list({int(user.pk): user for user in users if int(user.pk) not in entry.by_user}.values())
         if missing:
-            accounts = selectors.accounts_of(int(user.pk) for user in missing)
-            for user, read in zip(missing, selectors.viewer_reads(loaded, missing, accounts), strict=True):
+            for user, read in zip(missing, selectors.viewer_reads(loaded, missing), strict=True):
                 entry.by_user[int(user.pk)] = _text(entry, read, your_limits(user, read.account))
         return {int(user.pk): entry.by_user[int(user.pk)] for user in users}
 

@@ -145,3 +145,26 @@ def test_one_view_per_version_and_viewer_and_one_encoding_per_distinct_view(
             "view": 0,
             "encode": 0,
         }
+
+
+def test_a_change_and_every_watchers_view_are_read_in_a_few_statements(
+    house_table: tuple[Any, int], player: Any, make_user: Any
+) -> None:
+    """The live read of a change (in its worker thread) with the views of all its watchers: the table row with
+    every watcher's wallet and account in one statement, the new events with the checkpoint in another (and the
+    events after this process's cached state, when it is behind): nothing per watcher."""
+    from django.db import connection
+
+    from kit.statements import count_sent
+
+    client, table_id = house_table
+    watchers = [player, *(make_user("counted") for _ in range(6)), make_user("floor", is_staff=True)]
+    before = ok(client.get(f"/api/v1/tables/{table_id}"))["version"]
+    ok(client.post(f"/api/v1/tables/{table_id}/actions", {"action": "bet", "amount": 10}, format="json"))
+    table_views.forget_all()
+    with count_sent(connection) as sent:
+        read = reads._load_with_views(table_id, before, watchers)
+    assert read.reaches_version and set(read.tables) == {w.pk for w in watchers}
+    # (this process's cached state is the latest: the command committed here; a live process folds the new events
+    # onto its older one in one more statement)
+    assert len(sent) == 2, sent.render()
