@@ -40,9 +40,12 @@ KEPT_TABLES = 4096  # tables whose latest version's texts a process keeps
 
 @dataclass(slots=True)
 class _Version:
-    """The views of one table at one version, as far as they have been asked for."""
+    """The views of one table at one version, as far as they have been asked for. ``chain_hash``: the hash of the
+    version's event, which names that state in any database (a table id and version alone could be another
+    database's, after a restore or a test's flush)."""
 
     version: int
+    chain_hash: str
     lock: threading.Lock = field(default_factory=threading.Lock)  # one computation at a time per version
     viewers: dict[Viewer, ViewerTable] = field(default_factory=dict)
     texts: dict[tuple[Viewer, int, records.YourLimits], str] = field(default_factory=dict)
@@ -53,15 +56,15 @@ _latest: OrderedDict[int, _Version] = OrderedDict()
 _latest_lock = threading.Lock()
 
 
-def _entry(table_id: int, version: int) -> _Version:
+def _entry(table_id: int, version: int, chain_hash: str) -> _Version:
     """The kept views of ``table_id`` at ``version`` (a version older than the kept one gets views of its own,
     not kept: a read that ended late)."""
     with _latest_lock:
         kept = _latest.get(table_id)
         if kept is not None and kept.version > version:
-            return _Version(version)
-        if kept is None or kept.version < version:
-            kept = _latest[table_id] = _Version(version)
+            return _Version(version, chain_hash)
+        if kept is None or kept.version != version or kept.chain_hash != chain_hash or not chain_hash:
+            kept = _latest[table_id] = _Version(version, chain_hash)
         _latest.move_to_end(table_id)
         while len(_latest) > KEPT_TABLES:
             _latest.popitem(last=False)
@@ -72,7 +75,8 @@ def messages(loaded: selectors.LoadedEvents, users: Sequence[Any]) -> dict[int, 
     """The JSON text of the ``table`` message of each of ``users`` (by user id) at the load's version. Runs in a
     worker thread: the wallets and accounts of users the load did not read with the table row (a socket that
     just opened) are read then, in one statement each for all of them."""
-    entry = _entry(loaded.table_id, loaded.state.version)
+    table = loaded.table
+    entry = _entry(loaded.table_id, loaded.state.version, table.last_hash if table is not None else "")
     with entry.lock:
         missing = list({int(user.pk): user for user in users if int(user.pk) not in entry.by_user}.values())
         if missing:
