@@ -44,6 +44,8 @@ def test_the_page_reads_the_table_once_and_then_follows_the_socket(browser, asgi
             answer = ok(other.client.put("/api/v1/me/client-seed", {"client_seed": seed}, format="json"))
             version = max(t["version"] for t in answer["tables"] if t["table"] == table_id)
             wait_until(page, f"{VERSION} >= {version}", timeout=30_000)
+        now = ok(me.client.get(f"/api/v1/tables/{table_id}"))["version"]  # (its own seed changes included)
+        wait_until(page, f"{VERSION} >= {now}", timeout=30_000)  # a bet on a stale view would be refused and read
         before = page.evaluate(VERSION)
         page.click("#actions button[data-action=bet]", timeout=30_000)  # its own move again
         wait_until(page, f"{VERSION} > {before}", timeout=30_000)
