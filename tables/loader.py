@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,6 +175,7 @@ def load_table(
     wallets_of: Iterable[int] = (),
     account_of: int | None = None,
     accounts_of: Iterable[int] = (),
+    known: Sequence[StoredEvent] = (),
 ) -> LoadedTable:
     """The table's current state: this process's cached state if it is the stream's latest, else folded from the
     cached state or the snapshot (whichever is newer and usable) and the events after it.
@@ -193,6 +194,10 @@ def load_table(
     snapshot holds), those balances may be older than that command: ``wallets`` is then None. Likewise the
     responsible-gaming account of ``account_of`` (the answer's ``you.limits``), unlocked: ``account``, and those of
     ``accounts_of`` (the live server's table views): ``accounts``.
+
+    ``known``: events of the table the caller read already (the feed reads the events after a position before the
+    table): when they hold every event from the base state to the row's version, the state is folded from them and
+    the second statement is not sent.
     """
     cached = None
     if use_cache:
@@ -210,7 +215,9 @@ def load_table(
         state, last_hash, base, source, folded = cached[0], cached[1], row.latest, "cache", 0
     else:
         state, last_hash, base, source = _base_state(table_id, row, cached)
-        rows = fold_rows(table_id, after_version=base)
+        rows = _known_rows(known, base, row.latest)
+        if rows is None:
+            rows = fold_rows(table_id, after_version=base)
         for _version, type_name, data, digest in rows:
             state = rules.evolve(state, event_from_stored(table_id, type_name, data))
             last_hash = digest
@@ -233,6 +240,15 @@ def load_table(
         row.account,
         row.accounts,
     )
+
+
+def _known_rows(known: Sequence[StoredEvent], base: int, latest: int) -> list[tuple[int, str, Any, str]] | None:
+    """What :func:`~tables.store.fold_rows` would answer from ``base`` to ``latest``, taken from ``known`` when it
+    holds every one of those events (in version order), else None."""
+    rows = [(e.version, e.type, e.data, e.hash) for e in known if base < e.version <= latest]
+    if latest <= base or len(rows) != latest - base or rows[0][0] != base + 1 or rows[-1][0] != latest:
+        return None
+    return rows
 
 
 @dataclass(frozen=True, slots=True)

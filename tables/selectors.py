@@ -264,14 +264,19 @@ def load_events(table_id: int, after: int, limit: int = MAX_FEED_EVENTS, watcher
     players and of ``watchers`` and the responsible-gaming accounts of ``watchers`` (user ids: the live server's
     table views), read in the same statement as the table row. Raises ``not_found``."""
     ids = list(watchers)
+    # the events first, then the table: its state is at least as new as they are, and when this process's state
+    # is the one before them (a live process that read the previous change) it is folded from them, not read again
+    stored, public = load_stream_and_checkpoint(table_id, after_version=after, upto_version=after + limit)
     try:
-        table = loader.load_table(table_id, wallets_of=ids, accounts_of=ids)
+        table = loader.load_table(table_id, wallets_of=ids, accounts_of=ids, known=stored)
     except TableMissing:
         raise _not_found(table_id) from None
     state = table.state
-    stored, public = load_stream_and_checkpoint(
-        table_id, after_version=after, upto_version=min(state.version, after + limit)
-    )
+    stored = [s for s in stored if s.version <= state.version]
+    reach, have = min(state.version, after + limit), stored[-1].version if stored else after
+    if have < reach:  # committed between the two reads: the events up to the state too (never a gap)
+        more, public = load_stream_and_checkpoint(table_id, after_version=have, upto_version=reach)
+        stored += more
     return LoadedEvents(table_id, state, [(s, loader.decode(s)) for s in stored], public, table)
 
 

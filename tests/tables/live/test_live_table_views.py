@@ -150,21 +150,52 @@ def test_one_view_per_version_and_viewer_and_one_encoding_per_distinct_view(
 def test_a_change_and_every_watchers_view_are_read_in_a_few_statements(
     house_table: tuple[Any, int], player: Any, make_user: Any
 ) -> None:
-    """The live read of a change (in its worker thread) with the views of all its watchers: the table row with
-    every watcher's wallet and account in one statement, the new events with the checkpoint in another (and the
-    events after this process's cached state, when it is behind): nothing per watcher."""
+    """The live read of a change (in its worker thread) with the views of all its watchers, in a process whose
+    state of the table is the one before the change (as a live process's is): the new events with the checkpoint
+    in one statement, the table row with every watcher's wallet and account in another, the state folded from
+    those events: nothing per watcher, nothing read twice."""
     from django.db import connection
 
     from kit.statements import count_sent
+    from tables import loader
 
     client, table_id = house_table
     watchers = [player, *(make_user("counted") for _ in range(6)), make_user("floor", is_staff=True)]
     before = ok(client.get(f"/api/v1/tables/{table_id}"))["version"]
+    known = loader.load_table(table_id)
     ok(client.post(f"/api/v1/tables/{table_id}/actions", {"action": "bet", "amount": 10}, format="json"))
+    loader.forget_all()
+    loader.remember(table_id, known.state, known.last_hash)  # what this process last read: the previous change
     table_views.forget_all()
     with count_sent(connection) as sent:
         read = reads._load_with_views(table_id, before, watchers)
     assert read.reaches_version and set(read.tables) == {w.pk for w in watchers}
-    # (this process's cached state is the latest: the command committed here; a live process folds the new events
-    # onto its older one in one more statement)
+    assert read.loaded.state.version > before + 1 and read.loaded.table is not None
+    assert read.loaded.table.events_folded == read.loaded.state.version - before  # folded from the events read
     assert len(sent) == 2, sent.render()
+
+
+def test_a_commit_between_the_events_and_the_table_leaves_no_gap(
+    house_table: tuple[Any, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The feed reads the events before the table (so the state can be folded from them): a command that commits
+    in between makes the state newer than the events read; the events up to the state are read too, so
+    ``last_seq`` never passes an event that was not sent."""
+    from tables import feed, loader, selectors
+
+    client, table_id = house_table
+    now = ok(client.get(f"/api/v1/tables/{table_id}"))["version"]
+    real = loader.load_table
+    committed: list[int] = []
+    bet = {"action": "bet", "amount": 10}
+
+    def load_table_after_a_commit(*args: Any, **kwargs: Any) -> Any:
+        if "known" in kwargs and not committed:  # the feed's load (not the command's own, made meanwhile)
+            committed.append(0)
+            committed[0] = ok(client.post(f"/api/v1/tables/{table_id}/actions", bet, format="json"))["table"]["version"]
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(selectors.loader, "load_table", load_table_after_a_commit)
+    loaded = feed.load(table_id, now)
+    assert committed and loaded.state.version == committed[0] > now
+    assert [s.version for s, _ in loaded.events] == list(range(now + 1, committed[0] + 1))
