@@ -66,7 +66,9 @@ def _press(page: Any, action: str, keyboard: bool) -> bool:
             page.click(f"#actions button[data-action={action}]", timeout=5_000)
     except PlaywrightTimeout:  # the page re-rendered meanwhile: that action is gone
         return False
-    with contextlib.suppress(PlaywrightTimeout):
+    # (wait_until says "never true" with an AssertionError: a press the page lost to a re-render is pressed again
+    # by the caller's loop, as one whose button went away)
+    with contextlib.suppress(PlaywrightTimeout, AssertionError):
         wait_until(page, f"{VERSION} > {before}", timeout=15_000)
     return True
 
