@@ -104,7 +104,8 @@ def test_two_browser_players_see_each_others_face_up_cards_live_and_never_a_hidd
                 except PlaywrightTimeout:  # the page re-rendered meanwhile: that action is gone
                     continue
                 moved = True
-                with contextlib.suppress(PlaywrightTimeout):  # (a refused click moves nothing)
+                # (a refused click moves nothing; wait_until says so with an AssertionError)
+                with contextlib.suppress(PlaywrightTimeout, AssertionError):
                     wait_until(page, f"{VERSION} > {before}", timeout=5_000)
                 if choice == "hit":
                     hit_this_hand.add(index)
