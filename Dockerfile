@@ -28,6 +28,7 @@ COPY responsible responsible
 COPY lab lab
 COPY accounts accounts
 COPY backoffice backoffice
+COPY certify certify
 COPY devtools devtools
 COPY templates templates
 COPY locale locale

@@ -25,6 +25,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from backoffice.models import ReconcileRun, VerificationFailure
+from certify import metrics as audit_metrics
 from gamemath.enums import DisputeStatus
 from kit import heartbeat
 from tables.models import Dispute, Hand, Table
@@ -82,6 +83,7 @@ class DatabaseCollector(Collector):
         for reason in ("player_advantage", "below_minimum"):
             outside.add_metric([reason], reasons.count(reason))
         yield outside
+        yield from audit_metrics.collect()
 
 
 class BrokerCollector(Collector):

@@ -106,6 +106,7 @@ INSTALLED_APPS = [
     "tables",
     "lab",
     "responsible",
+    "certify",  # the RNG battery and the game-output audit (docs/certification.md)
     "devtools",  # management commands: seed_demo, soak (no models)
 ]
 
@@ -376,6 +377,17 @@ HOUSE_EDGE_TASKS = env_bool("HOUSE_EDGE_TASKS", True)
 HOUSE_EDGE_HANDS = env_int("HOUSE_EDGE_HANDS", 0)  # 0: the published table's size (lab.report.published_spec)
 HOUSE_EDGE_QUEUE = os.environ.get("HOUSE_EDGE_QUEUE", "lab")  # its own worker (Procfile, compose): not the timers'
 HOUSE_EDGE_RETRY_S = float(os.environ.get("HOUSE_EDGE_RETRY_S", "900"))
+
+# --- The monthly game-output audit (certify/, docs/certification.md) ---------------------------------------------
+# Beat asks this often whether last month (UTC) has been audited, and audits it once on the lab's worker (a long
+# computation, away from the timers); 0: only by `manage.py game_audit`.
+AUDIT_CHECK_INTERVAL_S = env_int("AUDIT_CHECK_INTERVAL_S", 6 * 3600)
+if AUDIT_CHECK_INTERVAL_S > 0:
+    CELERY_BEAT_SCHEDULE["audit-last-month"] = {
+        "task": "certify.audit_last_month",
+        "schedule": float(AUDIT_CHECK_INTERVAL_S),
+        "options": {"queue": HOUSE_EDGE_QUEUE, "expires": float(AUDIT_CHECK_INTERVAL_S)},
+    }
 
 # --- What a table returns to players (tables/worth.py, docs/house-edge.md "The casino's limits") -----------------
 # The operator's choice, as decimal strings: a house-banked table whose best-play return to player is above

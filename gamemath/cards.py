@@ -21,6 +21,30 @@ _SEVENS: frozenset[str] = frozenset(code for code, r in _RANK_OF.items() if r ==
 
 SEVEN_AND_A_HALF_HP = 15
 
+#: The English name of each suit and rank (the Spanish pack's: the jack is the sota, the horse the caballo, the king
+#: the rey). Operators' text (``replay_hand``, the event lines) names cards with them; ``kit.card_names`` translates
+#: the same words for the player client and the admin (a test holds the two together).
+SUIT_WORDS: dict[str, str] = {"O": "coins", "C": "cups", "E": "swords", "B": "clubs"}
+RANK_WORDS: dict[int, str] = {
+    1: "ace",
+    2: "two",
+    3: "three",
+    4: "four",
+    5: "five",
+    6: "six",
+    7: "seven",
+    10: "jack",
+    11: "horse",
+    12: "king",
+}
+
+
+def card_words(code: str) -> str:
+    """The card's English name: ``12O`` -> "king of coins" (a code that is no card, as it is)."""
+    if not is_card(code):
+        return code
+    return f"{RANK_WORDS[_RANK_OF[code]]} of {SUIT_WORDS[code[-1]]}"
+
 
 def is_card(code: object) -> bool:
     """True if ``code`` is one of the 40 card codes."""

@@ -66,6 +66,7 @@ from gamemath.errors import (
 from gamemath.ruleset import PRESETS, TOGGLES, Rules, banker_loss_multiplier, punter_loss_multiplier, resolve_rules
 from gamemath.scoring import Score, Settlement, evaluate, settle_hand
 from gamemath.shuffle import seed_commitment, shuffle_deck, verify_deck
+from rules.actions import API_ACTIONS, ActionBody, ActionRequest, action_body, command_for_action
 from rules.chips import ESCROW, chip_moves, wallets_after
 from rules.codec import (
     command_from_json,
@@ -102,7 +103,6 @@ from rules.commands import (
     Split,
     Stand,
     Timeout,
-    command_for_action,
 )
 from rules.config import TableConfig, make_table_config
 from rules.decide import decide, handle
@@ -169,6 +169,7 @@ from rules.view_records import HandFacts, HandHistory, TableView
 __all__ = [
     "ACTION_COMMANDS",
     "ACTION_NAMES",
+    "API_ACTIONS",
     "CANONICAL_DECK",
     "ERROR_CODES",
     "ESCROW",
@@ -180,6 +181,8 @@ __all__ = [
     "TOGGLES",
     "AbandonReason",
     "ActionAwaited",
+    "ActionBody",
+    "ActionRequest",
     "Actor",
     "AlreadySeated",
     "Assign",
@@ -277,6 +280,7 @@ __all__ = [
     "WaitKind",
     "WrongPhase",
     "acted_by",
+    "action_body",
     "banker_loss_multiplier",
     "card_visible",
     "chip_moves",

@@ -19,8 +19,7 @@ seeds derived from ``entropy`` and keeps them in plain text (``plain:``), a form
 a command from the shell never deals from it. A command and its context, each as its codec writes it, are enough
 to re-run ``decide``.
 
-A little longer than the core's other modules: the catalogue of every command, with the mapping of API action
-bodies to commands beside them.
+The API's action bodies, each with the command it asks for, are :mod:`rules.actions`.
 """
 
 from __future__ import annotations
@@ -29,8 +28,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from msgspec import Struct, field
-
-from gamemath.errors import invalid
 
 
 class NextSeed(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -224,60 +221,3 @@ ACTION_COMMANDS: dict[str, type[PlayerCommand]] = {
     "retire_bank": RetireBank,
 }
 ACTION_NAMES: tuple[str, ...] = tuple(ACTION_COMMANDS)
-
-
-def _int_arg(args: Mapping[str, Any], name: str, *, required: bool) -> int | None:
-    value = args.get(name)
-    if value is None:
-        if required:
-            raise invalid(name, f"{name} is required")
-        return None
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise invalid(name, f"{name} must be an integer")
-    return value
-
-
-def command_for_action(action: str, player_id: str, args: Mapping[str, Any]) -> PlayerCommand:
-    """Build the command for an API action body (``{action, amount?, hand?}``); unknown actions are refused."""
-    allowed = {
-        "bet": {"amount"},
-        "hit": {"hand"},
-        "hit_face_down": {"hand"},
-        "stand": {"hand"},
-        "raise": {"amount", "hand"},
-        "split": {"amount", "hand"},
-        "assign": {"hand"},
-        "set_stake": {"amount"},
-    }
-    if action not in ACTION_COMMANDS or action in ("sit_down", "leave"):
-        raise invalid("action", f"unknown action {action!r}")
-    extra = set(args) - allowed.get(action, set())
-    if extra:
-        name = sorted(extra)[0]
-        raise invalid(name, f"action {action} takes no {name}")
-    if action == "bet":
-        return PlaceBet(player_id=player_id, amount=_int_arg(args, "amount", required=True) or 0)
-    if action == "hit":
-        return Hit(player_id=player_id, hand=_int_arg(args, "hand", required=False))
-    if action == "hit_face_down":
-        return HitFaceDown(player_id=player_id, hand=_int_arg(args, "hand", required=False))
-    if action == "stand":
-        return Stand(player_id=player_id, hand=_int_arg(args, "hand", required=False))
-    if action == "raise":
-        amount = _int_arg(args, "amount", required=True) or 0
-        return Raise(player_id=player_id, amount=amount, hand=_int_arg(args, "hand", required=False))
-    if action == "split":
-        return Split(
-            player_id=player_id,
-            amount=_int_arg(args, "amount", required=False),
-            hand=_int_arg(args, "hand", required=False),
-        )
-    if action == "assign":
-        return Assign(player_id=player_id, hand=_int_arg(args, "hand", required=True) or 0)
-    if action == "set_stake":
-        return SetStake(player_id=player_id, amount=_int_arg(args, "amount", required=True) or 0)
-    if action == "sit_out":
-        return SitOut(player_id=player_id)
-    if action == "sit_in":
-        return SitIn(player_id=player_id)
-    return RetireBank(player_id=player_id)

@@ -9,8 +9,11 @@ what ``decide`` computes anyway; the shell may use it to avoid folding twice.
 from __future__ import annotations
 
 import re
+import typing
 from collections.abc import Callable
 from typing import Any
+
+import msgspec.structs
 
 from gamemath.enums import SitInReason
 from gamemath.errors import DomainError, IllegalAction, InvalidRequest, NotFound, invalid
@@ -72,23 +75,19 @@ def _check_context(ctx: Context) -> None:
         raise invalid("entropy", "entropy must be 64 lowercase hex characters")
 
 
-#: Integer arguments of each command: (name, required). Commands built in Python skip the JSON codec's checks.
-_INT_ARGS: dict[type[Command], tuple[tuple[str, bool], ...]] = {
-    PlaceBet: (("amount", True),),
-    Raise: (("amount", True), ("hand", False)),
-    Split: (("amount", False), ("hand", False)),
-    Hit: (("hand", False),),
-    HitFaceDown: (("hand", False),),
-    Stand: (("hand", False),),
-    Assign: (("hand", True),),
-    SetStake: (("amount", True),),
-    SitDown: (("seat", False),),
-    Timeout: (("expected_version", True),),
-}
+def _int_fields(kind: type[Command]) -> tuple[tuple[str, bool], ...]:
+    """The integer fields of a command type, each with whether it is required (not ``int | None``): read off the
+    command's own type, so a command built in Python (not by the JSON codec, which checks) is checked the same."""
+    found = []
+    for info in msgspec.structs.fields(kind):
+        kinds = typing.get_args(info.type) or (info.type,)
+        if int in kinds:
+            found.append((info.name, type(None) not in kinds))
+    return tuple(found)
 
 
 def _check_arguments(command: Command) -> None:
-    for name, required in _INT_ARGS.get(type(command), ()):
+    for name, required in _INT_FIELDS.get(type(command), ()):
         value = getattr(command, name)
         if not (_is_int(value) or (value is None and not required)):
             raise invalid(name, f"{name} must be an integer")
@@ -118,6 +117,8 @@ _HANDLERS: dict[type[Command], Callable[[Draft, Any], None]] = {
     RetireBank: retire_bank,
     Timeout: timeout,
 }
+#: The integer arguments of each command, read off its type (:func:`_int_fields`).
+_INT_FIELDS = {kind: _int_fields(kind) for kind in _HANDLERS}
 
 
 def handle(

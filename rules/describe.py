@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Any
 
-from gamemath.cards import format_hp
+from gamemath.cards import card_words, format_hp
 from rules.events import (
     ActionAwaited,
     BankerTurnSkipped,
@@ -54,8 +54,6 @@ from rules.state import TableState
 from rules.view_records import Record
 
 HOUSE_LABEL = "the house"
-SUIT_SYMBOLS = {"O": "♦", "C": "♥", "E": "♠", "B": "♣"}
-RANK_LABELS = {1: "A", 10: "J", 11: "Q", 12: "K"}
 
 
 class ActorKind(StrEnum):
@@ -104,9 +102,8 @@ def acted_by(event: Event, metadata: Mapping[str, Any]) -> Actor:
 
 
 def card_label(code: str) -> str:
-    """``7O`` -> ``7♦``, ``12E`` -> ``K♠``."""
-    rank = int(code[:-1])
-    return f"{RANK_LABELS.get(rank, str(rank))}{SUIT_SYMBOLS[code[-1]]}"
+    """A card as operators' lines name it, the Spanish pack's own name: ``12E`` -> "king of swords"."""
+    return card_words(code)
 
 
 def _seat(seat: int | None, names: Mapping[int, str]) -> str:

@@ -17,8 +17,10 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.db.models.functions import Now
+from msgspec import UNSET
 
 from rules import (
+    ActionBody,
     Context,
     DomainError,
     InsufficientFunds,
@@ -28,7 +30,7 @@ from rules import (
     SitDown,
     TableState,
     Timeout,
-    command_for_action,
+    action_body,
 )
 from tables import pipeline, worth
 from tables.errors import SeatLimit, SeatNotIdle, TableNotFound, TimeoutNotDue
@@ -181,17 +183,32 @@ def table_act(
     idempotency_key: str | None = None,
     request_id: str | None = None,
 ) -> Outcome:
-    """A player's action (API.md actions: bet, hit, hit_face_down, stand, raise, split, assign, sit_out, sit_in,
-    set_stake, retire_bank). Unknown actions and arguments are refused with ``invalid_request``."""
-    uid = _uid(user)
-    arguments = dict(args or {})
-    command = command_for_action(action, uid, arguments)  # validated before the table is touched
+    """A player's action by name and arguments (API.md actions), checked as the API checks its body
+    (:func:`rules.action_body`): unknown actions and arguments are refused with ``invalid_request``."""
+    body = {**(args or {}), "action": action}
+    if expected_version is not None:
+        body["expected_version"] = expected_version
+    return table_play(
+        table_id=table_id, user=user, body=action_body(body), idempotency_key=idempotency_key, request_id=request_id
+    )
+
+
+def table_play(
+    *,
+    table_id: int,
+    user: AbstractBaseUser,
+    body: ActionBody,
+    idempotency_key: str | None = None,
+    request_id: str | None = None,
+) -> Outcome:
+    """A player's action, as its validated body (``POST /tables/{id}/actions``)."""
+    command = body.command(_uid(user))
     return pipeline.execute(
         table_id=table_id,
         build=lambda ctx, state: command,
         actor_id=user.pk,
         actor_username=user.get_username(),
-        expected_version=expected_version,
+        expected_version=None if body.expected_version is UNSET else body.expected_version,
         idempotency_key=idempotency_key,
         request_id=request_id,
     )

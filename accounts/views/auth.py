@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model, logout, password_validation
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from knox.models import AuthToken
 from rest_framework import serializers, status
@@ -53,8 +54,13 @@ class RegisterView(APIView):
         def validate_username(self, value: str) -> str:
             try:
                 return check_username(value)
-            except InvalidField as exc:
-                raise serializers.ValidationError(exc.message) from exc
+            except InvalidField as exc:  # said in the caller's language (the player client shows it under the form)
+                raise serializers.ValidationError(
+                    gettext(
+                        "A username has 3-30 characters: letters, digits, '.', '_' and '-', starting with a letter "
+                        "or a digit."
+                    )
+                ) from exc
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
             candidate = get_user_model()(username=attrs["username"])

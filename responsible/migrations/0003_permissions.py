@@ -4,14 +4,17 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('responsible', '0002_account_stream_guards'),
+        ("responsible", "0002_account_stream_guards"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='gamingaccount',
-            options={'default_permissions': ('view',), 'permissions': [('lower_limits', "Can lower a player's responsible-gaming limits")], 'verbose_name': 'responsible-gaming account'},
+            name="gamingaccount",
+            options={
+                "default_permissions": ("view",),
+                "permissions": [("lower_limits", "Can lower a player's responsible-gaming limits")],
+                "verbose_name": "responsible-gaming account",
+            },
         ),
     ]

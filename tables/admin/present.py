@@ -20,6 +20,7 @@ from typing import Any
 
 from msgspec import to_builtins
 
+from kit.card_names import card_label, card_name
 from rules import (
     PRESETS,
     BetPlaced,
@@ -41,7 +42,7 @@ from rules import (
     table_settings,
     view_event,
 )
-from rules.describe import HOUSE_LABEL, ActorKind, card_label
+from rules.describe import HOUSE_LABEL, ActorKind
 from rules.hiding import card_hidden
 from rules.state import HandState
 from rules.view_records import CardView, HandView, PendingCard
@@ -49,8 +50,6 @@ from tables.store import StoredEvent
 
 AUDITOR = Viewer.auditor()
 
-SUIT_NAMES = {"O": "coins (oros)", "C": "cups (copas)", "E": "swords (espadas)", "B": "clubs (bastos)"}
-RANK_NAMES = {1: "ace", 10: "jack (sota)", 11: "horse (caballo)", 12: "king (rey)"}
 CATEGORY_LABELS = {
     "bust": "bust",
     "points": "points",
@@ -61,8 +60,8 @@ CATEGORY_LABELS = {
 
 
 def card_title(code: str) -> str:
-    rank = int(code[:-1])
-    return f"{code}: {RANK_NAMES.get(rank, str(rank))} of {SUIT_NAMES[code[-1]]}"
+    """The card's name in the operator's language with its code: "rey de oros (12O)" (kit.card_names)."""
+    return card_label(code)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +78,7 @@ class Card:
 
     @property
     def label(self) -> str:
-        return card_label(self.code) if self.code else "?"
+        return card_name(self.code) if self.code else "?"
 
     @property
     def title(self) -> str:
@@ -161,6 +160,7 @@ def present_hand_state(
         "client_seed": facts.client_seed,
         "server_seed": facts.server_seed,
         "deck": facts.deck,
+        "deck_pairs": [(code, card_name(code)) for code in facts.deck] if facts.deck else None,
         "deck_reason": facts.deck_reason,
         "results": [
             {

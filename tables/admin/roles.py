@@ -31,6 +31,7 @@ READABLE: tuple[tuple[str, str], ...] = (
     ("tables", "dispute"),
     ("tables", "tableseat"),
     ("lab", "houseedge"),
+    ("certify", "auditrun"),  # stored game-output audits (certify/admin.py)
     ("ledger", "account"),
     ("ledger", "transaction"),
     ("ledger", "posting"),

@@ -3,9 +3,11 @@
 ``record_serializer(TableView)`` is what a view names in ``@extend_schema(responses=...)`` (or as a generic
 view's ``serializer_class``): a serializer whose schema is :func:`record_schema` of the record, registered with
 drf-spectacular under the record's name together with every record it embeds, and whose output is the record
-converted from the object it is given. msgspec writes the JSON Schema (field help texts come from each field's
-``Meta(description=...)``, a component's from its docstring); :func:`openapi_30` turns its ``null`` alternatives
-into the ``nullable`` of the OpenAPI 3.0 the schema is published in.
+converted from the object it is given; ``body_serializer(name, union)`` stands the same way for a request body
+that is one of several tagged records (an action body: ``rules.actions.ActionRequest``). msgspec writes the JSON
+Schema (field help texts come from each field's ``Meta(description=...)``, a component's from its docstring);
+:func:`openapi_30` turns its ``null`` alternatives into the ``nullable`` of the OpenAPI 3.0 the schema is
+published in.
 """
 
 from __future__ import annotations
@@ -122,3 +124,45 @@ class RecordExtension(OpenApiSerializerExtension):
                 component = ResolvedComponent(name=other, type=ResolvedComponent.SCHEMA, object=identity, schema=schema)
                 auto_schema.registry.register_on_missing(component)
         return components[name]
+
+
+class BodySerializer(serializers.BaseSerializer):
+    """A request body that is one of several tagged records, as DRF's schema sees it (:class:`BodyExtension`); the
+    view validates the body itself, with the same records."""
+
+    union: ClassVar[Any]
+    name: ClassVar[str]
+
+
+@cache
+def body_serializer(name: str, union: Any) -> type[BodySerializer]:
+    """The serializer standing for the request body ``union`` (tagged records) in the schema, named ``name``."""
+    return type(f"{name}Body", (BodySerializer,), {"union": union, "name": name, "__module__": __name__})
+
+
+class BodyExtension(OpenApiSerializerExtension):
+    """Describes a :class:`BodySerializer`: one of its records (``anyOf`` with a discriminator), each a component."""
+
+    target_class = BodySerializer
+    match_subclasses = True
+
+    def get_name(self, auto_schema: Any = None, direction: Any = None) -> str:
+        return str(self.target.name)
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        (top,), components = msgspec.json.schema_components([self.target.union], ref_template=REF_TEMPLATE)
+        for name, schema in components.items():
+            kind = _named_types_of_union(self.target.union)[name]
+            identity = record_serializer(kind) if issubclass(kind, Struct) else kind
+            component = ResolvedComponent(
+                name=name, type=ResolvedComponent.SCHEMA, object=identity, schema=openapi_30(schema)
+            )
+            auto_schema.registry.register_on_missing(component)
+        return dict(openapi_30(top))
+
+
+def _named_types_of_union(union: Any) -> dict[str, type]:
+    found: dict[str, type] = {}
+    for member in union.__args__:
+        found.update(_named_types(member))
+    return found

@@ -19,7 +19,7 @@ from msgspec import UNSET, structs
 
 from gamemath.chainhash import SERVED_FORMS, hash_form, private_sha256
 from gamemath.enums import WaitKind
-from rules import ACTION_COMMANDS, Event, HandFacts, TableState, Viewer, view, view_event
+from rules import API_ACTIONS, Event, HandFacts, TableState, Viewer, view, view_event
 from rules.view_records import ResultRow, ResultView
 from tables.api import records as api
 from tables.models import Table
@@ -28,7 +28,6 @@ from tables.store import StoredEvent
 from tables.worth import TableWorth, worth_of, worths_of_tables
 
 #: What ``POST /tables/{id}/actions`` accepts (sit_down and leave are the seat endpoints).
-API_ACTIONS: tuple[str, ...] = tuple(name for name in ACTION_COMMANDS if name not in ("sit_down", "leave"))
 
 
 def _at(ms: int) -> datetime:

@@ -30,10 +30,11 @@ from kit.schema import api_errors
 from responsible.account import AccountState
 from responsible.clock import now_ms
 from responsible.selectors import table_limits
+from rules import ActionRequest, action_body
 from tables import feed, selectors, services
 from tables.api import presenters, records
 from tables.api import serializers as io
-from tables.api.openapi import published, record_serializer
+from tables.api.openapi import body_serializer, published, record_serializer
 from tables.models import Table
 from tables.table_spec import TableSpec
 from tables.worth import worth_of
@@ -220,24 +221,15 @@ class ActionsView(APIView):
             "seated gets 409 `not_seated`; a hand index you do not hold is 409 `illegal_action`, one beyond "
             "what the table allows a punter to hold is 400 `invalid_request`."
         ),
-        request=io.ActionInput,
+        request=body_serializer("TableActionRequest", ActionRequest),
         responses={200: record_serializer(records.TableActionResponse)},
     )
     @api_errors(*ACTION_ERRORS)
     @idempotent
     def post(self, request: Request, table_id: int) -> Response:
-        validated = io.plain_action(request.data)  # a plainly valid body skips building the serializer
-        if validated is None:
-            data = io.ActionInput(data=request.data)
-            data.is_valid(raise_exception=True)
-            validated = dict(data.validated_data)
-        outcome = services.table_act(
-            table_id=table_id,
-            user=request.user,
-            action=validated["action"],
-            args=io.action_args(validated),
-            expected_version=validated.get("expected_version"),
-            idempotency_key=idempotency_key(request),
+        body = action_body(request.data)  # the one schema of an action body (rules.actions)
+        outcome = services.table_play(
+            table_id=table_id, user=request.user, body=body, idempotency_key=idempotency_key(request)
         )
         read = selectors.outcome_read(outcome=outcome, user=request.user)
         limits = your_limits(request.user, outcome.actor_account)

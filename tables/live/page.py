@@ -21,6 +21,10 @@ from django.urls import reverse
 from django.utils import translation
 
 from kit.csp import with_strict_csp
+from rules.config import TableConfig
+from tables import loader
+from tables.errors import TableMissing
+from tables.live.rules_words import rules_in_words
 from tables.live.words import client_words
 
 
@@ -43,12 +47,31 @@ def _config(request: HttpRequest, view: str, table_id: int | None) -> dict[str, 
     }
 
 
+def _table_config(table_id: int | None) -> TableConfig | None:
+    """The table's card (rules, limits), or None for no table or one that does not exist (the page says so)."""
+    if table_id is None:
+        return None
+    try:
+        return loader.load_table(table_id).state.config
+    except TableMissing:
+        return None
+
+
 def _page(request: HttpRequest, view: str, table_id: int | None = None) -> HttpResponse:
+    table = _table_config(table_id)
+    config = _config(request, view, table_id)
+    if table is not None:
+        # what a stake holds per chip staked (RULES.md §7): the page explains the chips a hand holds with it
+        config["reserve"] = {
+            "punter": table.rules.punter_loss_multiplier,
+            "banker": table.rules.banker_loss_multiplier,
+        }
     context = {
         "view": view,
         "table_id": table_id,
-        "config": _config(request, view, table_id),
+        "config": config,
         "languages": settings.LANGUAGES,
+        "rules_words": rules_in_words(table) if table is not None else [],
     }
     return with_strict_csp(request, render(request, "play/client.html", context))
 

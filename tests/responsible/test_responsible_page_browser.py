@@ -38,6 +38,10 @@ def test_a_player_sets_limits_and_takes_a_break_on_the_reference_page(browser, a
 
         page.select_option("#exclusion-choice", "break:7")
         page.click("#exclusion-form button")
+        page.click("#exclusion-no")  # the page's own box asks first; "No" starts nothing
+        assert page.is_hidden("#exclusion-confirm") and page.inner_text("#exclusion") == ""
+        page.click("#exclusion-form button")
+        page.click("#exclusion-yes")
         page.wait_for_selector("#exclusion:has-text('Started')", timeout=10_000)
     finally:
         context.close()

@@ -218,7 +218,8 @@ def _old_table(preset: str) -> tuple[TableState, list[Any]]:
             username="A",
             client_seed="sa",
         ),
-        state, Context(now_ms=2_000, wallets={"a": 1000}, entropy=entropy_for(2)),
+        state,
+        Context(now_ms=2_000, wallets={"a": 1000}, entropy=entropy_for(2)),
     )
     return state, events + more
 

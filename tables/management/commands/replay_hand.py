@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from msgspec import to_builtins
 from msgspec.structs import replace
 
+from gamemath.cards import card_words
 from rules import HandFacts, TableState, Viewer, acted_by, describe_event, hand_facts, view
 from tables import loader
 from tables.hand_events import replay_hand
@@ -60,7 +61,9 @@ class Command(BaseCommand):
             self.stdout.write(f"    {describe_event(event, names, AUDITOR, state)}")
             for participant in facts.participants if facts is not None else ():
                 for h in participant.hands:
-                    cards = " ".join(c.code or "??" for c in h.cards) or "no card"
+                    # the one notation of operators' lines (rules.describe): the card's name, as the admin says it
+                    named = [card_words(c.code) if c.code else "a face-down card" for c in h.cards]
+                    cards = ", ".join(named) or "no card"
                     total = f" ({h.total})" if h.total is not None else ""
                     self.stdout.write(
                         f"    {participant.role} {participant.username or 'the house'} "

@@ -12,6 +12,9 @@ const W = config.words;
 const SEED_CHOSEN_KEY = "casino-seed-chosen";
 const AMOUNT_ACTIONS = new Set(["bet", "raise", "split", "set_stake"]);
 const KEYS = { c: "hit", s: "stand", b: "bet" };
+const MOVES = new Set(["bet", "hit", "hit_face_down", "stand", "raise", "split", "assign"]);
+const SOUND_KEY = "casino-sound";  // "on" when the player turned the sounds on (off by default); not a credential
+const PAGE_TITLE = document.title;
 const LOBBY_REFRESH_MS = 5000;
 const RETRY_FIRST_MS = 500;  // a failed table read is tried again after this, then twice as long each time
 const RETRY_MAX_MS = 8000;
@@ -102,9 +105,29 @@ function totalText(hand) {
 
 // --- the table ----------------------------------------------------------------------------------------------------
 
-function nameOf(username) { return username === me.username ? W.you : (username || W.house); }
+function personName(seat, username) {
+  // the house holds no seat; a seated player whose name the view no longer gives (he left) is "the player at seat N"
+  if (seat === null || seat === undefined) return W.house;
+  if (me && username === me.username) return W.you;
+  return username || fmt(W.player_at_seat, { seat });
+}
+
+function plural(key, count, params = {}) {
+  // Django's plural forms of the sentence, picked by the number's CLDR category (tables/live/words.py)
+  const forms = W.plurals[key];
+  const category = new Intl.PluralRules(config.language).select(count);
+  return fmt(forms[category] || forms.other, { ...params, count });
+}
+
+function renderTable(view) {
+  // the whole table screen from one table view (GET /tables/{id}, or one pushed by the socket)
+  const previous = table;
+  table = view;
+  render(previous);
+}
 
 function render(previous) {
+  $("game").dataset.version = String(table.version);
   $("table-name").textContent = table.name ? "\u00b7 " + table.name : "";
   $("table-card").textContent = [W.presets[table.preset] || table.preset, W.banks[table.bank] || table.bank,
     fmt(W.limits, { min: table.min_bet, max: table.max_bet })].join(" \u00b7 ");
@@ -112,16 +135,58 @@ function render(previous) {
   $("seat").textContent = table.you.seat === null ? W.seat_none : table.you.seat;
   $("phase").textContent = W.phases[table.phase] || table.phase;
   $("phase").dataset.phase = table.phase;
-  $("version").textContent = table.version;
   $("seats").replaceChildren(el("ul", {}, ...table.seats.map((s) => el("li", { "data-seat": String(s.seat) },
-    s.seat + ": " + nameOf(s.username) + (s.is_banker ? " (" + W.banker + ")" : "") + (s.sitting_out ? " (" + W.sitting_out + ")" : "")))));
-  renderHand();
+    s.seat + ": " + personName(s.seat, s.username) + (s.is_banker ? " (" + W.banker + ")" : "") + (s.sitting_out ? " (" + W.sitting_out + ")" : "")))));
+  renderHand(previous);
   renderTurn();
   renderActions();
+  renderReserve();
+  renderBanner();
   renderLastHand();
   renderFairness();
   renderWorth();
   if (previous) announceChanges(previous, table);
+  turnCue(previous);
+}
+
+// --- turn cue and sounds ------------------------------------------------------------------------------------------
+
+let audio = null;
+
+function soundOn() { return localStorage.getItem(SOUND_KEY) === "on"; }
+
+function renderSoundButton() {
+  const button = $("sound");
+  button.setAttribute("aria-pressed", String(soundOn()));
+  button.textContent = soundOn() ? W.sound_on : W.sound_off;
+}
+
+function beep(frequency, ms) {
+  // a tiny tone made in the page (WebAudio): no sound file to download
+  if (!soundOn()) return;
+  audio = audio || new AudioContext();
+  const tone = audio.createOscillator(), gain = audio.createGain();
+  tone.frequency.value = frequency;
+  gain.gain.value = 0.06;
+  tone.connect(gain).connect(audio.destination);
+  tone.start();
+  tone.stop(audio.currentTime + ms / 1000);
+}
+
+function myMove(view) { return !!view && view.you.legal_actions.some((action) => MOVES.has(action)); }
+
+function turnCue(previous) {
+  // the player's turn: the tab's title says so, the first action takes the focus (unless he is typing), a tone
+  const now = myMove(table);
+  document.title = now ? W.turn_title + " \u00b7 " + PAGE_TITLE : PAGE_TITLE;
+  if (now && !myMove(previous)) {
+    const typing = /^(INPUT|SELECT|TEXTAREA)$/.test((document.activeElement || {}).tagName || "");
+    const first = document.querySelector("#actions button");
+    if (first && !typing) first.focus({ preventScroll: true });
+    beep(880, 120);
+  } else if (previous && $("hand").querySelector(".card.deal")) {
+    beep(520, 40);
+  }
 }
 
 function percent(text) {
@@ -147,32 +212,53 @@ function renderWorth() {
   $("rtp-note").textContent = rtp.method === "exact" ? W.rtp_exact : W.rtp_simulated;
 }
 
-function renderHand() {
+function cardKeys(view) {
+  // every card of the hand in play by its place ("hand:seat:hand index:position") -> its code (null: a back)
+  const keys = new Map();
+  if (!view || !view.hand) return keys;
+  for (const p of view.hand.participants) {
+    for (const h of p.hands) h.cards.forEach((c, i) => keys.set(view.hand.number + ":" + p.seat + ":" + h.index + ":" + i, c.code));
+  }
+  return keys;
+}
+
+function renderHand(previous) {
+  // the felt: the banker's place apart at the top, the punters around it, each hand's cards, stake and total
   const hand = table.hand;
-  const node = el("div");
+  const before = cardKeys(previous);
+  const title = el("h3", { id: "hand-title" });
+  const bankerPlace = el("div", { class: "banker-place" });
+  const punters = el("div", { class: "punters" });
   if (hand) {
-    node.append(el("h3", { id: "hand-title" }, fmt(W.hand_n, { number: hand.number }) + " \u00b7 " + (W.phases[hand.phase] || hand.phase)));
+    title.textContent = fmt(W.hand_n, { number: hand.number }) + " \u00b7 " + (W.phases[hand.phase] || hand.phase);
     const turn = hand.turn;
     for (const p of hand.participants) {
-      const mine = p.username === me.username;
+      const mine = me && p.username === me.username;
       const isTurn = turn && turn.seat !== null && turn.seat === p.seat && turn.kind !== "bets";
+      const name = personName(p.seat, p.username);
       const box = el("div", { class: "participant" + (mine ? " me" : "") + (isTurn ? " turn" : ""),
                               "data-username": p.username || "house", "data-seat": String(p.seat), "data-role": p.role },
-                     el("h4", {}, nameOf(p.username) + " \u00b7 " + (p.role === "banker" ? W.banker : W.punter)));
+                     el("h4", {}, name + " \u00b7 " + (p.role === "banker" ? W.banker : W.punter)));
       for (const h of p.hands) {
-        const label = nameOf(p.username) + (p.hands.length > 1 ? " \u00b7 " + fmt(W.hand_index, { index: h.index }) : "");
+        const label = name + (p.hands.length > 1 ? " \u00b7 " + fmt(W.hand_index, { index: h.index }) : "");
         box.append(el("div", { class: "cards", "data-hand": String(h.index), role: "group", "aria-label": label },
-                      ...h.cards.map((c) => { const n = cardNode(c, mine); n.setAttribute("role", "img"); return n; })));
-        const parts = h.cards.length ? [totalText(h)] : [];
-        if (h.bet) parts.unshift(W.bet_label + " " + h.bet);
-        if (h.result) parts.push((W.outcomes[h.result.outcome] || h.result.outcome) + " " + signed(h.result.net));
-        box.append(el("div", { class: "hand-line", "data-total-hp": String(h.total_half_points ?? ""),
-                               "data-total": h.total ?? "", "data-status": h.status }, parts.join(" \u00b7 ")));
+                      ...h.cards.map((c, i) => {
+                        const n = cardNode(c, mine);
+                        const key = hand.number + ":" + p.seat + ":" + h.index + ":" + i;
+                        if (!before.has(key)) n.classList.add("deal");
+                        else if (before.get(key) === null && c.code !== null) n.classList.add("flip");
+                        return n;
+                      })));
+        const line = el("div", { class: "hand-line", "data-total-hp": String(h.total_half_points ?? ""),
+                                 "data-total": h.total ?? "", "data-status": h.status });
+        if (h.bet) line.append(el("span", { class: "chip stake", title: W.bet_label }, W.bet_label + " " + h.bet), " ");
+        if (h.cards.length) line.append(el("span", { class: "total" }, totalText(h)));
+        box.append(line);
       }
-      node.append(box);
+      (p.role === "banker" ? bankerPlace : punters).append(box);
     }
   }
-  $("hand").replaceChildren(node);
+  $("hand").replaceChildren(title, bankerPlace, punters);
 }
 
 function signed(n) { return n > 0 ? "+" + n : String(n); }
@@ -185,12 +271,12 @@ function currentDeadline() {
 
 function turnText() {
   const hand = table.hand;
-  if (!hand || !hand.turn) return "\u2013";
+  if (!hand || !hand.turn) return W.phases[table.phase] || table.phase;  // nobody's turn: what the table is doing
   const turn = hand.turn;
-  if (turn.kind === "bets") return W.bets_open;
+  if (turn.kind === "bets") return table.you.seat !== null && !myParticipant(table.hand) ? W.next_hand : W.bets_open;
   if (turn.seat !== null && turn.seat === table.you.seat) return W.your_turn;
   const seat = table.seats.find((s) => s.seat === turn.seat);
-  return fmt(W.turn_of, { name: seat ? nameOf(seat.username) : W.house });
+  return fmt(W.turn_of, { name: personName(turn.seat, seat ? seat.username : null) });
 }
 
 function renderTurn() {
@@ -200,7 +286,8 @@ function renderTurn() {
   countdown.dataset.deadline = deadline || "";
   if (countdownTimer) clearInterval(countdownTimer);
   const tick = () => {
-    if (!deadline) { countdown.textContent = "\u2013"; countdown.classList.remove("urgent"); return; }
+    countdown.hidden = !deadline;
+    if (!deadline) { countdown.textContent = ""; countdown.classList.remove("urgent"); return; }
     const seconds = Math.max(0, Math.ceil((Date.parse(deadline) - Date.now()) / 1000));
     countdown.textContent = fmt(W.seconds_left, { seconds });
     countdown.classList.toggle("urgent", seconds <= 5);
@@ -217,12 +304,103 @@ async function sitDown() {
   return answer;
 }
 
+function myParticipant(hand) {
+  return hand ? hand.participants.find((p) => me && p.username === me.username) || null : null;
+}
+
+function actionLabel(action) {
+  // "Sit in" while not sitting out means "deal me in" (RULES.md §2: a table that waits after a hand nobody entered
+  // opens the next when a seated punter sits in); said so, "Sit out" and "Sit in" are never offered together
+  const seat = table.seats.find((s) => s.seat === table.you.seat);
+  if (action === "sit_in" && seat && !seat.sitting_out) return W.deal_me_in;
+  return W.actions[action] || action;
+}
+
+function renderReserve() {
+  // why the balance dropped by more than the bet: the chips a stake holds until the hand ends (RULES.md §7)
+  const note = $("reserve-note");
+  const hand = table.hand;
+  const mine = myParticipant(hand);
+  // a punter dealt in before betting (at_turn_after_peek, after_deal_all) is committed to the minimum (or the
+  // bank's stake) from the deal on, with its reserve, while his bet still reads 0 (RULES.md §3.2)
+  const committed = table.rules.bet_timing === "before_deal" ? 0 : (table.fixed_stake || table.min_bet);
+  const stakeOf = (h) => Math.max(h.bet || 0, h.index === 0 ? committed : 0);
+  const bets = mine ? mine.hands.map(stakeOf).reduce((a, b) => a + b, 0) : 0;
+  const others = hand ? hand.participants.filter((p) => p.role === "punter").flatMap((p) => p.hands.map(stakeOf)) : [];
+  const staked = others.reduce((a, b) => a + b, 0);
+  let text = "";
+  if (mine && mine.role === "banker" && staked && config.reserve) {
+    text = plural("held_banker", staked * config.reserve.banker, { times: config.reserve.banker, bet: staked });
+  } else if (mine && mine.role === "punter" && bets && config.reserve && config.reserve.punter > 1) {
+    text = plural("held_punter", bets * config.reserve.punter, { times: config.reserve.punter, bet: bets });
+  }
+  note.textContent = text;
+  note.hidden = !text;
+}
+
+function isTie(row, banker) {
+  // the punter's hand ranks as the banker's (same category and total): RULES.md §5, decided by the tie rule
+  return row.category !== "bust" && banker.total_half_points !== null && row.total_half_points === banker.total_half_points
+    && row.category === banker.category;
+}
+
+function resultSentence(row, banker) {
+  // one whole sentence per outcome, built by each language's catalogue (no words glued together)
+  const mine = me && row.username === me.username;
+  const name = personName(row.seat, row.username);
+  const count = Math.abs(row.net);
+  const tie = row.tie !== undefined ? row.tie : isTie(row, banker);  // a hand history says it (results[].tie)
+  if (row.outcome === "push") {
+    if (mine) return tie ? W.you_tie_push : W.you_push;
+    return fmt(tie ? W.other_tie_push : W.other_push, { name });
+  }
+  const key = row.outcome === "win" ? "win" : (tie ? "tie_lose" : "lose");
+  return mine ? plural("you_" + key, count) : plural("other_" + key, count, { name });
+}
+
+function renderBanner() {
+  // how the last hand ended, in front, until the next hand deals its first card
+  const banner = $("result-banner");
+  const last = table.last_hand;
+  const hand = table.hand;
+  const dealt = hand && hand.number > (last ? last.number : 0) && hand.participants.some((p) => p.hands.some((h) => h.cards.length));
+  if (!last || dealt) { banner.hidden = true; banner.dataset.number = ""; return; }
+  banner.hidden = false;
+  banner.dataset.number = String(last.number);
+  const lines = [];
+  let net = null;
+  let tie = false;
+  if (last.status === "abandoned") lines.push(W.abandoned);
+  else if (me && last.banker.username === me.username) {
+    net = -last.results.reduce((sum, r) => sum + r.net, 0);
+    lines.push(net > 0 ? plural("bank_win", net) : net < 0 ? plural("bank_lose", -net) : W.bank_even);
+  } else {
+    for (const row of last.results) {
+      if (!me || row.username !== me.username) continue;
+      net = (net || 0) + row.net;
+      lines.push(resultSentence(row, last.banker));
+    }
+  }
+  for (const row of last.results) tie = tie || isTie(row, last.banker);
+  $("result-title").textContent = fmt(W.hand_over, { number: last.number });
+  $("result-lines").replaceChildren(...lines.map((line) => el("p", { class: "result-line" }, line)));
+  $("result-net").textContent = net === null ? "" : signed(net);
+  $("result-net").dataset.net = net === null ? "" : String(net);
+  $("result-net").className = "chip " + (net > 0 ? "up" : net < 0 ? "down" : "even");
+  $("result-net").hidden = net === null;
+  $("result-rule").textContent = tie ? (table.rules.tie_rule === "push" ? W.tie_rule_push : W.tie_rule_banker) : "";
+}
+
 function renderActions() {
   const buttons = [];
   if (table.you.seat === null) buttons.push(actionButton("sit", () => sitDown()));
   for (const action of table.you.legal_actions) buttons.push(actionButton(action, () => act(action)));
   if (table.you.seat !== null) buttons.push(actionButton("leave", () => api("DELETE", "/tables/" + config.table + "/seats/me")));
+  // a re-render keeps the focus on the same action (the buttons are new ones)
+  const focused = document.activeElement && document.activeElement.closest("#actions") ? document.activeElement.dataset.action : null;
   $("actions").replaceChildren(...buttons);
+  const again = focused && buttons.find((button) => button.dataset.action === focused);
+  if (again) again.focus({ preventScroll: true });
   if (!$("amount").value) $("amount").value = table.fixed_stake || table.min_bet;
   $("amount-choice").hidden = !table.you.legal_actions.some((action) => AMOUNT_ACTIONS.has(action));
   const indexes = new Set();
@@ -237,7 +415,7 @@ function renderActions() {
 }
 
 function actionButton(action, run) {
-  const button = el("button", { type: "button", "data-action": action }, W.actions[action] || action);
+  const button = el("button", { type: "button", "data-action": action }, actionLabel(action));
   button.addEventListener("click", async () => {
     button.disabled = true;
     const answer = await run();
@@ -276,14 +454,15 @@ function renderLastHand() {
   if (last.status === "abandoned") body.append(el("p", {}, W.abandoned));
   const banker = last.banker;
   body.append(el("div", { class: "last-banker", "data-total-hp": String(banker.total_half_points ?? "") },
-    el("h4", {}, W.banker + ": " + nameOf(banker.username) + (banker.total ? " \u00b7 " + totalText(banker) : "")),
+    el("h4", {}, W.banker + ": " + personName(banker.seat, banker.username) + (banker.total ? " \u00b7 " + totalText(banker) : "")),
     el("div", { class: "cards", role: "group" }, ...banker.cards.map((code) => cardNode({ code, face_up: true }, false)))));
   const rows = el("ul", { class: "last-results" });
   for (const r of last.results) {
     rows.append(el("li", { "data-username": r.username || "", "data-outcome": r.outcome, "data-net": String(r.net),
                            "data-total-hp": String(r.total_half_points) },
-      el("span", {}, fmt(W.result_line, { name: nameOf(r.username), outcome: W.outcomes[r.outcome] || r.outcome,
-                                          net: signed(r.net), total: totalText(r) })),
+      el("span", { class: "result-text" }, resultSentence(r, banker)), " ",
+      el("span", { class: "chip " + (r.net > 0 ? "up" : r.net < 0 ? "down" : "even") }, signed(r.net)), " ",
+      el("span", { class: "total" }, totalText(r)),
       el("span", { class: "cards", role: "group" }, ...r.cards.map((code) => cardNode({ code, face_up: true }, false)))));
   }
   body.append(rows);
@@ -295,21 +474,19 @@ function announceChanges(before, after) {
   const codes = (t) => {
     const out = [];
     if (!t.hand) return out;
-    for (const p of t.hand.participants) for (const h of p.hands) h.cards.forEach((c, i) => out.push([t.hand.number + ":" + p.seat + ":" + h.index + ":" + i, p.username, c.code]));
+    for (const p of t.hand.participants) for (const h of p.hands) h.cards.forEach((c, i) => out.push([t.hand.number + ":" + p.seat + ":" + h.index + ":" + i, personName(p.seat, p.username), c.code]));
     return out;
   };
   for (const [key, , code] of codes(before)) if (code) seen.add(key + code);
-  for (const [key, username, code] of codes(after)) {
-    if (code && !seen.has(key + code)) announce(fmt(W.dealt, { name: nameOf(username), card: cardName(code) }));
+  for (const [key, name, code] of codes(after)) {
+    if (code && !seen.has(key + code)) announce(fmt(W.dealt, { name, card: cardName(code) }));
   }
   if (turnText() !== turnTextOf(before)) announce(turnText());
   const last = after.last_hand;
   if (last && (!before.last_hand || before.last_hand.number !== last.number)) {
     announce(fmt(W.last_hand_title, { number: last.number }));
-    if (last.banker.total) announce(fmt(W.banker_line, { name: nameOf(last.banker.username), total: totalText(last.banker) }));
-    for (const r of last.results) {
-      announce(fmt(W.result_line, { name: nameOf(r.username), outcome: W.outcomes[r.outcome] || r.outcome, net: signed(r.net), total: totalText(r) }));
-    }
+    if (last.banker.total) announce(fmt(W.banker_line, { name: personName(last.banker.seat, last.banker.username), total: totalText(last.banker) }));
+    for (const r of last.results) announce(resultSentence(r, last.banker));
   }
 }
 
@@ -388,9 +565,7 @@ function show(view) {
   // a view of the table (pushed by the socket, an action's answer, a read): the page never goes back to an older
   // one, and does not draw the same version twice (an action's answer, then the socket's view of that version)
   if (table && view.version <= table.version) return;
-  const previous = table;
-  table = view;
-  render(previous);
+  renderTable(view);
 }
 
 function noSuchTable() {
@@ -468,33 +643,123 @@ async function loadLobby() {
     el("td", {}, W.phases[t.phase] || t.phase))));
 }
 
-async function loadHistory() {
-  const answer = await api("GET", "/me/hands");
-  if (answer.status !== 200) return;
-  const rows = answer.data.results || [];
-  if (!rows.length) { $("hands").replaceChildren(el("li", {}, W.no_hands)); return; }
-  $("hands").replaceChildren(...rows.map((h) => {
-    const result = el("span", { class: "verify-result", role: "status" });
-    const verify = el("button", { type: "button", "data-verify": String(h.id) }, W.verify);
+const REPLAYED_HANDS = 10;  // the newest hands whose cards, outcome and replay the page reads (GET /hands/{id})
+const when = (iso) => new Intl.DateTimeFormat(config.language, { dateStyle: "medium", timeStyle: "short" }).format(new Date(iso));
+
+function replaySteps(history) {
+  // the hand as it happened, one card at a time (deals in the order they left the deck), then how it ended
+  const steps = [];
+  const shown = new Map();  // seat ("house" for the house) -> hand index -> codes
+  const name = (seat) => personName(seat, (history.participants.find((p) => p.seat === seat) || {}).username);
+  for (const deal of history.deals) {
+    const key = deal.to_seat === null ? "house" : String(deal.to_seat);
+    if (!shown.has(key)) shown.set(key, new Map());
+    const hands = shown.get(key);
+    hands.set(deal.hand, [...(hands.get(deal.hand) || []), deal.card]);
+    steps.push({ text: fmt(W.dealt, { name: name(deal.to_seat), card: cardName(deal.card) }),
+                 cards: new Map([...shown].map(([k, v]) => [k, new Map(v)])) });
+  }
+  return { steps, name };
+}
+
+function replayNode(history) {
+  // step by step: each card dealt, with every hand's cards so far; "Previous" and "Next" move through them
+  const { steps, name } = replaySteps(history);
+  const box = el("div", { class: "replay", "data-steps": String(steps.length) });
+  const line = el("p", { class: "replay-line", "aria-live": "polite" });
+  const table = el("div", { class: "replay-cards" });
+  let at = steps.length ? 0 : -1;
+  const draw = () => {
+    const step = steps[at];
+    box.dataset.step = String(at + 1);
+    line.textContent = step ? fmt(W.step_of, { step: at + 1, steps: steps.length }) + " \u00b7 " + step.text : "";
+    table.replaceChildren(...(step ? [...step.cards] : []).map(([seat, hands]) => el("div", { class: "replay-seat" },
+      el("h5", {}, seat === "house" ? W.house : name(Number(seat))),
+      ...[...hands].map(([, codes]) => el("div", { class: "cards" }, ...codes.map((code) => cardNode({ code, face_up: true }, false)))))));
+    back.disabled = at <= 0;
+    next.disabled = at >= steps.length - 1;
+  };
+  const back = el("button", { type: "button", class: "small", "data-replay": "back" }, W.previous_step);
+  const next = el("button", { type: "button", class: "small", "data-replay": "next" }, W.next_step);
+  back.addEventListener("click", () => { at = Math.max(0, at - 1); draw(); });
+  next.addEventListener("click", () => { at = Math.min(steps.length - 1, at + 1); draw(); });
+  box.append(back, next, line, table);
+  draw();
+  return box;
+}
+
+function handSummary(row, history) {
+  // my cards and each result of mine in the hand (whole sentences, as at the table)
+  const mine = history.participants.find((p) => p.seat === row.seat && (row.seat !== null || p.role === row.role));
+  const node = el("div", { class: "hand-summary" });
+  if (!mine) return node;
+  for (const h of mine.hands) node.append(el("div", { class: "cards", role: "group", "aria-label": W.you }, ...h.cards.map((code) => cardNode({ code, face_up: true }, false))));
+  for (const r of history.results || []) {
+    if (r.seat === row.seat) node.append(el("p", { class: "result-text", "data-outcome": r.outcome }, resultSentence({ ...r, username: me.username }, null)));
+  }
+  return node;
+}
+
+function historyRow(row, history) {
+  const ended = row.status !== "in_play";
+  const result = el("span", { class: "verify-result", role: "status" });
+  const item = el("li", { id: "hand-" + row.id, "data-hand": String(row.id), "data-status": row.status },
+    el("h3", {}, el("a", { href: config.history_url + "#hand-" + row.id }, fmt(W.hand_n, { number: row.number })),
+      " \u00b7 " + fmt(W.table_n, { id: row.table })),
+    el("p", { class: "hand-facts" }, el("time", { datetime: row.opened_at }, when(row.opened_at)), " \u00b7 ",
+      (row.role === "banker" ? W.banker : W.punter), " \u00b7 ", W.statuses[row.status] || row.status,
+      row.net === null ? "" : " ", row.net === null ? "" : el("span", { class: "chip " + (row.net > 0 ? "up" : row.net < 0 ? "down" : "even") }, signed(row.net))));
+  if (history) item.append(handSummary(row, history));
+  if (ended) {
+    // verify and export only once the hand has ended (the API refuses a hand in play)
+    const verify = el("button", { type: "button", "data-verify": String(row.id) }, W.verify);
     verify.addEventListener("click", async () => {
-      const checked = await api("GET", "/hands/" + h.id + "/verify");
+      const checked = await api("GET", "/hands/" + row.id + "/verify");
       if (checked.status !== 200) { result.textContent = errorText(checked); return; }
       const failures = Object.entries(checked.data).filter(([, v]) => v !== "ok");
       result.dataset.ok = String(!failures.length);
       result.textContent = failures.length ? failures.map(([k, v]) => k + ": " + v).join("; ") : W.verify_ok;
     });
-    const download = el("button", { type: "button", "data-export": String(h.id) }, W.export);
+    const download = el("button", { type: "button", "data-export": String(row.id) }, W.export);
     download.addEventListener("click", async () => {
-      const response = await fetch(config.api + "/hands/" + h.id + "/export", { headers: headers(), credentials: "same-origin" });
+      const response = await fetch(config.api + "/hands/" + row.id + "/export", { headers: headers(), credentials: "same-origin" });
       if (!response.ok) { result.textContent = errorText({ status: response.status, data: await response.json().catch(() => null) }); return; }
-      const link = el("a", { href: URL.createObjectURL(await response.blob()), download: "hand-" + h.id + ".json" });
+      const link = el("a", { href: URL.createObjectURL(await response.blob()), download: "hand-" + row.id + ".json" });
       document.body.append(link); link.click(); link.remove();
     });
-    const net = h.net === null ? "" : " \u00b7 " + signed(h.net);
-    return el("li", { "data-hand": String(h.id) },
-      el("a", { href: config.table_url.replace("{id}", h.table) }, fmt(W.hand_n, { number: h.number }) + " \u00b7 " + fmt(W.table_n, { id: h.table })),
-      " \u00b7 " + (h.role === "banker" ? W.banker : W.punter) + net + " ", verify, download, " ", result);
-  }));
+    item.append(el("p", {}, verify, " ", download, " ", result));
+  }
+  if (history && ended) {
+    const details = el("details", { class: "replay-details" }, el("summary", {}, W.replay));
+    details.addEventListener("toggle", () => { if (details.open && !details.querySelector(".replay")) details.append(replayNode(history)); });
+    item.append(details);
+  }
+  // a dispute about this hand: the reason goes to the operators (POST /hands/{id}/disputes)
+  const form = el("form", { class: "dispute-form", "data-dispute": String(row.id) });
+  const reasonId = "dispute-reason-" + row.id;
+  const said = el("span", { class: "dispute-result", role: "status" });
+  form.append(el("label", { for: reasonId }, W.dispute_reason), el("input", { id: reasonId, name: "reason", maxlength: "500", required: "" }),
+    el("button", { type: "submit", class: "small" }, W.dispute_open), " ", said);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const answer = await api("POST", "/hands/" + row.id + "/disputes", { reason: form.elements.reason.value });
+    said.textContent = answer.status === 201 ? W.dispute_sent : errorText(answer);
+    said.dataset.ok = String(answer.status === 201);
+  });
+  item.append(el("details", { class: "dispute-details" }, el("summary", {}, W.dispute_open), form));
+  return item;
+}
+
+async function loadHistory() {
+  const answer = await api("GET", "/me/hands");
+  if (answer.status !== 200) return;
+  const rows = answer.data.results || [];
+  if (!rows.length) { $("hands").replaceChildren(el("li", {}, W.no_hands)); return; }
+  const histories = await Promise.all(rows.map((row, i) => (i < REPLAYED_HANDS
+    ? api("GET", "/hands/" + row.id).then((read) => (read.status === 200 ? read.data : null)) : Promise.resolve(null))));
+  $("hands").replaceChildren(...rows.map((row, i) => historyRow(row, histories[i])));
+  const target = location.hash && document.getElementById(location.hash.slice(1));
+  if (target) target.scrollIntoView();
 }
 
 // --- signing in and out ---------------------------------------------------------------------------------------
@@ -506,6 +771,8 @@ function signOut(why) {
   if (socket) socket.close();
   if (lobbyTimer) clearInterval(lobbyTimer);
   for (const id of ["game", "lobby", "history", "account", "no-table"]) $(id).hidden = true;
+  $("me").textContent = "";
+  $("balance").textContent = "";
   $("signin").hidden = false;
   setStatus("closed", why);
 }
@@ -546,21 +813,29 @@ $("token-form").addEventListener("submit", (event) => {
   token = $("token").value.trim();
   start();
 });
-function passwordForm(form, path, fields, welcome) {
+function fieldErrors(answer) {
+  // a refusal's own words for each field (API errors: details.fields), else its message
+  const fields = answer.data && answer.data.error && answer.data.error.details && answer.data.error.details.fields;
+  if (!fields) return [errorText(answer)];
+  return Object.values(fields).flat().map(String);
+}
+
+function passwordForm(form, path, fields, welcome, errorBox) {
   // sign in (or register) with a username and password: the server puts the token in the HttpOnly cookie, or
-  // says why not (the API's errors: a wrong password, a lockout, an exclusion)
+  // says why not (the API's errors: a wrong password, a lockout, an exclusion, each field's problem), under the
+  // form that was sent
   $(form).addEventListener("submit", async (event) => {
     event.preventDefault();
     token = null;
     const answer = await api("POST", path, { username: $(fields[0]).value, password: $(fields[1]).value });
-    if (answer.status >= 400) { $("signin-error").textContent = errorText(answer); return; }
-    $("signin-error").textContent = "";
+    for (const box of ["signin-error", "register-error"]) $(box).replaceChildren();
+    if (answer.status >= 400) { $(errorBox).replaceChildren(...fieldErrors(answer).map((text) => el("p", {}, text))); return; }
     if (welcome) announce(welcome);
     start();
   });
 }
-passwordForm("password-form", config.session_url, ["username", "password"], null);
-passwordForm("register-form", config.register_url, ["reg-username", "reg-password"], W.registered);
+passwordForm("password-form", config.session_url, ["username", "password"], null, "signin-error");
+passwordForm("register-form", config.register_url, ["reg-username", "reg-password"], W.registered, "register-error");
 $("sign-out").addEventListener("click", async () => {
   if (token) await api("POST", "/auth/logout");  // the pasted token
   await api("POST", config.session_end_url);  // the cookie's token, revoked, and the cookie gone
@@ -571,8 +846,15 @@ $("seed-form").addEventListener("submit", async (event) => {
   const seed = $("seed-input").value.trim();
   if (seed) await setSeed(seed, true);
 });
+$("sound").addEventListener("click", () => {
+  localStorage.setItem(SOUND_KEY, soundOn() ? "off" : "on");
+  renderSoundButton();
+  beep(660, 60);
+});
+renderSoundButton();
 $("seed-rotate").addEventListener("click", () => setSeed(randomSeed(), false));
 $("my-seeds").addEventListener("click", () => downloadMySeeds(me.id));
+$("history-seeds").addEventListener("click", () => downloadMySeeds(me.id));
 $("seed-auto").addEventListener("change", () => {
   if ($("seed-auto").checked) sessionStorage.removeItem(SEED_CHOSEN_KEY); else sessionStorage.setItem(SEED_CHOSEN_KEY, "1");
 });

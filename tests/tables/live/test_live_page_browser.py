@@ -24,7 +24,7 @@ from tests.tables.api.test_api_game_leaks import Truth
 pytestmark = pytest.mark.django_db(transaction=True)
 
 NO_RELOAD = "window.__sameDocument"
-VERSION = "Number(document.getElementById('version').textContent)"
+VERSION = "Number(document.getElementById('game').dataset.version)"
 CODES = "[...document.querySelectorAll('#hand .card')].map(c => c.dataset.code)"
 
 

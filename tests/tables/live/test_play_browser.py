@@ -31,11 +31,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 AXE = ROOT / "tests" / "vendor" / "axe-core" / "axe.min.js"
 ARTIFACTS = ROOT / "artifacts" / "play"
 PASSWORD = "correct horse 42"
-PHONE = {"width": 375, "height": 740}
+PHONE = {"width": 390, "height": 844}
 GAME_NAME = {"it": "Sette e mezzo", "es": "Siete y media", "hu": "Hetedfél", "en": "Seven and a Half"}
 NO_SUCH_TABLE = {"it": "Questo tavolo non esiste.", "es": "Esa mesa no existe.", "hu": "Nincs ilyen asztal.",
                  "en": "There is no such table."}  # fmt: skip
-VERSION = "Number(document.getElementById('version').textContent)"
+VERSION = "Number(document.getElementById('game').dataset.version)"
 
 
 def _shot(page: Any, name: str) -> None:
@@ -111,7 +111,7 @@ def _play_a_hand(pages: list[Any], names: list[str], keyboard: list[bool]) -> No
                 except PlaywrightTimeout:
                     seen = other.evaluate(
                         "[lastSeq, document.getElementById('status').dataset.ws, "
-                        "document.getElementById('version').textContent, "
+                        "document.getElementById('game').dataset.version, "
                         "[...document.querySelectorAll('.participant')].map(p => p.dataset.username + ':' + "
                         "[...p.querySelectorAll('.card')].map(c => c.dataset.code).join(' ')), "
                         "document.getElementById('last-hand').dataset.number]"

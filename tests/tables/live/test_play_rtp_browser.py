@@ -56,6 +56,8 @@ def _simulated_figure(preset: str) -> None:
 
 def _shown(page: Any) -> dict[str, str | None]:
     wait_until(page, "document.getElementById('rtp-flat').textContent !== ''")  # (the page's CSP forbids eval)
+    if not page.evaluate("document.getElementById('game-info').open"):
+        page.click("#game-info summary")  # the game information panel, a tap away
     return {
         "title": page.inner_text("#worth-title"),
         "best_play": page.get_attribute("#rtp-best-play", "data-value"),
