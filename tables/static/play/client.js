@@ -564,7 +564,7 @@ async function load() {
 function show(view) {
   // a view of the table (pushed by the socket, an action's answer, a read): the page never goes back to an older
   // one, and does not draw the same version twice (an action's answer, then the socket's view of that version)
-  if (table && view.version <= table.version) return;
+  if (stopped || (table && view.version <= table.version)) return;  // (stopped: the page follows the table no more)
   renderTable(view);
 }
 

@@ -15,7 +15,7 @@ from tests.support.game_helpers import create_table, deposit, ok, register
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PASSWORD = "correct horse 42"
-VERSION = "Number(document.getElementById('version').textContent)"
+VERSION = "Number(document.getElementById('game').dataset.version)"
 
 
 def test_the_page_reads_the_table_once_and_then_follows_the_socket(browser, asgi_server, anon, as_staff):
