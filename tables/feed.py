@@ -10,6 +10,7 @@ that one ASGI process can read a table's new events once and censor them once pe
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -22,9 +23,10 @@ from tables.selectors import MAX_FEED_EVENTS, LoadedEvents, events_read, load_ev
 __all__ = ["MAX_FEED_EVENTS", "LoadedEvents", "censor", "load", "page", "viewer"]
 
 
-def load(table_id: int, after: int, limit: int = MAX_FEED_EVENTS) -> LoadedEvents:
-    """Events with ``seq > after`` (at most ``limit``) and the state now. Raises ``not_found``."""
-    return load_events(table_id, after, limit)
+def load(table_id: int, after: int, limit: int = MAX_FEED_EVENTS, watchers: Iterable[int] = ()) -> LoadedEvents:
+    """Events with ``seq > after`` (at most ``limit``) and the state now (with the wallets and accounts of
+    ``watchers``, for the table views of the live server). Raises ``not_found``."""
+    return load_events(table_id, after, limit, watchers)
 
 
 def censor(loaded: LoadedEvents, user: AbstractBaseUser) -> dict[str, Any]:

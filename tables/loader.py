@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,6 +138,8 @@ class LoadedTable:
     # The responsible-gaming account of the user asked for (``account_of``), read with the table row, unlocked:
     # None when none was asked for or it may predate the latest command on the table (as ``wallets``).
     account: AccountState | None = None
+    # The responsible-gaming accounts of ``accounts_of`` (the live server's watchers), read likewise; None as above
+    accounts: dict[int, AccountState] | None = None
 
 
 # States this process has seen committed, by table: a cache like the snapshots, keyed by the stream version. It
@@ -172,6 +174,8 @@ def load_table(
     use_cache: bool = True,
     wallets_of: Iterable[int] = (),
     account_of: int | None = None,
+    accounts_of: Iterable[int] = (),
+    known: Sequence[StoredEvent] = (),
 ) -> LoadedTable:
     """The table's current state: this process's cached state if it is the stream's latest, else folded from the
     cached state or the snapshot (whichever is newer and usable) and the events after it.
@@ -188,7 +192,12 @@ def load_table(
     ``wallets_of``. The rest of a statement reads the snapshot it started with, so when the load waited for
     the lock while another command committed (the row's version then differs from the one the statement's
     snapshot holds), those balances may be older than that command: ``wallets`` is then None. Likewise the
-    responsible-gaming account of ``account_of`` (the answer's ``you.limits``), unlocked: ``account``.
+    responsible-gaming account of ``account_of`` (the answer's ``you.limits``), unlocked: ``account``, and those of
+    ``accounts_of`` (the live server's table views): ``accounts``.
+
+    ``known``: events of the table the caller read already (the feed reads the events after a position before the
+    table): when they hold every event from the base state to the row's version, the state is folded from them and
+    the second statement is not sent.
     """
     cached = None
     if use_cache:
@@ -200,12 +209,15 @@ def load_table(
         cached_version=cached[0].version if cached is not None else -1,
         wallets_of=wallets_of,
         account_of=account_of,
+        accounts_of=accounts_of,
     )
     if cached is not None and cached[0].version == row.latest:
         state, last_hash, base, source, folded = cached[0], cached[1], row.latest, "cache", 0
     else:
         state, last_hash, base, source = _base_state(table_id, row, cached)
-        rows = fold_rows(table_id, after_version=base)
+        rows = _known_rows(known, base, row.latest)
+        if rows is None:
+            rows = fold_rows(table_id, after_version=base)
         for _version, type_name, data, digest in rows:
             state = rules.evolve(state, event_from_stored(table_id, type_name, data))
             last_hash = digest
@@ -226,7 +238,17 @@ def load_table(
         row.wallet_users,
         row.latest,
         row.account,
+        row.accounts,
     )
+
+
+def _known_rows(known: Sequence[StoredEvent], base: int, latest: int) -> list[tuple[int, str, Any, str]] | None:
+    """What :func:`~tables.store.fold_rows` would answer from ``base`` to ``latest``, taken from ``known`` when it
+    holds every one of those events (in version order), else None."""
+    rows = [(e.version, e.type, e.data, e.hash) for e in known if base < e.version <= latest]
+    if latest <= base or len(rows) != latest - base or rows[0][0] != base + 1 or rows[-1][0] != latest:
+        return None
+    return rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,10 +265,17 @@ class _TableRow:
     wallets: dict[int, int] | None  # None when the balances may predate the latest command (see load_table)
     wallet_users: frozenset[int]
     account: AccountState | None  # the account asked for; None when not asked or as ``wallets``
+    accounts: dict[int, AccountState] | None = None  # the accounts asked for (``accounts_of``); None as ``account``
 
 
 def _read_table_row(
-    table_id: int, *, lock: bool, cached_version: int, wallets_of: Iterable[int], account_of: int | None
+    table_id: int,
+    *,
+    lock: bool,
+    cached_version: int,
+    wallets_of: Iterable[int],
+    account_of: int | None,
+    accounts_of: Iterable[int] = (),
 ) -> _TableRow:
     """Read the table row (locked when ``lock``), its snapshot, the wallet balances of its seated players and of
     ``wallets_of`` and the responsible-gaming account of ``account_of``, in one statement; raises TableMissing if
@@ -255,7 +284,15 @@ def _read_table_row(
     The snapshot's state travels (and is parsed) only when it may be needed: newer than this process's cached
     state (at ``cached_version``; -1: none), or the cached state is newer than the database's (never used)."""
     asked = list(wallets_of)
+    several = list(accounts_of)
     seated = "SELECT user_id FROM tables_tableseat WHERE table_id = t.id"
+    # the accounts of several users, only when asked for (the commands' and the REST view's statement is unchanged)
+    accounts_sql = (
+        ", (SELECT coalesce(json_agg(json_build_array(g.user_id, g.state)), '[]') FROM responsible_gamingaccount g"
+        " WHERE g.user_id = ANY(%s::bigint[]))"
+        if several
+        else ""
+    )
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT t.current_hand_id, t.name, t.version, "
@@ -264,24 +301,31 @@ def _read_table_row(
             f"ARRAY({seated})::bigint[], "
             + wallet_balances_sql(f"ARRAY({seated})::bigint[] || %s::bigint[]")
             + ", (SELECT g.state FROM responsible_gamingaccount g WHERE g.user_id = %s)"
+            + accounts_sql
             + " FROM tables_table t LEFT JOIN tables_snapshot s ON s.table_id = t.id WHERE t.id = %s"
             + (" FOR NO KEY UPDATE OF t" if lock else ""),
-            [cached_version, cached_version, asked, account_of, table_id],
+            [cached_version, cached_version, asked, account_of, *([several] if several else []), table_id],
         )
         row = cursor.fetchone()
     if row is None:
         raise TableMissing(table_id)
     wallets: dict[int, int] | None = None
     account: AccountState | None = None
+    accounts: dict[int, AccountState] | None = None
     wallet_users = frozenset(int(uid) for uid in row[8]) | frozenset(asked)
     if row[7] == row[2]:  # the statement's snapshot holds the latest command: what it read is not older
         found = json.loads(row[9]) if isinstance(row[9], str) else row[9]
         wallets = dict.fromkeys(wallet_users, 0) | {int(uid): int(balance) for uid, balance in found}
         if account_of is not None:  # no row: the account of a player who never set anything (as read_account)
             account = state_from_json((json.loads(row[10]) if isinstance(row[10], str) else row[10]) or {})
+        if several:
+            listed = json.loads(row[11]) if isinstance(row[11], str) else row[11]
+            states = {int(uid): state for uid, state in listed}
+            accounts = {uid: state_from_json(states.get(uid) or {}) for uid in several}
     return _TableRow(
-        row[0], row[1], row[2] or 0, row[3], row[4] or "", row[5], row[6] or "", wallets, wallet_users, account
-    )
+        row[0], row[1], row[2] or 0, row[3], row[4] or "", row[5], row[6] or "", wallets, wallet_users, account,
+        accounts,
+    )  # fmt: skip
 
 
 def _base_state(

@@ -14,15 +14,18 @@ A hand's reads (its history, verification and export: for its participants and s
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connection
 from django.db.models import QuerySet
 
 from ledger.selectors import wallet_balances
-from responsible.account import AccountState
+from responsible.account import AccountState, state_from_json
 from rules import Event, NotFound, TableState, Viewer, legal_actions, legal_hands
 from tables import loader
 from tables.errors import TableMissing
@@ -252,18 +255,81 @@ class LoadedEvents:
     events: list[tuple[StoredEvent, Event]]
     #: events up to this seq belong to ended hands (or none): their chain hashes are public (the latest checkpoint)
     chain_public_through: int = 0
+    #: the load of the state: the table row's name and current hand id, the wallets read with it
+    table: loader.LoadedTable | None = None
 
 
-def load_events(table_id: int, after: int, limit: int = MAX_FEED_EVENTS) -> LoadedEvents:
-    """Events with ``seq > after`` (at most ``limit``) and the table's state now. Raises ``not_found``."""
+def load_events(table_id: int, after: int, limit: int = MAX_FEED_EVENTS, watchers: Iterable[int] = ()) -> LoadedEvents:
+    """Events with ``seq > after`` (at most ``limit``) and the table's state now, with the wallets of its seated
+    players and of ``watchers`` and the responsible-gaming accounts of ``watchers`` (user ids: the live server's
+    table views), read in the same statement as the table row. Raises ``not_found``."""
+    ids = list(watchers)
+    # the events first, then the table: its state is at least as new as they are, and when this process's state
+    # is the one before them (a live process that read the previous change) it is folded from them, not read again
+    stored, public = load_stream_and_checkpoint(table_id, after_version=after, upto_version=after + limit)
     try:
-        state = loader.load_table(table_id).state
+        table = loader.load_table(table_id, wallets_of=ids, accounts_of=ids, known=stored)
     except TableMissing:
         raise _not_found(table_id) from None
-    stored, public = load_stream_and_checkpoint(
-        table_id, after_version=after, upto_version=min(state.version, after + limit)
-    )
-    return LoadedEvents(table_id, state, [(s, loader.decode(s)) for s in stored], public)
+    state = table.state
+    stored = [s for s in stored if s.version <= state.version]
+    reach, have = min(state.version, after + limit), stored[-1].version if stored else after
+    if have < reach:  # committed between the two reads: the events up to the state too (never a gap)
+        more, public = load_stream_and_checkpoint(table_id, after_version=have, upto_version=reach)
+        stored += more
+    return LoadedEvents(table_id, state, [(s, loader.decode(s)) for s in stored], public, table)
+
+
+def viewer_reads(loaded: LoadedEvents, users: Sequence[AbstractBaseUser]) -> list[TableRead]:
+    """The table view's read for each of ``users`` from one load (:func:`load_events`): what
+    :func:`table_read` would read for each, with the wallets and accounts read with the table row (any missing,
+    and the name and hand id when the state is newer than the row the load read, in one more statement each)."""
+    table = loaded.table
+    if table is None:
+        raise ValueError("a load without the table's row (load_events reads it)")
+    accounts = dict(table.accounts or {})
+    unread = {int(user.pk) for user in users} - accounts.keys()
+    if unread:
+        accounts.update(accounts_of(unread))
+    state = loaded.state
+    if state.version == table.row_version:
+        name, hand_id = table.name, table.current_hand_id
+    else:
+        name, hand_id = _name_and_hand(loaded.table_id, state)
+    hand_id = hand_id if state.hand is not None else None
+    seated = {int(s.player_id) for s in state.seats}
+    wanted = seated | {int(user.pk) for user in users}
+    known = dict(table.wallets) if table.wallets is not None else {}
+    if not wanted <= known.keys():
+        known.update(wallet_balances(wanted - known.keys()))
+    return [
+        TableRead(
+            loaded.table_id,
+            name,
+            state,
+            hand_id,
+            viewer_for(state, user),
+            int(user.pk),
+            {str(uid): known.get(uid, 0) for uid in seated | {int(user.pk)}},
+            chain_hash=table.last_hash,
+            account=accounts.get(int(user.pk)),
+        )
+        for user in users
+    ]
+
+
+def accounts_of(user_ids: Iterable[int]) -> dict[int, AccountState]:
+    """The responsible-gaming account state of each user, as the table view's ``you.limits`` reads it (the copy
+    the loader reads with a table: ``tables.loader``), in one statement."""
+    ids = sorted(set(user_ids))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT user_id, state FROM responsible_gamingaccount WHERE user_id = ANY(%s)", [ids])
+        found = {int(uid): state for uid, state in cursor.fetchall()}
+    return {uid: state_from_json(_json(found.get(uid)) or {}) for uid in ids}
+
+
+def _json(value: object) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
 
 
 def events_read(loaded: LoadedEvents, user: AbstractBaseUser) -> EventsRead:

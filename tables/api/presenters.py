@@ -10,7 +10,9 @@ record with :func:`tables.api.openapi.published`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import msgspec
 from msgspec import UNSET, structs
@@ -50,6 +52,33 @@ def present_rtp(worth: TableWorth) -> api.Rtp:
 
 def present_table(read: TableRead, limits: api.YourLimits) -> api.TableView:
     """``GET /tables/{id}`` (and ``table`` of an action's answer) for the read's viewer, with ``you.limits``."""
+    return present_viewer_table(read).with_you(read.balance, limits)
+
+
+@dataclass(frozen=True, slots=True)
+class ViewerTable:
+    """The table view as one viewer (:class:`~rules.Viewer`) sees it, all but the parts of ``you`` that belong to
+    the user rather than to the viewer (his balance, his limits): what the live server computes once per version
+    and viewer, and completes per user (:mod:`tables.live.table_views`)."""
+
+    fields: dict[str, Any]  # every field of api.TableView but ``you``
+    seat: int | None
+    legal_actions: tuple[str, ...]
+    legal_hands: dict[str, tuple[int, ...]]
+
+    def with_you(self, balance: int, limits: api.YourLimits) -> api.TableView:
+        you = api.You(
+            seat=self.seat,
+            balance=balance,
+            legal_actions=self.legal_actions,
+            legal_hands=self.legal_hands,
+            limits=limits,
+        )
+        return api.TableView(**self.fields, you=you)
+
+
+def present_viewer_table(read: TableRead) -> ViewerTable:
+    """The table view for the read's viewer, without the user's balance and limits."""
     worked_out = legal_for(read)
     if worked_out is None:
         core = view(read.state, read.viewer, read.wallets)
@@ -63,37 +92,36 @@ def present_table(read: TableRead, limits: api.YourLimits) -> api.TableView:
         raise ValueError(f"table {read.table_id} has no settings (no TableCreated)")
     you = core.you
     last = core.last_hand
-    return api.TableView(
-        id=read.table_id,
-        name=read.name,
-        preset=settings.preset,
-        rules=settings.rules,
-        min_bet=settings.min_bet,
-        max_bet=settings.max_bet,
-        bank=settings.bank,
-        max_seats=settings.max_seats,
-        fixed_stake=settings.fixed_stake,
-        turn_timeout_s=settings.turn_timeout_s,
-        betting_timeout_s=settings.betting_timeout_s,
-        rtp=present_rtp(worth_of(config)),
-        version=core.version,
-        phase=core.phase,
-        next_seed_commitment=core.next_seed_commitment,
-        seats=tuple(
+    fields: dict[str, Any] = {
+        "id": read.table_id,
+        "name": read.name,
+        "preset": settings.preset,
+        "rules": settings.rules,
+        "min_bet": settings.min_bet,
+        "max_bet": settings.max_bet,
+        "bank": settings.bank,
+        "max_seats": settings.max_seats,
+        "fixed_stake": settings.fixed_stake,
+        "turn_timeout_s": settings.turn_timeout_s,
+        "betting_timeout_s": settings.betting_timeout_s,
+        "rtp": present_rtp(worth_of(config)),
+        "version": core.version,
+        "phase": core.phase,
+        "next_seed_commitment": core.next_seed_commitment,
+        "seats": tuple(
             api.TableSeat(
                 seat=s.seat, username=s.username, is_banker=s.is_banker, sitting_out=s.sitting_out, leaving=s.leaving
             )
             for s in core.seats
         ),
-        hand=_hand(core.hand, read.hand_id) if core.hand is not None else None,
-        last_hand=None if last is None else api.LastHand(id=last_hand_id(read), **structs.asdict(last)),
-        you=api.You(
-            seat=you.seat if you is not None else None,
-            balance=read.balance,
-            legal_actions=tuple(a for a in you.legal_actions if a in API_ACTIONS) if you is not None else (),
-            legal_hands=you.legal_hands if you is not None else {},
-            limits=limits,
-        ),
+        "hand": _hand(core.hand, read.hand_id) if core.hand is not None else None,
+        "last_hand": None if last is None else api.LastHand(id=last_hand_id(read), **structs.asdict(last)),
+    }
+    return ViewerTable(
+        fields=fields,
+        seat=you.seat if you is not None else None,
+        legal_actions=tuple(a for a in you.legal_actions if a in API_ACTIONS) if you is not None else (),
+        legal_hands=you.legal_hands if you is not None else {},
     )
 
 

@@ -15,7 +15,9 @@ The conversation:
 3. The server sends ``{"type": "events", "events": [], "last_seq": V}``: the table's version now; events after
    it will follow. Then, whenever events commit, ``{"type": "events", "events": [...], "last_seq": N}``: every
    event after the previous message's ``last_seq``, in order, none skipped, at most 500 per message, each
-   censored for this viewer at that moment by :func:`tables.feed.censor` (the REST feed's function).
+   censored for this viewer at that moment by :func:`tables.feed.censor` (the REST feed's function). When
+   ``N`` is the table's version, ``{"type": "table", "table": <view>}`` follows (v1.3): what ``GET
+   /tables/{id}`` answers this user at version ``N`` (:mod:`tables.live.table_views`).
 4. ``{"type": "resume", "after": N}`` at any time: the events after ``N`` are sent (again, if this socket
    already sent some of them), and the stream continues from there. After a reconnect, resume from the last
    ``last_seq`` received.
@@ -210,7 +212,7 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
             return
         registry().add(self._revoke, credential)
         # before the read: nothing committed after it is missed; its announcements wake the sending task
-        self.watcher = await watch().add(self.table_id, event=self.wake)
+        self.watcher = await watch().add(self.table_id, event=self.wake, user=user)
         read = await reads.load(self.table_id, 2**31 - 1)  # no events: the table's version now
         self.cursor = read.loaded.state.version
         await self._send({"type": "events", "events": [], "last_seq": self.cursor})
@@ -269,11 +271,15 @@ class TableEventsConsumer(AsyncWebsocketConsumer):
                         break
                     continue
                 text, last_seq = read.message_for(self.user)
-                await pace.take(int(self.user.pk), len(text))
+                # v1.3: after the events, the table as this user sees it at that version (paced with them)
+                view = await read.table_message_for(self.user) if read.reaches_version else ""
+                await pace.take(int(self.user.pk), len(text) + len(view))
                 if self.closing:
                     return
                 await self.send(text_data=text)
                 self.cursor = last_seq
+                if view:
+                    await self.send(text_data=view)
                 if len(read.loaded.events) < feed.MAX_FEED_EVENTS and self.resume_to is None:
                     break
 

@@ -6,6 +6,13 @@ that are up to date all ask for the same ``(table, after)``. The first asks the 
 viewer (:func:`tables.feed.censor`): one read per table change, not one per socket. The censored message is
 kept with the read for each distinct viewer (:func:`tables.feed.viewer`): the table's spectators, who are all
 the same viewer, share one censored and serialised copy.
+
+The read also holds what the v1.3 ``table`` message needs (:mod:`tables.live.table_views`): the table row's
+statement reads the wallets and accounts of every user watching the table in this process (:meth:`Watch.users`)
+with the seated players' wallets, and when the read reaches the table's version, the same worker thread builds
+every watcher's view at that version (once per viewer, encoded once per distinct view). A socket whose user was
+not watching when the read began (it just opened) gets its view built when it asks
+(:meth:`SharedRead.table_message_for`).
 """
 
 from __future__ import annotations
@@ -20,16 +27,31 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from rules import Viewer
 from tables import feed
-from tables.live import db
-from tables.live.watch import stamp
+from tables.live import db, table_views
+from tables.live.watch import stamp, watch
 
 
 @dataclass(slots=True)
 class SharedRead:
-    """One read of a table's events, with its censored messages by viewer."""
+    """One read of a table's events, with its censored messages by viewer and, when it reaches the table's
+    version, the ``table`` message of each user (by id) watching when it began."""
 
     loaded: feed.LoadedEvents
     messages: dict[Viewer, tuple[str, int]] = field(default_factory=dict)
+    tables: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def reaches_version(self) -> bool:
+        """Whether the read's events end at the state it was read with (a ``table`` message follows them)."""
+        events = self.loaded.events
+        return bool(events) and events[-1][0].version == self.loaded.state.version
+
+    async def table_message_for(self, user: Any) -> str:
+        """The JSON text of the ``table`` message for ``user`` at the read's version."""
+        text = self.tables.get(int(user.pk))
+        if text is None:
+            text = (await _views(self.loaded, [user]))[int(user.pk)]
+        return text
 
     def message_for(self, user: Any) -> tuple[str, int]:
         """``(JSON text of the events message, its last_seq)`` as ``user`` may see the read."""
@@ -42,7 +64,18 @@ class SharedRead:
         return cached
 
 
-_load = db.read(feed.load)
+def _load_with_views(table_id: int, after: int, users: list[Any]) -> SharedRead:
+    """The read (in a worker thread): the events after ``after``, the state, the wallets of ``users``; and when
+    the events reach the state's version, the ``table`` message of each of ``users``."""
+    loaded = feed.load(table_id, after, watchers=[int(user.pk) for user in users])
+    read = SharedRead(loaded)
+    if users and read.reaches_version:
+        read.tables = table_views.messages(loaded, users)
+    return read
+
+
+_load = db.read(_load_with_views)
+_views = db.read(table_views.messages)
 
 
 @dataclass(slots=True)
@@ -71,14 +104,11 @@ async def load(table_id: int, after: int, fresh_after: int = 0) -> SharedRead:
     key = (table_id, after)
     shared = pending.get(key)
     if shared is None or shared.started < fresh_after:
-        task = loop.create_task(_read(table_id, after), name=f"live-read-{table_id}-{after}")
+        users = watch().users(table_id)  # the read builds their views (a user who comes later asks for his)
+        task = loop.create_task(_load(table_id, after, users), name=f"live-read-{table_id}-{after}")
         shared = pending[key] = _Inflight(stamp(), task)
         task.add_done_callback(lambda done: _forget(pending, key, done))
     return await asyncio.shield(shared.task)
-
-
-async def _read(table_id: int, after: int) -> SharedRead:
-    return SharedRead(await _load(table_id, after))
 
 
 def _forget(pending: dict[tuple[int, int], _Inflight], key: tuple[int, int], done: asyncio.Task[SharedRead]) -> None:

@@ -39,10 +39,11 @@ class Watcher:
     the :func:`stamp` of that announcement (at first, of the registration): the watcher's reads must begin after
     it to see everything it has been told of."""
 
-    __slots__ = ("_event", "heard_at", "table_id", "version")
+    __slots__ = ("_event", "heard_at", "table_id", "user", "version")
 
-    def __init__(self, table_id: int, event: asyncio.Event | None = None) -> None:
+    def __init__(self, table_id: int, event: asyncio.Event | None = None, user: Any = None) -> None:
         self.table_id = table_id
+        self.user = user  # a socket's user (its view is built with each read of the table: tables.live.reads)
         self.version = 0
         self.heard_at = stamp()
         # what an announcement sets: the watcher's own (for wait()), or its owner's (a socket's sending task waits
@@ -87,10 +88,16 @@ class Watch:
     def watchers(self) -> int:
         return sum(len(bucket) for bucket in self._watchers.values())
 
-    async def add(self, table_id: int, event: asyncio.Event | None = None) -> Watcher:
+    def users(self, table_id: int) -> list[Any]:
+        """The users of the watchers of ``table_id`` that named one (sockets), each once."""
+        found = {int(w.user.pk): w.user for w in self._watchers.get(table_id, ()) if w.user is not None}
+        return list(found.values())
+
+    async def add(self, table_id: int, event: asyncio.Event | None = None, user: Any = None) -> Watcher:
         """A new watcher of ``table_id``, in the table's group before this returns; ``event``: set by each
-        announcement instead of the watcher's own (see :class:`Watcher`)."""
-        watcher = Watcher(table_id, event)
+        announcement instead of the watcher's own (see :class:`Watcher`); ``user``: whose table view the table's
+        reads build (a socket's)."""
+        watcher = Watcher(table_id, event, user)
         async with self._lock:
             if self._channel is None:
                 self._channel = await self._layer.new_channel()

@@ -29,10 +29,11 @@ def open_as(server: str, table_id: int, client: Any) -> Socket:
 
 @dataclass
 class Socket:
-    """A socket on a table: every ``events`` message received, in order."""
+    """A socket on a table: every ``events`` message received, in order, and every ``table`` message (v1.3)."""
 
     ws: ClientConnection
     messages: list[dict[str, Any]] = field(default_factory=list)
+    tables: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def open(cls, server: str, table_id: int, token: str | None = None, **kwargs: Any) -> Socket:
@@ -46,9 +47,26 @@ class Socket:
         self.ws.send(json.dumps(message))
 
     def recv(self, timeout: float = 10) -> dict[str, Any]:
-        message = json.loads(self.ws.recv(timeout=timeout))
-        self.messages.append(message)
-        return message  # type: ignore[no-any-return]
+        """The next ``events`` message (``table`` messages on the way are kept in :attr:`tables`)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            message = json.loads(self.ws.recv(timeout=max(0.01, deadline - time.monotonic())))
+            if message.get("type") == "table":
+                self.tables.append(message["table"])
+                continue
+            self.messages.append(message)
+            return message  # type: ignore[no-any-return]
+
+    def table_at(self, version: int, timeout: float = 10) -> dict[str, Any]:
+        """The ``table`` message at ``version`` (receiving until it comes)."""
+        deadline = time.monotonic() + timeout
+        while not any(view["version"] == version for view in self.tables):
+            message = json.loads(self.ws.recv(timeout=max(0.01, deadline - time.monotonic())))
+            if message.get("type") == "table":
+                self.tables.append(message["table"])
+            else:
+                self.messages.append(message)
+        return next(view for view in self.tables if view["version"] == version)
 
     @property
     def last_seq(self) -> int:

@@ -1,7 +1,9 @@
 "use strict";
 // The player client: REST for reads and actions, the table's WebSocket for live updates (with resume after a
-// reconnect). Everything shown comes from the server's views for this viewer: a card the viewer may not see
-// arrives as null, every total and result is the server's. The words come from the page (the catalogues).
+// reconnect). The table is read over REST at start (and after a gap in the events); after that every change
+// arrives on the socket as its events and then the table view itself (v1.3 "table" message), which is rendered.
+// Everything shown comes from the server's views for this viewer: a card the viewer may not see arrives as null,
+// every total and result is the server's. The words come from the page (the catalogues).
 // Signed in with a password (or registered), the player's token is in an HttpOnly cookie that no script reads
 // (set by /play/session; every request that changes something carries the page's CSRF token); a pasted API token
 // is held in this variable only, for this page: a reload or another page asks for it again (docs/client.md).
@@ -418,7 +420,8 @@ function actionButton(action, run) {
     button.disabled = true;
     const answer = await run();
     $("action-error").textContent = answer.status >= 400 ? errorText(answer) : "";
-    await load();
+    if (answer.status < 400 && answer.data && answer.data.table) show(answer.data.table);  // the answer's view
+    else await load();
   });
   return button;
 }
@@ -542,7 +545,7 @@ async function load() {
         loading.again = false;
         let answer;
         try { answer = await api("GET", "/tables/" + config.table, undefined, READ_TIMEOUT_MS); } catch (error) { answer = { status: 0, data: null }; }
-        if (answer.status === 200) { renderTable(answer.data); pause = RETRY_FIRST_MS; }
+        if (answer.status === 200) { show(answer.data); pause = RETRY_FIRST_MS; }
         else if (answer.status === 404) { noSuchTable(); break; }
         else if (answer.status === 401) { signOut(W.token_refused); break; }
         else {
@@ -556,6 +559,13 @@ async function load() {
     }
   })();
   return loading.done;
+}
+
+function show(view) {
+  // a view of the table (pushed by the socket, an action's answer, a read): the page never goes back to an older
+  // one, and does not draw the same version twice (an action's answer, then the socket's view of that version)
+  if (stopped || (table && view.version <= table.version)) return;  // (stopped: the page follows the table no more)
+  renderTable(view);
 }
 
 function noSuchTable() {
@@ -594,13 +604,20 @@ function connect() {
   socket.addEventListener("message", (message) => {
     heardAt = Date.now();
     const data = JSON.parse(message.data);
+    if (data.type === "table") { show(data.table); return; }  // v1.3: the view after the events, for this viewer
     if (data.type !== "events") return;
     if ($("status").dataset.ws !== "open") {
       setStatus("open", W.live);
-      if (lastSeq) socket.send(JSON.stringify({ type: "resume", after: lastSeq }));  // what we missed while away
+      if (!lastSeq && table) lastSeq = table.version;  // the page shows the table read at start: from there on
+      if (lastSeq) socket.send(JSON.stringify({ type: "resume", after: lastSeq }));  // what we missed meanwhile
       else lastSeq = data.last_seq;
     }
-    if (data.events.length) { log(data.events); lastSeq = Math.max(lastSeq, data.last_seq); load(); }
+    if (data.events.length) {
+      const gap = lastSeq && data.events[0].seq > lastSeq + 1;  // events we never got: read the table again
+      log(data.events);
+      lastSeq = Math.max(lastSeq, data.last_seq);
+      if (gap) load();
+    }
   });
   socket.addEventListener("close", (event) => {
     if (stopped) return;

@@ -66,7 +66,9 @@ def _press(page: Any, action: str, keyboard: bool) -> bool:
             page.click(f"#actions button[data-action={action}]", timeout=5_000)
     except PlaywrightTimeout:  # the page re-rendered meanwhile: that action is gone
         return False
-    with contextlib.suppress(PlaywrightTimeout):
+    # (wait_until says "never true" with an AssertionError: a press the page lost to a re-render is pressed again
+    # by the caller's loop, as one whose button went away)
+    with contextlib.suppress(PlaywrightTimeout, AssertionError):
         wait_until(page, f"{VERSION} > {before}", timeout=15_000)
     return True
 
@@ -133,12 +135,17 @@ def _last_card_dealt_to(page: Any) -> str:
     that ended the hand may have opened the next at once)."""
     client = _client_of(page)
     me = ok(client.get("/api/v1/me"))["username"]
-    for row in ok(client.get("/api/v1/me/hands"))["results"]:
-        history = ok(client.get(f"/api/v1/hands/{row['id']}"))
-        seat = next(p["seat"] for p in history["participants"] if p["username"] == me)
-        up = [d["card"] for d in history["deals"] if d["to_seat"] == seat and d["face_up"] and d["card"]]
-        if up:
-            return str(up[-1])
+    # the page's press may still be on its way: an action sent on a view a seed change had just made stale is
+    # refused (stale_version) and sent again after a read, and the page's version moved meanwhile
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for row in ok(client.get("/api/v1/me/hands"))["results"]:
+            history = ok(client.get(f"/api/v1/hands/{row['id']}"))
+            seat = next(p["seat"] for p in history["participants"] if p["username"] == me)
+            up = [d["card"] for d in history["deals"] if d["to_seat"] == seat and d["face_up"] and d["card"]]
+            if up:
+                return str(up[-1])
+        time.sleep(0.2)
     raise AssertionError(f"no card was dealt face up to {me}")
 
 
