@@ -401,7 +401,7 @@ class HaSet:
                 self._write_config(member)
                 self.start_member(member.name)
                 if not self.primary_name():  # the first bootstraps alone; the others copy it
-                    self.wait(lambda: self.primary_name() is not None, 90, "no primary was elected")
+                    self.wait(lambda: self.primary_name() is not None, 180, "no primary was elected")
                     if self.archive:
                         self.backups.create_stanza()
             self.wait(self.whole, 120, "the standbys never all streamed")
@@ -434,7 +434,17 @@ class HaSet:
             if condition():
                 return
             time.sleep(0.2)
-        raise RuntimeError(f"{failure} (see {self.directory}/*/patroni.log)")
+        raise RuntimeError(f"{failure} (see {self.directory}/*/patroni.log)\n{self.log_tails()}")
+
+    def log_tails(self, lines: int = 12) -> str:
+        """The last lines of etcd's and every member's log: what a failure message carries, since the set's
+        directory goes with it."""
+        tails = []
+        for path in [self.directory / "etcd.log", *sorted(self.directory.glob("*/patroni.log"))]:
+            with contextlib.suppress(OSError):
+                text = path.read_text(errors="replace").splitlines()[-lines:]
+                tails.append(f"--- {path.relative_to(self.directory)}\n" + "\n".join(text))
+        return "\n".join(tails)
 
     def shutdown(self) -> None:
         """Stop everything and remove the network (always safe to call, also half set up)."""
