@@ -280,10 +280,20 @@ REACH: tuple[str, ...] = (
 )
 
 
+#: The drills that start a Patroni set (etcd, three PostgreSQL members in network namespaces): marked ``ha``. The
+#: whole suite (`make test`) runs them after everything else, beside each other only (devtools/devenv.py).
+HA: tuple[str, ...] = (
+    "tests/soak/test_failover.py::test_patroni_fails_over",
+    "tests/soak/test_soak.py::test_a_short_soak",
+)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.nodeid.startswith(REACH):
             item.add_marker(pytest.mark.reach)
+        if item.nodeid.startswith(HA):
+            item.add_marker(pytest.mark.ha)
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)  # (set in each worker, which collects)
     position = {nodeid: i for i, nodeid in enumerate(suite_order([item.nodeid for item in items], workers))}
     items.sort(key=lambda item: position[item.nodeid])
