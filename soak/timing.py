@@ -14,7 +14,9 @@ SWEEP_GRACE_S = 1.0
 # How long after a service is back a 503 (or a late timer) is still counted as the outage's: connections in
 # pools notice the restart on first use, and the machine's two cores are shared with other work (the short soak
 # runs beside three other test workers: a timer 8.2 s late against 8 s allowed was seen once, 2026-12-05).
-SLACK_S = 8.0
+# Since issue #47 a database fault is Patroni's failover or a partition: after the primary is back, a waiting table
+# was seen moving on up to 11.4 s later (against 11 s allowed) in the CI-style runs of 2026-12-05.
+SLACK_S = 10.0
 
 
 def wait_until(predicate: Callable[[], object], timeout: float, interval: float = 0.1) -> bool:
