@@ -157,7 +157,8 @@ def test_the_result_banner_turn_bar_and_header_in_each_language_on_a_desktop_and
                 assert VERSION_WORD[language] not in page.inner_text("body")
                 assert page.query_selector("#version") is None
                 # the turn bar: a Bet button (the next hand's bets), on the first screen, and the turn cue
-                wait_until(page, "!!document.querySelector('#actions button[data-action=bet]')")
+                # (laid out, not only in the page: a pushed view can be drawn just before the page's own read)
+                wait_until(page, "(document.querySelector('#actions button[data-action=bet]') || {}).offsetHeight > 0")
                 rects = page.eval_on_selector_all(
                     "#actions button", "bs => bs.map(b => [b.getBoundingClientRect().bottom, b.offsetHeight])"
                 )
